@@ -1,0 +1,218 @@
+"""Binds the ops onto Tensor as methods and operators, PyTorch's names in one table."""
+
+import numpy as np
+
+from . import _creation, _device
+from ._tensor import Tensor, wrap
+from .ops import elementwise as ew
+from .ops import linalg, neural, reduce, shape
+
+
+def _swap(fn):
+    """The reflected form of a binary op: `number op tensor`."""
+    def reflected(self, other):
+        return fn(wrap(np.asarray(other)) if not isinstance(other, Tensor) else other, self)
+
+    return reflected
+
+
+def _or_not_implemented(fn):
+    def op(self, other):
+        if not isinstance(other, (Tensor, int, float, bool, np.generic)):
+            return NotImplemented
+        return fn(self, other)
+
+    return op
+
+
+_METHODS = {
+    # arithmetic
+    "add": ew.add, "sub": ew.sub, "subtract": ew.sub, "mul": ew.mul, "multiply": ew.mul,
+    "div": ew.div, "divide": ew.div, "true_divide": ew.div, "pow": ew.pow, "neg": ew.neg,
+    "negative": ew.neg, "maximum": ew.maximum, "minimum": ew.minimum,
+    "exp": ew.exp, "log": ew.log, "sqrt": ew.sqrt, "abs": ew.abs, "sin": ew.sin, "cos": ew.cos,
+    "tanh": ew.tanh, "sigmoid": ew.sigmoid, "relu": ew.relu, "clamp": ew.clamp, "clip": ew.clamp,
+    "reciprocal": ew.reciprocal, "sign": ew.sign, "masked_fill": ew.masked_fill,
+    "eq": ew.eq, "ne": ew.ne, "lt": ew.lt, "le": ew.le, "gt": ew.gt, "ge": ew.ge,
+    "isnan": ew.isnan, "isinf": ew.isinf, "logical_not": ew.logical_not,
+    # reductions
+    "sum": reduce.sum, "mean": reduce.mean, "max": reduce.max, "min": reduce.min,
+    "amax": reduce.amax, "amin": reduce.amin, "argmax": reduce.argmax, "argmin": reduce.argmin,
+    "var": reduce.var, "std": reduce.std,
+    # softmax family
+    "softmax": neural.softmax, "log_softmax": neural.log_softmax,
+    # linear algebra
+    "matmul": linalg.matmul, "mm": linalg.mm, "bmm": linalg.bmm, "dot": linalg.dot,
+    "mv": linalg.mv, "outer": linalg.outer,
+    # shapes
+    "reshape": shape.reshape, "view": shape.view, "flatten": shape.flatten,
+    "unflatten": shape.unflatten, "transpose": shape.transpose, "swapaxes": shape.transpose,
+    "permute": shape.permute, "t": shape.t, "unsqueeze": shape.unsqueeze,
+    "squeeze": shape.squeeze, "expand": shape.expand, "expand_as": shape.expand_as,
+    "broadcast_to": shape.broadcast_to, "clone": shape.clone, "contiguous": shape.contiguous,
+    "select": shape.select, "narrow": shape.narrow,
+    "__getitem__": shape.getitem,
+}
+for _name, _fn in _METHODS.items():
+    setattr(Tensor, _name, _fn)
+
+Tensor.T = property(shape.T)
+Tensor.mT = property(shape.mT)
+
+# operators
+Tensor.__add__ = _or_not_implemented(ew.add)
+Tensor.__radd__ = _or_not_implemented(ew.add)
+Tensor.__sub__ = _or_not_implemented(ew.sub)
+Tensor.__rsub__ = _or_not_implemented(ew.rsub)
+Tensor.__mul__ = _or_not_implemented(ew.mul)
+Tensor.__rmul__ = _or_not_implemented(ew.mul)
+Tensor.__truediv__ = _or_not_implemented(ew.div)
+Tensor.__rtruediv__ = _or_not_implemented(ew.rdiv)
+Tensor.__floordiv__ = _or_not_implemented(lambda a, b: ew.div(a, b, rounding_mode="floor"))
+Tensor.__pow__ = _or_not_implemented(ew.pow)
+Tensor.__rpow__ = _or_not_implemented(ew.rpow)
+Tensor.__matmul__ = linalg.matmul
+Tensor.__rmatmul__ = _swap(linalg.matmul)
+Tensor.__neg__ = ew.neg
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = ew.abs
+Tensor.__eq__ = _or_not_implemented(ew.eq)
+Tensor.__ne__ = _or_not_implemented(ew.ne)
+Tensor.__lt__ = _or_not_implemented(ew.lt)
+Tensor.__le__ = _or_not_implemented(ew.le)
+Tensor.__gt__ = _or_not_implemented(ew.gt)
+Tensor.__ge__ = _or_not_implemented(ew.ge)
+Tensor.__and__ = Tensor.__rand__ = ew.bitwise_and
+Tensor.__or__ = Tensor.__ror__ = ew.bitwise_or
+Tensor.__xor__ = Tensor.__rxor__ = ew.bitwise_xor
+Tensor.__invert__ = ew.bitwise_not
+
+
+# -- in place: each is the out-of-place op written into this tensor's storage ----------------------------
+def _inplace(op):
+    def method(self, *args, **kwargs):
+        return self._inplace(lambda s, *a: op(s, *a, **kwargs), *args)
+
+    method.__name__ = op.__name__ + "_"
+    return method
+
+
+for _name, _op in {"add": ew.add, "sub": ew.sub, "mul": ew.mul, "div": ew.div, "pow": ew.pow,
+                   "clamp": ew.clamp, "clip": ew.clamp, "neg": ew.neg, "exp": ew.exp,
+                   "log": ew.log, "sqrt": ew.sqrt, "abs": ew.abs, "tanh": ew.tanh,
+                   "sigmoid": ew.sigmoid, "relu": ew.relu, "masked_fill": ew.masked_fill}.items():
+    setattr(Tensor, _name + "_", _inplace(_op))
+
+Tensor.__iadd__ = Tensor.add_
+Tensor.__isub__ = Tensor.sub_
+Tensor.__imul__ = Tensor.mul_
+Tensor.__itruediv__ = Tensor.div_
+Tensor.__ipow__ = Tensor.pow_
+
+
+def zero_(self):
+    return fill_(self, 0)
+
+
+def fill_(self, value):
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
+        return self._inplace(lambda s, v: v.to(s.dtype).expand(s._data.shape), value)
+    self._check_inplace()
+    self._data[...] = value
+    self._version[0] += 1
+    if self.grad_fn is not None:  # the old value no longer matters to anything downstream
+        self.grad_fn, self._requires_grad = None, False
+    return self
+
+
+def copy_(self, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    src = src if src.device == self.device else src.to(self.device)
+    return self._inplace(lambda s, v: v.to(s.dtype).expand(s._data.shape), src)
+
+
+def __setitem__(self, key, value):  # noqa: N807
+    if isinstance(value, Tensor) and value.device != self.device:
+        value = value.to(self.device)
+    self._inplace(shape.index_put, key, value)
+
+
+Tensor.zero_ = zero_
+Tensor.fill_ = fill_
+Tensor.copy_ = copy_
+Tensor.__setitem__ = __setitem__
+
+
+# -- conversions -----------------------------------------------------------------------------------------
+def to(self, *args, **kwargs):
+    """to(device), to(dtype), to(device, dtype), to(other); dtype changes are differentiable."""
+    from . import _dtype
+
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    for a in args:
+        if isinstance(a, Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, (str, _device.device)):
+            device = a
+        elif a is not None:
+            dtype = a
+    out = self
+    if device is not None:
+        target = _device.device(device)
+        if target != self.device:
+            out = _to_device(out, target)
+    if dtype is not None:
+        out = shape.to_dtype(out, _dtype.get(dtype), copy=copy and out is self)
+    elif copy and out is self:
+        out = shape.clone(self)
+    return out
+
+
+class _ToDeviceBackward(shape.ToCopyBackward0):
+    __slots__ = ("in_device",)
+
+    def backward(self, g):
+        return (_to_device(g, self.in_device),)
+
+
+_ToDeviceBackward.__name__ = _ToDeviceBackward.__qualname__ = "ToCopyBackward0"
+
+
+def _to_device(t, target):
+    from .autograd.grad_mode import STATE
+
+    out = wrap(_device.move(t._data, target))
+    if STATE.enabled and t._requires_grad:
+        node = _ToDeviceBackward((t,))
+        node.in_device = t.device
+        out.grad_fn, out._requires_grad = node, True
+    elif t._requires_grad and t.grad_fn is None:
+        out._requires_grad = True
+    return out
+
+
+Tensor.to = to
+Tensor.cpu = lambda self: to(self, "cpu")
+Tensor.cuda = lambda self, device=None: to(self, "cuda" if device is None else
+                                            f"cuda:{device}" if isinstance(device, int) else device)
+Tensor.float = lambda self: shape.to_dtype(self, np.float32)
+Tensor.double = lambda self: shape.to_dtype(self, np.float64)
+Tensor.half = lambda self: shape.to_dtype(self, np.float16)
+Tensor.long = lambda self: shape.to_dtype(self, np.int64)
+Tensor.int = lambda self: shape.to_dtype(self, np.int32)
+Tensor.bool = lambda self: shape.to_dtype(self, np.bool_)
+Tensor.type_as = lambda self, other: shape.to_dtype(self, other.dtype)
+Tensor.new_tensor = lambda self, data, dtype=None: _creation.tensor(
+    data, dtype or self.dtype, self.device)
+Tensor.new_zeros = lambda self, *size, dtype=None: _creation.zeros(
+    *size, dtype=dtype or self.dtype, device=self.device)
+Tensor.new_ones = lambda self, *size, dtype=None: _creation.ones(
+    *size, dtype=dtype or self.dtype, device=self.device)
+Tensor.uniform_ = lambda self, a=0.0, b=1.0: _creation.uniform_(self, a, b)
+Tensor.normal_ = lambda self, mean=0.0, std=1.0: _creation.normal_(self, mean, std)

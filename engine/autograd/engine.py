@@ -1,0 +1,170 @@
+"""The backward pass: dependency-counted, in reverse topological order.
+
+Nodes become ready when every consumer has sent its gradient; among ready nodes the most recently
+created runs first (PyTorch's order), so hooks fire in the order a PyTorch user sees. Gradients
+reaching the same output are summed. With `create_graph` the whole pass runs with grad mode on, so
+the engine ops inside each backward formula record a graph of their own.
+"""
+
+import heapq
+
+from .grad_mode import STATE
+from .graph import AccumulateGrad, edge_of
+
+
+def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
+                 allow_unused=False, accumulate=True):
+    """Propagate `grad_outputs` from `outputs`. With `inputs`, return their gradients instead of
+    accumulating into `.grad` (autograd.grad); only the part of the graph they need is run."""
+    roots = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        node, nr = edge_of(out)
+        if node is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
+                               "a grad_fn")
+        roots.append((node, nr, g))
+
+    dependencies = _count_dependencies([r[0] for r in roots])
+    captures = None
+    needed = None
+    if inputs is not None:
+        captures = {}
+        for k, t in enumerate(inputs):
+            node, nr = edge_of(t)
+            if node is None:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            captures.setdefault(node, []).append((k, nr))
+        needed = _needed_nodes([r[0] for r in roots], captures)
+    results = [None] * (len(inputs) if inputs is not None else 0)
+
+    buffers = {}
+    for node, nr, g in roots:
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node.num_outputs
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    ready = []
+    for node in buffers:
+        if dependencies.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._seq, id(node), node))
+
+    prev_enabled = STATE.enabled
+    STATE.enabled = bool(create_graph)
+    try:
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grads = buffers.pop(node)
+            is_leaf = node.__class__ is AccumulateGrad
+            if is_leaf and node.variable._hooks and grads[0] is not None:
+                grads[0] = _run_tensor_hooks(node.variable._hooks, grads[0])
+            _run_pre_hooks(node, grads)
+            if captures is not None:
+                for k, nr in captures.get(node, ()):
+                    results[k] = grads[nr]
+                if is_leaf or node not in needed:
+                    continue
+            if is_leaf:
+                if accumulate and grads[0] is not None:
+                    node.backward(grads[0])
+                continue
+            if all(g is None for g in grads):
+                grad_inputs = (None,) * len(node.next_functions)
+            else:
+                grad_inputs = node.apply(grads)
+                if node._hooks:
+                    for fn in list(node._hooks.values()):
+                        r = fn(grad_inputs, tuple(grads))
+                        if r is not None:
+                            grad_inputs = tuple(r)
+            if not retain_graph:
+                node.release()
+            for (nxt, nr), g in zip(node.next_functions, grad_inputs):
+                if nxt is None:
+                    continue
+                if g is not None:
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * nxt.num_outputs
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                left = dependencies[nxt] - 1
+                dependencies[nxt] = left
+                if left == 0 and nxt in buffers:
+                    if needed is None or nxt in needed:
+                        heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
+                    else:
+                        del buffers[nxt]
+    finally:
+        STATE.enabled = prev_enabled
+
+    if inputs is not None and not allow_unused:
+        for t, r in zip(inputs, results):
+            if r is None:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior.")
+    return results
+
+
+def _run_pre_hooks(node, grads):
+    """Tensor hooks, then retain_grad, then the node's own pre-hooks, as PyTorch orders them."""
+    if node._tensor_pre_hooks:
+        for nr, fn in list(node._tensor_pre_hooks.values()):
+            if grads[nr] is not None:
+                r = fn(grads[nr])
+                if r is not None:
+                    grads[nr] = r
+    if node._retains_grad_hooks:
+        for nr, fn in list(node._retains_grad_hooks.items()):
+            if grads[nr] is not None:
+                fn(grads[nr])
+    if node._pre_hooks:
+        for fn in list(node._pre_hooks.values()):
+            r = fn(tuple(grads))
+            if r is not None:
+                grads[:] = list(r)
+
+
+def _run_tensor_hooks(hooks, grad):
+    for fn in list(hooks.values()):
+        r = fn(grad)
+        if r is not None:
+            grad = r
+    return grad
+
+
+def _count_dependencies(roots):
+    """How many edges point at each node reachable from the roots."""
+    dependencies = {}
+    seen = set(roots)
+    stack = list(seen)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                dependencies[nxt] = dependencies.get(nxt, 0) + 1
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+    return dependencies
+
+
+def _needed_nodes(roots, captures):
+    """Nodes on some path from a root to a captured input: the only ones autograd.grad runs."""
+    needed = set(captures)
+    order = []
+    seen = set()
+    stack = [(r, False) for r in roots]
+    while stack:  # iterative post-order, so a node is decided after all it leads to
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.append((node, True))
+        stack.extend((n, False) for n, _ in node.next_functions if n is not None and n not in seen)
+    for node in order:
+        if any(n in needed for n, _ in node.next_functions if n is not None):
+            needed.add(node)
+    return needed

@@ -1,0 +1,80 @@
+"""gradcheck: compare the engine's analytical Jacobian with central finite differences."""
+
+import warnings
+
+import numpy as np
+
+from .. import _tensor
+from .grad_mode import no_grad
+
+
+class GradcheckError(RuntimeError):
+    pass
+
+
+def _outputs(fn, inputs):
+    out = fn(*inputs)
+    return (out,) if isinstance(out, _tensor.Tensor) else tuple(out)
+
+
+def _numerical(fn, inputs, k, out_index, eps):
+    x = inputs[k]
+    flat = x._data.reshape(-1)  # a view: perturb in place, evaluate, restore
+    n_out = _outputs(fn, inputs)[out_index]._data.size
+    jac = np.zeros((flat.size, n_out))
+    with no_grad():
+        for i in range(flat.size):
+            orig = flat[i].item()
+            flat[i] = orig + eps
+            plus = _outputs(fn, inputs)[out_index]._data.astype(np.float64).reshape(-1)
+            flat[i] = orig - eps
+            minus = _outputs(fn, inputs)[out_index]._data.astype(np.float64).reshape(-1)
+            flat[i] = orig
+            jac[i] = (plus - minus) / (2 * eps)
+    return jac
+
+
+def _analytical(fn, inputs, diff_idx, out_index):
+    from . import grad
+
+    out = _outputs(fn, inputs)[out_index]
+    n_out = out._data.size
+    jacs = [np.zeros((inputs[k]._data.size, n_out)) for k in diff_idx]
+    if not out._requires_grad:
+        return jacs
+    for j in range(n_out):
+        seed = np.zeros(n_out, out._data.dtype)
+        seed[j] = 1
+        gs = grad(out, [inputs[k] for k in diff_idx],
+                  _tensor.wrap(seed.reshape(out._data.shape)), retain_graph=True,
+                  allow_unused=True)
+        for col, g in zip(jacs, gs):
+            if g is not None:
+                col[:, j] = g._data.astype(np.float64).reshape(-1)
+    return jacs
+
+
+def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_ignored):
+    """True when every input's analytical gradient matches finite differences within tolerance."""
+    inputs = (inputs,) if isinstance(inputs, _tensor.Tensor) else tuple(inputs)
+    diff_idx = [k for k, x in enumerate(inputs)
+                if isinstance(x, _tensor.Tensor) and x._requires_grad]
+    if not diff_idx:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
+                         "none of the them have requires_grad=True.")
+    for k in diff_idx:
+        if inputs[k]._data.dtype != np.float64:
+            warnings.warn(f"Input #{k} requires gradient and is not a double precision floating "
+                          "point. This check will likely fail if all the inputs are not of "
+                          "double precision floating point. ", UserWarning, stacklevel=2)
+    n_outputs = len(_outputs(fn, inputs))
+    for o in range(n_outputs):
+        analytical = _analytical(fn, inputs, diff_idx, o)
+        for k, a in zip(diff_idx, analytical):
+            numerical = _numerical(fn, inputs, k, o, eps)
+            if not np.allclose(a, numerical, rtol=rtol, atol=atol):
+                if not raise_exception:
+                    return False
+                raise GradcheckError(f"Jacobian mismatch for output {o} with respect to input "
+                                     f"{k},\nnumerical:{numerical}\nanalytical:{a}\n")
+    return True

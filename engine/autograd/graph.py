@@ -1,0 +1,192 @@
+"""The recorded graph: one Node per differentiable op, linked to its inputs' nodes.
+
+A Node is what PyTorch calls a grad_fn. `next_functions[i]` is `(node, output_nr)` for the i-th
+input, `(None, 0)` where that input needs no gradient. Subclasses implement `backward(grad)`,
+returning one gradient per input, written with engine ops so `create_graph=True` can
+differentiate it again. Saved tensors are checked against their version counters when unpacked,
+and freed after a backward that does not retain the graph.
+"""
+
+import itertools
+import weakref
+from collections import OrderedDict
+
+from .grad_mode import STATE
+
+_sequence = itertools.count()
+_hook_ids = itertools.count()
+
+BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward.")
+
+
+class RemovableHandle:
+    __slots__ = ("_store", "id")
+
+    def __init__(self, store):
+        self._store = weakref.ref(store)
+        self.id = next(_hook_ids)
+
+    def remove(self):
+        store = self._store()
+        if store is not None:
+            store.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def add_hook(store, fn):
+    handle = RemovableHandle(store)
+    store[handle.id] = fn
+    return handle
+
+
+class Node:
+    __slots__ = ("next_functions", "_saved", "_versions", "_seq", "_pre_hooks", "_hooks",
+                 "_tensor_pre_hooks", "_retains_grad_hooks", "__weakref__")
+    num_outputs = 1
+    saves_output = False  # when True the last saved tensor is this node's own output (see unpack)
+
+    def __init__(self, inputs, saved=()):
+        self.next_functions = tuple(map(edge_of, inputs))
+        self._saved = saved
+        self._versions = tuple(t._version[0] for t in saved) if saved else ()
+        self._seq = next(_sequence)
+        self._pre_hooks = self._hooks = self._tensor_pre_hooks = self._retains_grad_hooks = None
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    @property
+    def metadata(self):
+        return {}
+
+    def needs_grad(self, i):
+        return self.next_functions[i][0] is not None
+
+    def backward(self, grad):  # pragma: no cover - every op defines it
+        raise NotImplementedError
+
+    def apply(self, grads):
+        return self.backward(grads[0])
+
+    # -- saved tensors --------------------------------------------------------------------
+    def unpack(self):
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(BACKWARD_TWICE)
+        for t, v in zip(saved, self._versions):
+            if t._version[0] != v:
+                raise RuntimeError(_modified_message(t, v, self if t.grad_fn is None
+                                                     and self.saves_output else None))
+        if self.saves_output and STATE.enabled:
+            # The output is saved without its grad_fn (that would be a reference cycle); it gets
+            # this node back so that a create_graph backward differentiates through it.
+            out = saved[-1].detach()
+            out.grad_fn, out._requires_grad = self, True
+            return saved[:-1] + (out,)
+        return saved
+
+    def release(self):
+        if self._saved:
+            self._saved = None
+
+    @property
+    def saved_tensors_info(self):
+        """Shapes and dtypes of the saved tensors, for the editor's autograd view."""
+        if self._saved is None:
+            return None
+        return [(tuple(t._data.shape), str(t.dtype)) for t in self._saved]
+
+    # -- hooks ----------------------------------------------------------------------------
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) runs after this node; it may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = OrderedDict()
+        return add_hook(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) runs before this node; it may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = OrderedDict()
+        return add_hook(self._pre_hooks, fn)
+
+    def _add_tensor_pre_hook(self, output_nr, fn):
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = OrderedDict()
+        return add_hook(self._tensor_pre_hooks, (output_nr, fn))
+
+
+def _modified_message(t, expected, producer):
+    shape = ", ".join(map(str, t._data.shape))
+    desc = f"[torch.{t.dtype.legacy_name} [{shape}]]"
+    node = t.grad_fn or producer
+    if node is not None:
+        desc += f", which is output {t._output_nr} of {node.name()},"
+    return ("one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: {desc} is at version {t._version[0]}; expected version "
+            f"{expected} instead. Hint: enable anomaly detection to find the operation that "
+            "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).")
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf that requires grad: adds the arriving gradient into `variable.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.next_functions = ()
+        self._saved = ()
+        self._versions = ()
+        self._seq = float("inf")  # run as soon as ready, as PyTorch does
+        self._pre_hooks = self._hooks = self._tensor_pre_hooks = self._retains_grad_hooks = None
+        self.variable = variable
+
+    def backward(self, grad):
+        var = self.variable
+        if STATE.enabled:  # create_graph: keep the gradient's own graph, accumulate out of place
+            var._grad = grad if var._grad is None else var._grad + grad
+        elif var._grad is None:
+            # A copy, so that later in-place accumulation or zero_() never writes into an array
+            # that another leaf's .grad or the caller's gradient also holds.
+            var._grad = grad.detach().clone()
+        else:
+            var._grad._data += grad._data
+            var._grad._version[0] += 1
+        if var._post_hooks:
+            for fn in list(var._post_hooks.values()):
+                fn(var)
+        return ()
+
+
+def edge_of(t):
+    """The (node, output_nr) a gradient for tensor `t` flows into; (None, 0) if it needs none."""
+    if not isinstance(t, Tensor):  # Python numbers and None take part in no gradient
+        return (None, 0)
+    if t.grad_fn is not None:
+        return (t.grad_fn, t._output_nr)
+    if t._requires_grad:
+        return (accumulator_of(t), 0)
+    return (None, 0)
+
+
+def accumulator_of(t):
+    acc = t._accumulator() if t._accumulator is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._accumulator = weakref.ref(acc)
+    return acc
+
+
+Tensor = None  # set by engine._tensor, which imports this module

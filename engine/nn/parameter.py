@@ -1,0 +1,27 @@
+"""Parameter: a leaf tensor that requires grad and that a Module registers when assigned."""
+
+from .._tensor import Tensor, wrap, wrap_into
+
+
+class Parameter(Tensor):
+    __slots__ = ()
+
+    def __init__(self, data=None, requires_grad=True):
+        if data is None:
+            from .._creation import empty
+
+            data = empty(0)
+        wrap_into(self, data._data)
+        self._version = data._version  # shares storage with `data`, as PyTorch's does
+        if requires_grad:
+            self.requires_grad = True
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild_parameter, (self.detach().cpu()._data, self._requires_grad))
+
+
+def _rebuild_parameter(array, requires_grad):
+    return Parameter(wrap(array), requires_grad)

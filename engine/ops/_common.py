@@ -1,0 +1,107 @@
+"""What every op module shares: operand promotion, error wording, and gradient reshaping."""
+
+import numpy as np
+
+from .._device import xp
+from .._dtype import result_type, scalar_result
+from .._tensor import Tensor, wrap, wrap_dim
+from ..autograd.grad_mode import STATE
+from ..autograd.graph import Node
+
+__all__ = ["Node", "STATE", "Tensor", "wrap", "wrap_dim", "xp", "operands", "broadcast_error",
+           "float_data", "track", "requires_grad", "const", "dims_of", "is_number", "sum_to"]
+
+_NUMBER = (int, float)  # bool is an int
+
+
+def is_number(x):
+    return isinstance(x, _NUMBER) or isinstance(x, np.generic)
+
+
+def track(out, node):
+    out.grad_fn = node
+    out._requires_grad = True
+    return out
+
+
+def requires_grad(*args):
+    """Whether an op on these arguments records a node: grad mode on and some input needs grad."""
+    if not STATE.enabled:
+        return False
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            return True
+    return False
+
+
+def const(array):
+    """A tensor for a constant of a backward formula (a mask, a one-hot): never requires grad."""
+    return wrap(array)
+
+
+def float_data(x):
+    """x's array, as float32 when it holds integers or bools (PyTorch's unary float ops do that)."""
+    d = x._data
+    return d if d.dtype.kind == "f" else d.astype(np.float32)
+
+
+def operands(a, b):
+    """The arrays of a binary op's operands, promoted as PyTorch promotes. `b` may be a number."""
+    ad = a._data
+    if isinstance(b, Tensor):
+        bd = b._data
+        if ad.dtype != bd.dtype:
+            dt = result_type(ad, bd)
+            ad, bd = ad.astype(dt, copy=False), bd.astype(dt, copy=False)
+        if ad.__class__ is not bd.__class__:
+            raise RuntimeError(
+                "Expected all tensors to be on the same device, but found at least two devices, "
+                f"{b.device if ad.__class__ is np.ndarray else a.device} and cpu!")
+        return ad, bd
+    if isinstance(b, np.generic):
+        b = b.item()
+    if not isinstance(b, _NUMBER):
+        raise TypeError(f"unsupported operand type for a Tensor operation: "
+                        f"'{type(b).__name__}'")
+    if ad.dtype.kind != "f":
+        ad = ad.astype(scalar_result(ad.dtype, b), copy=False)
+    return ad, b
+
+
+def broadcast_error(sa, sb):
+    """PyTorch's message for shapes that do not broadcast (it names the rightmost clash)."""
+    sa, sb = tuple(sa), tuple(sb)
+    n = max(len(sa), len(sb))
+    for i in range(n - 1, -1, -1):
+        off = n - 1 - i
+        x = sa[len(sa) - 1 - off] if off < len(sa) else 1
+        y = sb[len(sb) - 1 - off] if off < len(sb) else 1
+        if x != y and x != 1 and y != 1:
+            return RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
+                                f"({y}) at non-singleton dimension {i}")
+    return RuntimeError(f"shapes {list(sa)} and {list(sb)} cannot be broadcast together")
+
+
+def dims_of(dim, ndim):
+    """A reduction's dims as a sorted tuple of non-negative ints; None or () means all."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return tuple(range(ndim))
+        dims = tuple(sorted(wrap_dim(d, ndim) for d in dim))
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"dim {dims[0]} appears multiple times in the list of dims")
+        return dims
+    return (wrap_dim(dim, ndim),)
+
+
+def sum_to(grad, shape):
+    """Reduce a gradient back to an input's shape: the reverse of broadcasting it."""
+    gs = grad._data.shape
+    if gs == shape:
+        return grad
+    lead = len(gs) - len(shape)
+    dims = [*range(lead)] + [i + lead for i, s in enumerate(shape) if s == 1 and gs[i + lead] != 1]
+    r = grad.sum(tuple(dims), keepdim=True) if dims else grad
+    return r if r._data.shape == shape else r.reshape(shape)

@@ -1,0 +1,649 @@
+"""Elementwise ops. Each forward sits beside its backward node, the chain rule written with engine
+ops (so a create_graph backward can differentiate it again). Broadcast inputs get their gradient
+summed back to their own shape by `sum_to`."""
+
+import numpy as np
+
+from .._dtype import from_numpy
+from ._common import (STATE, Node, Tensor, broadcast_error, const, float_data, operands,
+                      requires_grad, sum_to, track, wrap, xp)
+
+
+def _binary(a, b, compute, node_cls, save):
+    """Run a broadcasting binary op and, when needed, record `node_cls` with the saved operands."""
+    ad, bd = operands(a, b)
+    try:
+        data = compute(ad, bd)
+    except ValueError:
+        raise broadcast_error(ad.shape, getattr(bd, "shape", ())) from None
+    out = wrap(data)
+    if STATE.enabled and (a._requires_grad or (isinstance(b, Tensor) and b._requires_grad)):
+        b_is_tensor = isinstance(b, Tensor)
+        node = node_cls((a, b), ((a, b) if b_is_tensor else (a,)) if save else ())
+        node.shapes = (ad.shape, bd.shape if b_is_tensor else ())
+        node.other = None if b_is_tensor else b
+        track(out, node)
+    return out
+
+
+class _BinaryNode(Node):
+    __slots__ = ("shapes", "other")  # input shapes; `other` is the Python number operand, if any
+
+
+# -- add, sub -----------------------------------------------------------------------------------
+class AddBackward0(_BinaryNode):
+    __slots__ = ("alpha",)
+
+    def backward(self, g):
+        sa, sb = self.shapes
+        gb = None
+        if self.needs_grad(1):
+            gb = sum_to(g if self.alpha == 1 else g * self.alpha, sb)
+        return (sum_to(g, sa) if self.needs_grad(0) else None, gb)
+
+
+class SubBackward0(AddBackward0):
+    __slots__ = ()
+
+    def backward(self, g):
+        sa, sb = self.shapes
+        return (sum_to(g, sa) if self.needs_grad(0) else None,
+                sum_to(g * -self.alpha, sb) if self.needs_grad(1) else None)
+
+
+def add(input, other, *, alpha=1):
+    if alpha == 1:
+        out = _binary(input, other, _np_add, AddBackward0, False)
+    else:
+        out = _binary(input, other, lambda x, y: x + alpha * y, AddBackward0, False)
+    if out.grad_fn is not None:
+        out.grad_fn.alpha = alpha
+    return out
+
+
+def sub(input, other, *, alpha=1):
+    if input._data.dtype.kind == "b" or (isinstance(other, Tensor) and other._data.dtype == bool):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+    if alpha == 1:
+        out = _binary(input, other, _np_sub, SubBackward0, False)
+    else:
+        out = _binary(input, other, lambda x, y: x - alpha * y, SubBackward0, False)
+    if out.grad_fn is not None:
+        out.grad_fn.alpha = alpha
+    return out
+
+
+class RsubBackward1(_BinaryNode):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (-g, None)
+
+
+def rsub(input, number):
+    """number - input, for a Python number on the left."""
+    return _binary(input, number, lambda x, y: y - x, RsubBackward1, False)
+
+
+def _np_add(x, y):
+    return x + y
+
+
+def _np_sub(x, y):
+    return x - y
+
+
+# -- mul, div -------------------------------------------------------------------------------------
+class MulBackward0(_BinaryNode):
+    __slots__ = ()
+
+    def backward(self, g):
+        saved = self.unpack()
+        if self.other is not None:
+            return (g * self.other, None)
+        a, b = saved
+        sa, sb = self.shapes
+        return (sum_to(g * b, sa) if self.needs_grad(0) else None,
+                sum_to(g * a, sb) if self.needs_grad(1) else None)
+
+
+def mul(input, other):
+    return _binary(input, other, _np_mul, MulBackward0, True)
+
+
+def _np_mul(x, y):
+    return x * y
+
+
+class DivBackward0(_BinaryNode):
+    __slots__ = ()
+
+    def backward(self, g):
+        saved = self.unpack()
+        if self.other is not None:
+            return (g / self.other, None)
+        a, b = saved
+        sa, sb = self.shapes
+        return (sum_to(g / b, sa) if self.needs_grad(0) else None,
+                sum_to(-g * a / (b * b), sb) if self.needs_grad(1) else None)
+
+
+def _true_divide(x, y):
+    r = x / y
+    if r.dtype == np.float64 and x.dtype.kind in "iub" and getattr(y, "dtype", None) != np.float64:
+        r = r.astype(np.float32)  # PyTorch divides integers into the default float dtype
+    return r
+
+
+def div(input, other, *, rounding_mode=None):
+    if rounding_mode is not None:
+        with _no_grad():
+            q = _binary(input, other, _true_divide, DivBackward0, False)._data
+            q = xp(q).floor(q) if rounding_mode == "floor" else xp(q).trunc(q)
+            kind = operands(input, other)[0].dtype
+            return wrap(q.astype(kind) if kind.kind in "iu" else q)
+    return _binary(input, other, _true_divide, DivBackward0, True)
+
+
+def rdiv(input, number):
+    """number / input: PyTorch writes it as reciprocal(input) * number."""
+    return mul(reciprocal(input), number)
+
+
+# -- pow ------------------------------------------------------------------------------------------
+class PowBackward0(Node):
+    """input ** exponent, exponent a number."""
+
+    __slots__ = ("exponent",)
+
+    def backward(self, g):
+        (x,) = self.unpack()
+        e = self.exponent
+        if e == 0:
+            return (g * 0,)
+        return (g * e * x ** (e - 1),)
+
+
+class PowBackward1(Node):
+    """input ** exponent, both tensors."""
+
+    __slots__ = ("shapes",)
+    saves_output = True
+
+    def backward(self, g):
+        x, y, out = self.unpack()
+        sa, sb = self.shapes
+        gx = gy = None
+        if self.needs_grad(0):
+            gx = sum_to(g * y * x ** (y - 1), sa)
+        if self.needs_grad(1):
+            # d/dy x**y = x**y log x, taken as 0 where x == 0 and y >= 0 (PyTorch's convention)
+            mask = const((x._data == 0) & (y._data >= 0))
+            gy = sum_to((g * out * x.log()).masked_fill(mask, 0), sb)
+        return (gx, gy)
+
+
+class PowBackward2(Node):
+    """number ** exponent."""
+
+    __slots__ = ("base",)
+    saves_output = True
+
+    def backward(self, g):
+        (out,) = self.unpack()
+        return (None, g * out * float(np.log(self.base)))
+
+
+def pow(input, exponent):
+    if not isinstance(input, Tensor):  # number ** tensor
+        e = exponent
+        ed = float_data(e) if isinstance(input, float) else e._data
+        out = wrap(xp(ed).power(input, ed))
+        if requires_grad(e):
+            node = PowBackward2((None, e), (out.detach(),))
+            node.base = input
+            track(out, node)
+        return out
+    if isinstance(exponent, Tensor):
+        ad, bd = operands(input, exponent)
+        try:
+            out = wrap(xp(ad).power(ad, bd))
+        except ValueError:
+            raise broadcast_error(ad.shape, bd.shape) from None
+        if requires_grad(input, exponent):
+            node = PowBackward1((input, exponent), (input, exponent, out.detach()))
+            node.shapes = (ad.shape, bd.shape)
+            track(out, node)
+        return out
+    ad, e = operands(input, exponent)
+    if ad.dtype.kind in "iu" and isinstance(e, int) and e < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    out = wrap(ad ** e)
+    if requires_grad(input):
+        node = PowBackward0((input, None), (input,))
+        node.exponent = e
+        track(out, node)
+    return out
+
+
+def rpow(input, number):
+    return pow(number, input)
+
+
+# -- maximum, minimum, where -----------------------------------------------------------------------
+class MaximumBackward0(Node):
+    """Gradient goes to the larger input; ties split it in half, as in PyTorch."""
+
+    __slots__ = ("shapes", "_wins")
+
+    def backward(self, g):
+        self.unpack()
+        sa, sb = self.shapes
+        share = const(self._wins)
+        return (sum_to(g * share, sa) if self.needs_grad(0) else None,
+                sum_to(g * (1 - share), sb) if self.needs_grad(1) else None)
+
+
+class MinimumBackward0(MaximumBackward0):
+    __slots__ = ()
+
+
+def _extremum(a, b, node_cls, pick, greater):
+    ad, bd = operands(a, b)
+    if not isinstance(b, Tensor):
+        raise TypeError(f"{pick.__name__}(): argument 'other' must be Tensor, not "
+                        f"{type(b).__name__}")
+    try:
+        out = wrap(pick(ad, bd))
+    except ValueError:
+        raise broadcast_error(ad.shape, bd.shape) from None
+    if requires_grad(a, b):
+        node = node_cls((a, b), (a, b))
+        node.shapes = (ad.shape, bd.shape)
+        dt = out._data.dtype
+        node._wins = greater(ad, bd).astype(dt) + (ad == bd).astype(dt) * 0.5
+        track(out, node)
+    return out
+
+
+def maximum(input, other):
+    return _extremum(input, other, MaximumBackward0, xp(input._data).maximum, _gt)
+
+
+def minimum(input, other):
+    return _extremum(input, other, MinimumBackward0, xp(input._data).minimum, _lt)
+
+
+def _gt(x, y):
+    return x > y
+
+
+def _lt(x, y):
+    return x < y
+
+
+class WhereBackward0(Node):
+    __slots__ = ("cond", "shapes")
+
+    def backward(self, g):
+        c = const(self.cond)
+        sx, sy = self.shapes
+        return (None,
+                sum_to(where(c, g, 0.0), sx) if self.needs_grad(1) else None,
+                sum_to(where(c, 0.0, g), sy) if self.needs_grad(2) else None)
+
+
+def where(condition, input, other):
+    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    if cond.dtype != bool:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {from_numpy(cond.dtype).legacy_name[:-6]}")
+    if isinstance(input, Tensor):
+        xd, yd = operands(input, other)
+    else:
+        yd, xd = operands(other, input)
+    try:
+        out = wrap(xp(cond).where(cond, xd, yd))
+    except ValueError:
+        raise broadcast_error(cond.shape, np.broadcast_shapes(np.shape(xd), np.shape(yd))) from None
+    if requires_grad(input, other):
+        node = WhereBackward0((None, input, other))
+        node.cond = cond
+        node.shapes = (np.shape(xd), np.shape(yd))
+        track(out, node)
+    return out
+
+
+def masked_fill(input, mask, value):
+    return where(mask, value, input)
+
+
+# -- unary ---------------------------------------------------------------------------------------
+def _unary(x, fn, node_cls, save_output):
+    d = float_data(x)
+    out = wrap(fn(d))
+    if STATE.enabled and x._requires_grad:
+        track(out, node_cls((x,), (out.detach(),) if save_output else (x,)))
+    return out
+
+
+class NegBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (-g,)
+
+
+def neg(input):
+    if input._data.dtype == bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                           "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                           "instead.")
+    out = wrap(-input._data)
+    if STATE.enabled and input._requires_grad:
+        track(out, NegBackward0((input,)))
+    return out
+
+
+class ExpBackward0(Node):
+    __slots__ = ()
+    saves_output = True
+
+    def backward(self, g):
+        (y,) = self.unpack()
+        return (g * y,)
+
+
+def exp(input):
+    return _unary(input, _np_exp, ExpBackward0, True)
+
+
+class LogBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.unpack()
+        return (g / x,)
+
+
+def log(input):
+    return _unary(input, _np_log, LogBackward0, False)
+
+
+class SqrtBackward0(Node):
+    __slots__ = ()
+    saves_output = True
+
+    def backward(self, g):
+        (y,) = self.unpack()
+        return (g / (2 * y),)
+
+
+def sqrt(input):
+    return _unary(input, _np_sqrt, SqrtBackward0, True)
+
+
+class AbsBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.unpack()
+        return (g * x.sign(),)
+
+
+def abs(input):
+    d = input._data
+    out = wrap(xp(d).abs(d))
+    if STATE.enabled and input._requires_grad:
+        track(out, AbsBackward0((input,), (input,)))
+    return out
+
+
+def sign(input):
+    d = input._data
+    out = wrap(xp(d).sign(d))
+    if STATE.enabled and input._requires_grad:
+        track(out, SignBackward0((input,)))
+    return out
+
+
+class SignBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (g * 0,)
+
+
+class SinBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.unpack()
+        return (g * x.cos(),)
+
+
+def sin(input):
+    return _unary(input, _np_sin, SinBackward0, False)
+
+
+class CosBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.unpack()
+        return (g * -x.sin(),)
+
+
+def cos(input):
+    return _unary(input, _np_cos, CosBackward0, False)
+
+
+class TanhBackward0(Node):
+    __slots__ = ()
+    saves_output = True
+
+    def backward(self, g):
+        (y,) = self.unpack()
+        return (g * (1 - y * y),)
+
+
+def tanh(input):
+    return _unary(input, _np_tanh, TanhBackward0, True)
+
+
+class SigmoidBackward0(Node):
+    __slots__ = ()
+    saves_output = True
+
+    def backward(self, g):
+        (y,) = self.unpack()
+        return (g * y * (1 - y),)
+
+
+def sigmoid(input):
+    return _unary(input, _np_sigmoid, SigmoidBackward0, True)
+
+
+class ReciprocalBackward0(Node):
+    __slots__ = ()
+    saves_output = True
+
+    def backward(self, g):
+        (y,) = self.unpack()
+        return (-g * y * y,)
+
+
+def reciprocal(input):
+    return _unary(input, _np_reciprocal, ReciprocalBackward0, True)
+
+
+class ReluBackward0(Node):
+    __slots__ = ()
+    saves_output = True
+
+    def backward(self, g):
+        (y,) = self.unpack()
+        return (g * const((y._data > 0).astype(g._data.dtype)),)
+
+
+def relu(input):
+    d = input._data
+    out = wrap(xp(d).maximum(d, 0) if d.dtype != bool else d)
+    if STATE.enabled and input._requires_grad:
+        track(out, ReluBackward0((input,), (out.detach(),)))
+    return out
+
+
+class LeakyReluBackward0(Node):
+    __slots__ = ("negative_slope",)
+
+    def backward(self, g):
+        (x,) = self.unpack()
+        d = x._data
+        return (g * const(xp(d).where(d > 0, 1.0, self.negative_slope).astype(d.dtype)),)
+
+
+def leaky_relu(input, negative_slope=0.01):
+    d = float_data(input)
+    out = wrap(xp(d).where(d > 0, d, d * negative_slope))
+    if STATE.enabled and input._requires_grad:
+        node = LeakyReluBackward0((input,), (input,))
+        node.negative_slope = negative_slope
+        track(out, node)
+    return out
+
+
+class ClampBackward1(Node):
+    """Gradient passes where min <= input <= max (inclusive, as in PyTorch)."""
+
+    __slots__ = ("min", "max")
+
+    def backward(self, g):
+        (x,) = self.unpack()
+        d = x._data
+        keep = xp(d).ones(d.shape, dtype=bool)
+        if self.min is not None:
+            keep &= d >= self.min
+        if self.max is not None:
+            keep &= d <= self.max
+        return (g * const(keep.astype(g._data.dtype)),)
+
+
+def clamp(input, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds: compose the two ops
+        out = input
+        if min is not None:
+            out = maximum(out, min if isinstance(min, Tensor) else wrap(np.asarray(min)))
+        if max is not None:
+            out = minimum(out, max if isinstance(max, Tensor) else wrap(np.asarray(max)))
+        return out
+    d = input._data
+    if d.dtype.kind != "f" and any(isinstance(v, float) for v in (min, max)):
+        d = d.astype(np.float32)
+    out = wrap(xp(d).clip(d, min, max))
+    if STATE.enabled and input._requires_grad:
+        node = ClampBackward1((input,), (input,))
+        node.min, node.max = min, max
+        track(out, node)
+    return out
+
+
+def _np_exp(d):
+    return xp(d).exp(d)
+
+
+def _np_log(d):
+    return xp(d).log(d)
+
+
+def _np_sqrt(d):
+    return xp(d).sqrt(d)
+
+
+def _np_sin(d):
+    return xp(d).sin(d)
+
+
+def _np_cos(d):
+    return xp(d).cos(d)
+
+
+def _np_tanh(d):
+    return xp(d).tanh(d)
+
+
+def _np_sigmoid(d):
+    m = xp(d)
+    return 1 / (1 + m.exp(-d))
+
+
+def _np_reciprocal(d):
+    return 1 / d
+
+
+# -- comparisons and logic (no gradient) -------------------------------------------------------------
+def _compare(fn):
+    def op(input, other):
+        ad, bd = operands(input, other)
+        try:
+            return wrap(fn(ad, bd))
+        except ValueError:
+            raise broadcast_error(ad.shape, getattr(bd, "shape", ())) from None
+
+    op.__name__ = fn.__name__
+    return op
+
+
+eq = _compare(np.equal)
+ne = _compare(np.not_equal)
+lt = _compare(np.less)
+le = _compare(np.less_equal)
+gt = _compare(np.greater)
+ge = _compare(np.greater_equal)
+
+
+def _logic(name, fn):
+    def op(input, other):
+        ad, bd = operands(input, other)
+        if ad.dtype.kind == "f" or getattr(bd, "dtype", np.dtype(int)).kind == "f" \
+                or isinstance(bd, float):
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\'')
+        return wrap(fn(ad, bd))
+
+    return op
+
+
+bitwise_and = _logic("bitwise_and", np.bitwise_and)
+bitwise_or = _logic("bitwise_or", np.bitwise_or)
+bitwise_xor = _logic("bitwise_xor", np.bitwise_xor)
+
+
+def bitwise_not(input):
+    d = input._data
+    if d.dtype.kind == "f":
+        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+    return wrap(~d)
+
+
+def logical_not(input):
+    return wrap(input._data == 0)
+
+
+def isnan(input):
+    return wrap(xp(input._data).isnan(input._data))
+
+
+def isinf(input):
+    return wrap(xp(input._data).isinf(input._data))
+
+
+class _no_grad:  # noqa: N801 - a tiny local twin of autograd.no_grad, to avoid an import cycle
+    def __enter__(self):
+        self.prev, STATE.enabled = STATE.enabled, False
+
+    def __exit__(self, *exc):
+        STATE.enabled = self.prev

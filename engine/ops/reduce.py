@@ -1,0 +1,282 @@
+"""Reductions: sum, mean, max/min (with indices), amax/amin, var/std, argmax/argmin.
+
+Each backward spreads the incoming gradient back over the reduced dims: `_spread` restores the
+dims that keepdim=False removed, then expands, so the formulas stay differentiable."""
+
+from collections import namedtuple
+
+import numpy as np
+
+from ._common import STATE, Node, const, dims_of, float_data, track, wrap, xp
+
+values_indices = {name: namedtuple(name, ["values", "indices"]) for name in ("max", "min")}
+
+
+def _spread(g, in_shape, dims, keepdim):
+    """Broadcast a reduced gradient back to the input's shape."""
+    if not keepdim and dims:
+        kept = list(in_shape)
+        for d in dims:
+            kept[d] = 1
+        g = g.reshape(tuple(kept))
+    return g.expand(in_shape)
+
+
+class _ReduceNode(Node):
+    __slots__ = ("in_shape", "dims", "keepdim")
+
+    def _init(self, x, dims, keepdim):
+        self.in_shape, self.dims, self.keepdim = x._data.shape, dims, keepdim
+        return self
+
+
+class SumBackward0(_ReduceNode):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (_spread(g, self.in_shape, self.dims, self.keepdim),)
+
+
+class SumBackward1(SumBackward0):
+    __slots__ = ()
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    d = input._data
+    dims = dims_of(dim, d.ndim)
+    out_dtype = None
+    if dtype is not None:
+        from .._dtype import get
+
+        out_dtype = get(dtype).np
+    elif d.dtype.kind in "biu":
+        out_dtype = np.int64
+    out = wrap(d.sum(axis=dims, keepdims=keepdim, dtype=out_dtype))
+    if STATE.enabled and input._requires_grad:
+        cls = SumBackward0 if dim is None else SumBackward1
+        track(out, cls((input,))._init(input, dims, keepdim))
+    return out
+
+
+class MeanBackward0(_ReduceNode):
+    __slots__ = ("count",)
+
+    def backward(self, g):
+        return (_spread(g, self.in_shape, self.dims, self.keepdim) / self.count,)
+
+
+class MeanBackward1(MeanBackward0):
+    __slots__ = ()
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    d = input._data
+    if d.dtype.kind != "f" and dtype is None:
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
+                           "floating point or complex dtype. Got: "
+                           f"{input.dtype.legacy_name[:-6]}")
+    dims = dims_of(dim, d.ndim)
+    out = wrap(d.mean(axis=dims, keepdims=keepdim))
+    if STATE.enabled and input._requires_grad:
+        node = (MeanBackward0 if dim is None else MeanBackward1)((input,))._init(input, dims,
+                                                                               keepdim)
+        node.count = int(np.prod([d.shape[i] for i in dims])) if dims else 1
+        track(out, node)
+    return out
+
+
+class _EvenlyNode(_ReduceNode):
+    """max()/min()/amax/amin: the gradient is shared evenly among the elements that tie."""
+
+    __slots__ = ("share",)
+
+    def backward(self, g):
+        return (_spread(g, self.in_shape, self.dims, self.keepdim) * const(self.share),)
+
+
+class MaxBackward1(_EvenlyNode):
+    __slots__ = ()
+
+
+class MinBackward1(_EvenlyNode):
+    __slots__ = ()
+
+
+class AmaxBackward0(_EvenlyNode):
+    __slots__ = ()
+
+
+class AminBackward0(_EvenlyNode):
+    __slots__ = ()
+
+
+def _evenly(input, dims, keepdim, reduce, node_cls):
+    d = input._data
+    if d.size == 0:
+        raise RuntimeError(f"{node_cls.__name__[:4].lower()}(): Expected reduction dim to be "
+                           "specified for input.numel() == 0. Specify the reduction dim with the "
+                           "'dim' argument.")
+    r = reduce(d, axis=dims, keepdims=True)
+    out = wrap(r if keepdim else r.reshape([s for i, s in enumerate(d.shape) if i not in dims]))
+    if STATE.enabled and input._requires_grad:
+        node = node_cls((input,))._init(input, dims, keepdim)
+        hit = (d == r).astype(d.dtype)
+        node.share = hit / hit.sum(axis=dims, keepdims=True)
+        track(out, node)
+    return out
+
+
+class MaxBackward0(_ReduceNode):
+    """max(dim)/min(dim): the gradient goes to the element whose index was returned."""
+
+    __slots__ = ("onehot",)
+
+    def backward(self, g):
+        return (_spread(g, self.in_shape, self.dims, self.keepdim) * const(self.onehot),)
+
+
+class MinBackward0(MaxBackward0):
+    __slots__ = ()
+
+
+def _with_indices(input, dim, keepdim, arg, name, node_cls):
+    from .._tensor import wrap_dim
+
+    d = input._data
+    dim = wrap_dim(dim, d.ndim)
+    if d.ndim == 0:
+        out, idx = d.copy(), np.zeros((), np.int64)
+    else:
+        if d.shape[dim] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+        idx = arg(d, axis=dim, keepdims=True)
+        out = xp(d).take_along_axis(d, idx, axis=dim)
+        if not keepdim:
+            out, idx = out.squeeze(dim), idx.squeeze(dim)
+    values = wrap(out)
+    if STATE.enabled and input._requires_grad:
+        node = node_cls((input,))._init(input, (dim,) if d.ndim else (), keepdim)
+        if d.ndim:
+            ar = xp(d).arange(d.shape[dim]).reshape([-1 if i == dim else 1 for i in range(d.ndim)])
+            node.onehot = (ar == (idx if keepdim else xp(d).expand_dims(idx, dim))).astype(d.dtype)
+        else:
+            node.onehot = np.ones((), d.dtype)
+        track(values, node)
+    return values_indices[name](values, wrap(idx.astype(np.int64)))
+
+
+def max(input, dim=None, keepdim=False):
+    from .elementwise import maximum
+
+    if dim is None:
+        return _evenly(input, tuple(range(input._data.ndim)), False, _amax, MaxBackward1)
+    if not isinstance(dim, int):  # max(a, b) is maximum
+        return maximum(input, dim)
+    return _with_indices(input, dim, keepdim, _argmax, "max", MaxBackward0)
+
+
+def min(input, dim=None, keepdim=False):
+    from .elementwise import minimum
+
+    if dim is None:
+        return _evenly(input, tuple(range(input._data.ndim)), False, _amin, MinBackward1)
+    if not isinstance(dim, int):
+        return minimum(input, dim)
+    return _with_indices(input, dim, keepdim, _argmin, "min", MinBackward0)
+
+
+def amax(input, dim=(), keepdim=False):
+    return _evenly(input, dims_of(dim, input._data.ndim), keepdim, _amax, AmaxBackward0)
+
+
+def amin(input, dim=(), keepdim=False):
+    return _evenly(input, dims_of(dim, input._data.ndim), keepdim, _amin, AminBackward0)
+
+
+def argmax(input, dim=None, keepdim=False):
+    d = input._data
+    if dim is None:
+        return wrap(np.asarray(d.argmax()).astype(np.int64))
+    from .._tensor import wrap_dim
+
+    return wrap(_argmax(d, axis=wrap_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
+
+
+def argmin(input, dim=None, keepdim=False):
+    d = input._data
+    if dim is None:
+        return wrap(np.asarray(d.argmin()).astype(np.int64))
+    from .._tensor import wrap_dim
+
+    return wrap(_argmin(d, axis=wrap_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
+
+
+def _amax(d, axis, keepdims):
+    return d.max(axis=axis, keepdims=keepdims)
+
+
+def _amin(d, axis, keepdims):
+    return d.min(axis=axis, keepdims=keepdims)
+
+
+def _argmax(d, axis, keepdims):
+    return d.argmax(axis=axis, keepdims=keepdims)
+
+
+def _argmin(d, axis, keepdims):
+    return d.argmin(axis=axis, keepdims=keepdims)
+
+
+# -- var, std ---------------------------------------------------------------------------------------
+class VarBackward0(_ReduceNode):
+    __slots__ = ("denominator",)
+
+    def backward(self, g):
+        (x,) = self.unpack()
+        centred = x - x.mean(self.dims, keepdim=True)
+        return (_spread(g, self.in_shape, self.dims, self.keepdim) * centred
+                * (2.0 / self.denominator),)
+
+
+class StdBackward0(_ReduceNode):
+    __slots__ = ("denominator",)
+    saves_output = True
+
+    def backward(self, g):
+        x, std = self.unpack()
+        centred = x - x.mean(self.dims, keepdim=True)
+        spread_std = _spread(std, self.in_shape, self.dims, self.keepdim)
+        return (_spread(g, self.in_shape, self.dims, self.keepdim) * centred
+                / (spread_std * self.denominator),)
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _moment(input, dim, _correction(unbiased, correction), keepdim, VarBackward0, False)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _moment(input, dim, _correction(unbiased, correction), keepdim, StdBackward0, True)
+
+
+def _moment(input, dim, correction, keepdim, node_cls, root):
+    if isinstance(dim, bool):  # var(True) is the old var(unbiased=True)
+        correction, dim = int(dim), None
+    d = float_data(input)
+    dims = dims_of(dim, d.ndim)
+    n = int(np.prod([d.shape[i] for i in dims])) if dims else 1
+    r = d.var(axis=dims, keepdims=keepdim, ddof=correction) if n - correction > 0 else \
+        xp(d).full([1 if i in dims else s for i, s in enumerate(d.shape)] if keepdim else
+                   [s for i, s in enumerate(d.shape) if i not in dims], np.nan, d.dtype)
+    out = wrap(xp(d).sqrt(r) if root else r)
+    if STATE.enabled and input._requires_grad:
+        node = node_cls((input,), (input, out.detach()) if root else (input,))
+        node._init(input, dims, keepdim)
+        node.denominator = n - correction
+        track(out, node)
+    return out

@@ -1,0 +1,200 @@
+"""Shared helpers for checking the engine against PyTorch (CPU, float64).
+
+A test case is a function ``fn(m, F, *inputs)`` that is written once and run twice: with
+``m = torch`` / ``F = torch.nn.functional`` and with ``m = engine`` / ``F = engine.nn.functional``.
+Inputs are described by :class:`Spec` objects, sampled once with numpy, and turned into a
+tensor of each library from the *same* array.
+
+Setting ``ENGINE_TEST_BACKEND=torch`` points the engine side at torch itself; every test is
+expected to pass that way (it is how the tests' own logic is checked).
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as torch_F
+
+if os.environ.get("ENGINE_TEST_BACKEND") == "torch":
+    eg = torch
+    eg_F = torch_F
+else:
+    import engine.nn.functional as eg_F
+
+    import engine as eg
+
+RTOL = 1e-7
+ATOL = 1e-10
+
+
+# --------------------------------------------------------------------------- input specs
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How to sample one input.
+
+    kind: "float" (float64), "int" (int64, values in [0, high)), "bool".
+    dist (floats): normal | pos (0.5..2) | nz (|x| in 0.2..2, random sign) | distinct (no ties)
+                   | prob (0.05..0.95) | smallint (-1, 0, 1: for ==) | clampsafe (|x| away from 0.5)
+    """
+
+    shape: tuple
+    dist: str = "normal"
+    grad: bool = True
+    kind: str = "float"
+    high: int = 0
+
+
+def R(*shape, grad=True):
+    return Spec(tuple(shape), "normal", grad)
+
+
+def P(*shape, grad=True):
+    return Spec(tuple(shape), "pos", grad)
+
+
+def NZ(*shape, grad=True):
+    return Spec(tuple(shape), "nz", grad)
+
+
+def D(*shape, grad=True):
+    return Spec(tuple(shape), "distinct", grad)
+
+
+def Prob(*shape, grad=True):
+    return Spec(tuple(shape), "prob", grad)
+
+
+def SmallInt(*shape, grad=True):
+    return Spec(tuple(shape), "smallint", grad)
+
+
+def ClampSafe(*shape, grad=True):
+    return Spec(tuple(shape), "clampsafe", grad)
+
+
+def Idx(shape, high):
+    return Spec(tuple(shape), kind="int", grad=False, high=high)
+
+
+def Mask(*shape):
+    return Spec(tuple(shape), kind="bool", grad=False)
+
+
+def sample(spec: Spec, rng: np.random.Generator) -> np.ndarray:
+    shape = spec.shape
+    if spec.kind == "int":
+        return rng.integers(0, spec.high, size=shape).astype(np.int64)
+    if spec.kind == "bool":
+        m = rng.random(shape) < 0.5
+        if m.size >= 2:  # make sure both branches are taken
+            m.flat[0], m.flat[1] = True, False
+        return np.asarray(m, dtype=bool)
+    d = spec.dist
+    if d == "normal":
+        a = rng.standard_normal(shape)
+    elif d == "pos":
+        a = rng.uniform(0.5, 2.0, shape)
+    elif d == "nz":
+        a = rng.uniform(0.2, 2.0, shape) * rng.choice([-1.0, 1.0], size=shape)
+    elif d == "distinct":
+        n = int(np.prod(shape, dtype=np.int64))
+        a = (rng.permutation(n) - n / 2) * 0.25 + rng.uniform(-0.05, 0.05, n)
+        a = a.reshape(shape)
+    elif d == "prob":
+        a = rng.uniform(0.05, 0.95, shape)
+    elif d == "smallint":
+        a = rng.integers(-1, 2, size=shape).astype(np.float64)
+    elif d == "clampsafe":
+        a = rng.uniform(-1.5, 1.5, shape)
+        a = np.where(np.abs(np.abs(a) - 0.5) < 0.05, a * 1.3, a)
+        a = np.where(np.abs(a) < 0.05, 0.2, a)
+    else:  # pragma: no cover
+        raise ValueError(d)
+    return np.asarray(a, dtype=np.float64)
+
+
+def make_tensor(m, arr: np.ndarray, spec: Spec):
+    if spec.kind == "int":
+        return m.tensor(arr, dtype=m.int64)
+    if spec.kind == "bool":
+        return m.tensor(arr, dtype=m.bool)
+    return m.tensor(arr, dtype=m.float64, requires_grad=spec.grad)
+
+
+def seed_for(name: str) -> int:
+    return zlib.crc32(name.encode())
+
+
+def to_np(t) -> np.ndarray:
+    return np.asarray(t.detach().numpy())
+
+
+def shape_id(shape) -> str:
+    return "x".join(map(str, shape)) if shape else "scalar"
+
+
+def case(name, fn, *specs, **marks):
+    """A parametrize entry (name, fn, specs) with id=name."""
+    return pytest.param(name, fn, specs, id=name, **marks)
+
+
+def grad_fn_name(t) -> str | None:
+    gf = t.grad_fn
+    if gf is None:
+        return None
+    name = getattr(gf, "name", None)
+    if callable(name):
+        return name()
+    return type(gf).__name__
+
+
+# --------------------------------------------------------------------------- comparison
+
+
+def assert_same_array(actual: np.ndarray, expected: np.ndarray, what: str):
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != torch {expected.shape}"
+    assert actual.dtype == expected.dtype, f"{what}: dtype {actual.dtype} != torch {expected.dtype}"
+    if np.issubdtype(expected.dtype, np.floating):
+        np.testing.assert_allclose(actual, expected, rtol=RTOL, atol=ATOL, err_msg=what)
+    else:
+        np.testing.assert_array_equal(actual, expected, err_msg=what)
+
+
+def run_both(name, fn, specs):
+    """Build the inputs for both libraries and run fn; returns (torch side, engine side)."""
+    rng = np.random.default_rng(seed_for(name))
+    arrays = [sample(s, rng) for s in specs]
+    t_in = [make_tensor(torch, a, s) for a, s in zip(arrays, specs)]
+    e_in = [make_tensor(eg, a, s) for a, s in zip(arrays, specs)]
+    t_out = fn(torch, torch_F, *t_in)
+    e_out = fn(eg, eg_F, *e_in)
+    return rng, (t_in, t_out), (e_in, e_out)
+
+
+def compare_with_torch(name, fn, specs):
+    """Forward value, dtype, shape, requires_grad, and every input's .grad after out.backward(g)."""
+    rng, (t_in, t_out), (e_in, e_out) = run_both(name, fn, specs)
+
+    t_val, e_val = to_np(t_out), to_np(e_out)
+    assert_same_array(e_val, t_val, "forward")
+    assert bool(e_out.requires_grad) == t_out.requires_grad, "out.requires_grad"
+    assert (e_out.grad_fn is None) == (t_out.grad_fn is None), "out.grad_fn None-ness"
+
+    if t_out.requires_grad:
+        g = np.asarray(rng.standard_normal(t_val.shape), dtype=t_val.dtype)
+        t_out.backward(torch.tensor(g, dtype=t_out.dtype))
+        e_out.backward(eg.tensor(g, dtype=e_out.dtype))
+
+    for i, (ti, ei) in enumerate(zip(t_in, e_in)):
+        if ti.grad is None:
+            assert ei.grad is None, f"input {i}: engine .grad should be None (torch's is)"
+        else:
+            assert ei.grad is not None, f"input {i}: engine .grad is None, torch's is not"
+            assert_same_array(to_np(ei.grad), to_np(ti.grad), f"grad of input {i}")
