@@ -86,6 +86,7 @@ def setup_threads() -> list[str]:
         f"- torch {torch.__version__}, torch.set_num_threads({n}) -> "
         f"intra-op {torch.get_num_threads()}, inter-op {torch.get_num_interop_threads()}",
         f"- thread env vars: {env_vars or 'none set'}",
+        "- load average before the run: " + ", ".join(f"{v:.2f}" for v in os.getloadavg()),
     ]
 
 
@@ -296,7 +297,7 @@ def cell(values):
 def ratio(a, b):
     if a is None or b is None:
         return "n/a"
-    return f"{statistics.median(a) / statistics.median(b):.2f}x"
+    return f"{statistics.median(a) / statistics.median(b):.2f}x ({min(a) / min(b):.2f}x)"
 
 
 def main(argv=None):
@@ -330,7 +331,8 @@ def main(argv=None):
         f"| {ratio(mlp.get('engine'), mlp['numpy'])} |"
     )
     print(
-        f"\nmedian over repeats (best in brackets); (a) {c_rep} repeats x {c_in} runs, "
+        "\nmedian over repeats (best in brackets; ratios: of medians (of bests)); "
+        f"(a) {c_rep} repeats x {c_in} runs, "
         f"(b) {m_rep} repeats x {m_in} steps, libraries interleaved within each repeat. "
         "Results were checked to agree across libraries before timing."
     )

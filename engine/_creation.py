@@ -18,8 +18,8 @@ def as_array(data, dtype=None, device=None):
             device = data.device
         arr = arr if type(arr) is np.ndarray else arr.get()
         arr = arr.copy()
-    elif isinstance(data, np.ndarray):
-        arr = data.copy()
+    elif isinstance(data, (np.ndarray, np.generic)):
+        arr = np.array(data)
         if dtype is None:
             arr = arr.astype(_dtype.from_numpy(arr.dtype).np, copy=False)
     else:
@@ -57,11 +57,17 @@ def _unwrap(seq):
             else x for x in seq]
 
 
+def _require_grad(t):
+    if t._data.dtype.kind != "f":  # the wording PyTorch's factory functions use
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    t._requires_grad = True
+    return t
+
+
 def tensor(data, dtype=None, device=None, requires_grad=False):
     t = wrap(as_array(data, dtype, device))
-    if requires_grad:
-        t.requires_grad = True
-    return t
+    return _require_grad(t) if requires_grad else t
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -97,9 +103,7 @@ def _filled(size, value, dtype, device, requires_grad):
 
 def tensor_from_array(arr, device=None, requires_grad=False):
     t = wrap(_device.move(arr, _target_device(device)))
-    if requires_grad:
-        t.requires_grad = True
-    return t
+    return _require_grad(t) if requires_grad else t
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
@@ -249,12 +253,12 @@ def uniform_(t, low, high, generator=None):
     """Fill `t` in place from U(low, high); used by nn.init (no autograd history)."""
     arr = seed_of(generator).uniform(low, high, size=t._data.shape).astype(t._data.dtype)
     t._data[...] = _device.move(arr, t.device)
-    t._version[0] += 1
+    t._vc[0] += 1
     return t
 
 
 def normal_(t, mean=0.0, std=1.0, generator=None):
     arr = seed_of(generator).normal(mean, std, size=t._data.shape).astype(t._data.dtype)
     t._data[...] = _device.move(arr, t.device)
-    t._version[0] += 1
+    t._vc[0] += 1
     return t

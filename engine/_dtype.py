@@ -61,6 +61,8 @@ def result_type(a, b):
     if (a.ndim == 0) != (b.ndim == 0):
         dim_d, zero_d = (da, db) if b.ndim == 0 else (db, da)
         return dim_d.np if zero_d.category <= dim_d.category else zero_d.np
+    if da.category != db.category:  # int64 with float32 is float32 in PyTorch (numpy says 64)
+        return (da if da.category > db.category else db).np
     return np.promote_types(da.np, db.np)
 
 

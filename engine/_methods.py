@@ -33,6 +33,7 @@ _METHODS = {
     "exp": ew.exp, "log": ew.log, "sqrt": ew.sqrt, "abs": ew.abs, "sin": ew.sin, "cos": ew.cos,
     "tanh": ew.tanh, "sigmoid": ew.sigmoid, "relu": ew.relu, "clamp": ew.clamp, "clip": ew.clamp,
     "reciprocal": ew.reciprocal, "sign": ew.sign, "masked_fill": ew.masked_fill,
+    "where": lambda self, condition, other: ew.where(condition, self, other),
     "eq": ew.eq, "ne": ew.ne, "lt": ew.lt, "le": ew.le, "gt": ew.gt, "ge": ew.ge,
     "isnan": ew.isnan, "isinf": ew.isinf, "logical_not": ew.logical_not,
     # reductions
@@ -60,17 +61,16 @@ Tensor.T = property(shape.T)
 Tensor.mT = property(shape.mT)
 
 # operators
-Tensor.__add__ = _or_not_implemented(ew.add)
-Tensor.__radd__ = _or_not_implemented(ew.add)
-Tensor.__sub__ = _or_not_implemented(ew.sub)
-Tensor.__rsub__ = _or_not_implemented(ew.rsub)
-Tensor.__mul__ = _or_not_implemented(ew.mul)
-Tensor.__rmul__ = _or_not_implemented(ew.mul)
-Tensor.__truediv__ = _or_not_implemented(ew.div)
-Tensor.__rtruediv__ = _or_not_implemented(ew.rdiv)
+# Operators go straight to the op code (the hot path); a foreign operand gives NotImplemented.
+Tensor.__add__ = Tensor.__radd__ = ew.__add__
+Tensor.__sub__ = ew.__sub__
+Tensor.__rsub__ = ew.__rsub__
+Tensor.__mul__ = Tensor.__rmul__ = ew.__mul__
+Tensor.__truediv__ = ew.__truediv__
+Tensor.__rtruediv__ = ew.__rtruediv__
 Tensor.__floordiv__ = _or_not_implemented(lambda a, b: ew.div(a, b, rounding_mode="floor"))
-Tensor.__pow__ = _or_not_implemented(ew.pow)
-Tensor.__rpow__ = _or_not_implemented(ew.rpow)
+Tensor.__pow__ = ew.__pow__
+Tensor.__rpow__ = ew.__rpow__
 Tensor.__matmul__ = linalg.matmul
 Tensor.__rmatmul__ = _swap(linalg.matmul)
 Tensor.__neg__ = ew.neg
@@ -122,7 +122,7 @@ def fill_(self, value):
         return self._inplace(lambda s, v: v.to(s.dtype).expand(s._data.shape), value)
     self._check_inplace()
     self._data[...] = value
-    self._version[0] += 1
+    self._vc[0] += 1
     if self.grad_fn is not None:  # the old value no longer matters to anything downstream
         self.grad_fn, self._requires_grad = None, False
     return self

@@ -49,27 +49,27 @@ def wrap(data, requires_grad=False):
     t._data = data
     t._requires_grad = requires_grad
     t.grad_fn = None
-    t._grad = None
-    t._version = [0]
-    t._output_nr = 0
-    t._hooks = None
-    t._post_hooks = None
-    t._accumulator = None
-    t._retains_grad = False
+    t._vc = [0]  # the version counter: a one-element list so views and detach() can share it
     return t
 
 
 class Tensor:
-    __slots__ = ("_data", "_requires_grad", "grad_fn", "_grad", "_version", "_output_nr",
-                 "_hooks", "_post_hooks", "_accumulator", "_retains_grad", "__weakref__")
+    # Four slots are set on every tensor; the rarely changed state below has class defaults and
+    # lands in the instance __dict__ only when set, which keeps creating a tensor cheap.
+    __slots__ = ("_data", "_requires_grad", "grad_fn", "_vc", "__weakref__", "__dict__")
+    _grad = None
+    _output_nr = 0
+    _hooks = None  # tensor hooks of a leaf (a non-leaf's live on its grad_fn)
+    _post_hooks = None  # post-accumulate-grad hooks
+    _accumulator = None  # weak reference to this leaf's AccumulateGrad node
+    _retains_grad = False
     __array_ufunc__ = None  # numpy hands `array * tensor` over to Tensor.__rmul__
     __hash__ = object.__hash__  # identity, as in PyTorch (== is elementwise)
 
     def __init__(self, data=(), dtype=None, device=None, requires_grad=False):
         from ._creation import as_array
 
-        src = as_array(data, dtype, device)
-        wrap_into(self, src)
+        wrap_into(self, as_array(data, dtype, device))
         if requires_grad:
             self.requires_grad = True
 
@@ -141,6 +141,8 @@ class Tensor:
         self._requires_grad = flag
 
     def requires_grad_(self, requires_grad=True):
+        if requires_grad and self._data.dtype.kind != "f":  # PyTorch words this path differently
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -161,7 +163,10 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size "
+                                   f"'{list(value._data.shape)}' to a tensor of size "
+                                   f"'{list(self._data.shape)}'. Please ensure that the gradient "
+                                   "and the tensor are the same size")
         self._grad = value
 
     @property
@@ -173,8 +178,9 @@ class Tensor:
         return self._output_nr
 
     @property
-    def _version_number(self):
-        return self._version[0]
+    def _version(self):
+        """How many times this storage was written in place (shared by views and detach)."""
+        return self._vc[0]
 
     def retain_grad(self):
         if not self._requires_grad:
@@ -193,6 +199,7 @@ class Tensor:
 
         if self.grad_fn._retains_grad_hooks is None:
             self.grad_fn._retains_grad_hooks = {}
+            self.grad_fn._has_hooks = True
         self.grad_fn._retains_grad_hooks[self._output_nr] = keep
         self._retains_grad = True
 
@@ -222,7 +229,7 @@ class Tensor:
     def detach(self):
         """Same storage and version counter, no history (PyTorch's detach)."""
         t = wrap(self._data)
-        t._version = self._version
+        t._vc = self._vc
         return t
 
     def detach_(self):
@@ -340,7 +347,7 @@ class Tensor:
                 raise RuntimeError(f"output with shape {list(d.shape)} doesn't match the "
                                    f"broadcast shape {list(shape or values.shape)}")
         d[...] = values
-        self._version[0] += 1
+        self._vc[0] += 1
 
 
 def _scalar_name(np_dtype):
@@ -349,9 +356,10 @@ def _scalar_name(np_dtype):
 
 def wrap_into(t, data):
     """Initialise an already created tensor object (used by Tensor() and Parameter())."""
-    src = wrap(data)
-    for name in Tensor.__slots__[:-1]:
-        setattr(t, name, getattr(src, name))
+    t._data = data
+    t._requires_grad = False
+    t.grad_fn = None
+    t._vc = [0]
 
 
 def _rebuild(array, requires_grad, device):

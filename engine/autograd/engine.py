@@ -8,6 +8,7 @@ the engine ops inside each backward formula record a graph of their own.
 
 import heapq
 
+from .. import _tensor  # partially initialised at import time; used at call time
 from .grad_mode import STATE
 from .graph import AccumulateGrad, edge_of
 
@@ -46,53 +47,13 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     ready = []
     for node in buffers:
         if dependencies.get(node, 0) == 0:
-            heapq.heappush(ready, (-node._seq, id(node), node))
+            heapq.heappush(ready, (-node._seq, node))
 
     prev_enabled = STATE.enabled
     STATE.enabled = bool(create_graph)
     try:
-        while ready:
-            node = heapq.heappop(ready)[2]
-            grads = buffers.pop(node)
-            is_leaf = node.__class__ is AccumulateGrad
-            if is_leaf and node.variable._hooks and grads[0] is not None:
-                grads[0] = _run_tensor_hooks(node.variable._hooks, grads[0])
-            _run_pre_hooks(node, grads)
-            if captures is not None:
-                for k, nr in captures.get(node, ()):
-                    results[k] = grads[nr]
-                if is_leaf or node not in needed:
-                    continue
-            if is_leaf:
-                if accumulate and grads[0] is not None:
-                    node.backward(grads[0])
-                continue
-            if all(g is None for g in grads):
-                grad_inputs = (None,) * len(node.next_functions)
-            else:
-                grad_inputs = node.apply(grads)
-                if node._hooks:
-                    for fn in list(node._hooks.values()):
-                        r = fn(grad_inputs, tuple(grads))
-                        if r is not None:
-                            grad_inputs = tuple(r)
-            if not retain_graph:
-                node.release()
-            for (nxt, nr), g in zip(node.next_functions, grad_inputs):
-                if nxt is None:
-                    continue
-                if g is not None:
-                    buf = buffers.get(nxt)
-                    if buf is None:
-                        buf = buffers[nxt] = [None] * nxt.num_outputs
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
-                left = dependencies[nxt] - 1
-                dependencies[nxt] = left
-                if left == 0 and nxt in buffers:
-                    if needed is None or nxt in needed:
-                        heapq.heappush(ready, (-nxt._seq, id(nxt), nxt))
-                    else:
-                        del buffers[nxt]
+        _loop(ready, buffers, dependencies, retain_graph, create_graph, captures, needed, results,
+              accumulate)
     finally:
         STATE.enabled = prev_enabled
 
@@ -103,6 +64,70 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     "One of the differentiated Tensors appears to not have been used in the "
                     "graph. Set allow_unused=True if this is the desired behavior.")
     return results
+
+
+def _loop(ready, buffers, dependencies, retain_graph, create_graph, captures, needed, results,
+          accumulate):
+    """The hot loop: one iteration per node. Everything rare (hooks, captures) sits behind a
+    single check so that the common node costs little more than its own backward formula."""
+    pop, push, wrap = heapq.heappop, heapq.heappush, _tensor.wrap
+    while ready:
+        node = pop(ready)[1]
+        grads = buffers.pop(node)
+        if node.__class__ is AccumulateGrad:
+            var = node.variable
+            if var._hooks and grads[0] is not None:
+                grads[0] = _run_tensor_hooks(var._hooks, grads[0])
+            if node._has_hooks:
+                _run_pre_hooks(node, grads)
+            if captures is not None:
+                for k, _ in captures.get(node, ()):
+                    results[k] = grads[0]
+            elif accumulate and grads[0] is not None:
+                node.backward(grads[0])
+            continue
+        if node._has_hooks:
+            _run_pre_hooks(node, grads)
+        if captures is not None:
+            for k, nr in captures.get(node, ()):
+                results[k] = grads[nr]
+            if node not in needed:
+                continue
+        if grads[0] is None and all(g is None for g in grads):
+            grad_inputs = (None,) * len(node.next_functions)
+        else:
+            grad_inputs = node.backward(grads[0]) if node.single_output else node.apply(grads)
+            if node._hooks:
+                for fn in list(node._hooks.values()):
+                    r = fn(grad_inputs, tuple(grads))
+                    if r is not None:
+                        grad_inputs = tuple(r)
+        if node.casts is not None:
+            grad_inputs = tuple(g if c is None or g is None else g.to(c)
+                                for g, c in zip(grad_inputs, node.casts))
+        if not retain_graph and node._saved:
+            node._saved = None
+        for (nxt, nr), g in zip(node.next_functions, grad_inputs):
+            if nxt is None:
+                continue
+            if g is not None:
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * nxt.num_outputs
+                old = buf[nr]
+                if old is None:
+                    buf[nr] = g
+                elif create_graph:
+                    buf[nr] = old + g
+                else:  # same shape by construction: add the arrays, skip the op machinery
+                    buf[nr] = wrap(old._data + g._data)
+            left = dependencies[nxt] - 1
+            dependencies[nxt] = left
+            if left == 0 and nxt in buffers:
+                if needed is None or nxt in needed:
+                    push(ready, (-nxt._seq, nxt))
+                else:
+                    del buffers[nxt]
 
 
 def _run_pre_hooks(node, grads):
@@ -135,16 +160,18 @@ def _run_tensor_hooks(hooks, grad):
 def _count_dependencies(roots):
     """How many edges point at each node reachable from the roots."""
     dependencies = {}
-    seen = set(roots)
-    stack = list(seen)
+    stack = list(set(roots))
+    push, pop = stack.append, stack.pop
     while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
-            if nxt is not None:
-                dependencies[nxt] = dependencies.get(nxt, 0) + 1
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
+        for nxt, _ in pop().next_functions:
+            if nxt is None:
+                continue
+            if nxt in dependencies:
+                dependencies[nxt] += 1
+            else:
+                dependencies[nxt] = 1
+                if nxt not in roots:
+                    push(nxt)
     return dependencies
 
 

@@ -27,6 +27,7 @@ class BackwardCFunction(Node, FunctionCtx):
     """The node of a custom Function (and its ctx). Subclasses are made per Function."""
 
     _forward_cls = None
+    single_output = False  # apply() materialises missing gradients and checks their count
 
     def __init__(self, args):
         tensor_args = [a for a in args if isinstance(a, _tensor.Tensor)]
@@ -126,5 +127,5 @@ class Function(metaclass=_FunctionMeta):
         ctx.num_outputs = len(outs)
         to_save = ctx._to_save
         ctx._saved = tuple(to_save)
-        ctx._versions = tuple(t._version[0] for t in to_save)
+        ctx._versions = tuple(t._vc[0] for t in to_save)
         return result[0] if single else tuple(result)

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from .grad_mode import STATE
 
 _sequence = itertools.count()
+_ACCUMULATE_FIRST = 1 << 62  # AccumulateGrad nodes sort after (so run before) every other node
 _hook_ids = itertools.count()
 
 BACKWARD_TWICE = (
@@ -50,17 +51,33 @@ def add_hook(store, fn):
 
 
 class Node:
-    __slots__ = ("next_functions", "_saved", "_versions", "_seq", "_pre_hooks", "_hooks",
-                 "_tensor_pre_hooks", "_retains_grad_hooks", "__weakref__")
+    __slots__ = ("next_functions", "_saved", "_versions", "_seq", "__weakref__", "__dict__")
     num_outputs = 1
+    single_output = True  # backward(grad) may be called directly, skipping apply(grads)
     saves_output = False  # when True the last saved tensor is this node's own output (see unpack)
+    # Hooks are rare: they live in the instance __dict__ only once registered, and `_has_hooks`
+    # lets the backward loop skip all four kinds with one attribute read.
+    _has_hooks = False
+    casts = None  # per input, a dtype to cast its gradient to (ops that promoted mixed dtypes)
+    _pre_hooks = _hooks = _tensor_pre_hooks = _retains_grad_hooks = None
 
     def __init__(self, inputs, saved=()):
-        self.next_functions = tuple(map(edge_of, inputs))
+        edges = []
+        for t in inputs:
+            if isinstance(t, Tensor):
+                fn = t.grad_fn
+                if fn is not None:
+                    edges.append((fn, t._output_nr))
+                elif t._requires_grad:
+                    edges.append((accumulator_of(t), 0))
+                else:
+                    edges.append(NO_EDGE)
+            else:
+                edges.append(NO_EDGE)
+        self.next_functions = tuple(edges)
         self._saved = saved
-        self._versions = tuple(t._version[0] for t in saved) if saved else ()
+        self._versions = tuple([t._vc[0] for t in saved]) if saved else ()
         self._seq = next(_sequence)
-        self._pre_hooks = self._hooks = self._tensor_pre_hooks = self._retains_grad_hooks = None
 
     def name(self):
         return type(self).__name__
@@ -87,7 +104,7 @@ class Node:
         if saved is None:
             raise RuntimeError(BACKWARD_TWICE)
         for t, v in zip(saved, self._versions):
-            if t._version[0] != v:
+            if t._vc[0] != v:
                 raise RuntimeError(_modified_message(t, v, self if t.grad_fn is None
                                                      and self.saves_output else None))
         if self.saves_output and STATE.enabled:
@@ -112,17 +129,20 @@ class Node:
     # -- hooks ----------------------------------------------------------------------------
     def register_hook(self, fn):
         """fn(grad_inputs, grad_outputs) runs after this node; it may return new grad_inputs."""
+        self._has_hooks = True
         if self._hooks is None:
             self._hooks = OrderedDict()
         return add_hook(self._hooks, fn)
 
     def register_prehook(self, fn):
         """fn(grad_outputs) runs before this node; it may return new grad_outputs."""
+        self._has_hooks = True
         if self._pre_hooks is None:
             self._pre_hooks = OrderedDict()
         return add_hook(self._pre_hooks, fn)
 
     def _add_tensor_pre_hook(self, output_nr, fn):
+        self._has_hooks = True
         if self._tensor_pre_hooks is None:
             self._tensor_pre_hooks = OrderedDict()
         return add_hook(self._tensor_pre_hooks, (output_nr, fn))
@@ -135,7 +155,7 @@ def _modified_message(t, expected, producer):
     if node is not None:
         desc += f", which is output {t._output_nr} of {node.name()},"
     return ("one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: {desc} is at version {t._version[0]}; expected version "
+            f"inplace operation: {desc} is at version {t._vc[0]}; expected version "
             f"{expected} instead. Hint: enable anomaly detection to find the operation that "
             "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).")
 
@@ -149,9 +169,11 @@ class AccumulateGrad(Node):
         self.next_functions = ()
         self._saved = ()
         self._versions = ()
-        self._seq = float("inf")  # run as soon as ready, as PyTorch does
-        self._pre_hooks = self._hooks = self._tensor_pre_hooks = self._retains_grad_hooks = None
+        self._seq = _ACCUMULATE_FIRST + next(_sequence)  # run as soon as ready, as PyTorch does
         self.variable = variable
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"  # what PyTorch's name() returns
 
     def backward(self, grad):
         var = self.variable
@@ -163,22 +185,25 @@ class AccumulateGrad(Node):
             var._grad = grad.detach().clone()
         else:
             var._grad._data += grad._data
-            var._grad._version[0] += 1
+            var._grad._vc[0] += 1
         if var._post_hooks:
             for fn in list(var._post_hooks.values()):
                 fn(var)
         return ()
 
 
+NO_EDGE = (None, 0)
+
+
 def edge_of(t):
     """The (node, output_nr) a gradient for tensor `t` flows into; (None, 0) if it needs none."""
     if not isinstance(t, Tensor):  # Python numbers and None take part in no gradient
-        return (None, 0)
+        return NO_EDGE
     if t.grad_fn is not None:
         return (t.grad_fn, t._output_nr)
     if t._requires_grad:
         return (accumulator_of(t), 0)
-    return (None, 0)
+    return NO_EDGE
 
 
 def accumulator_of(t):

@@ -144,12 +144,14 @@ class Module:
                 p._grad.zero_()
 
     def state_dict(self, destination=None, prefix="", keep_vars=False):
+        # Unlike parameters(), a shared submodule is listed under every name it has, as in PyTorch
         out = OrderedDict() if destination is None else destination
-        for mod_prefix, m in self.named_modules(prefix=prefix.rstrip(".")):
-            base = f"{mod_prefix}." if mod_prefix else ""
-            for name, p in list(m._parameters.items()) + list(m._buffers.items()):
-                if p is not None:
-                    out[base + name] = p if keep_vars else p.detach()
+        for name, p in list(self._parameters.items()) + list(self._buffers.items()):
+            if p is not None:
+                out[prefix + name] = p if keep_vars else p.detach()
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(out, f"{prefix}{name}.", keep_vars)
         return out
 
     def load_state_dict(self, state_dict, strict=True, assign=False):

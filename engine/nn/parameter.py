@@ -12,7 +12,7 @@ class Parameter(Tensor):
 
             data = empty(0)
         wrap_into(self, data._data)
-        self._version = data._version  # shares storage with `data`, as PyTorch's does
+        self._vc = data._vc  # shares storage with `data`, as PyTorch's does
         if requires_grad:
             self.requires_grad = True
 

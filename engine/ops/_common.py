@@ -9,7 +9,8 @@ from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node
 
 __all__ = ["Node", "STATE", "Tensor", "wrap", "wrap_dim", "xp", "operands", "broadcast_error",
-           "float_data", "track", "requires_grad", "const", "dims_of", "is_number", "sum_to"]
+           "float_data", "track", "requires_grad", "const", "dims_of", "is_number", "sum_to",
+           "grad_casts"]
 
 _NUMBER = (int, float)  # bool is an int
 
@@ -45,6 +46,15 @@ def float_data(x):
     return d if d.dtype.kind == "f" else d.astype(np.float32)
 
 
+def grad_casts(out, *inputs):
+    """Per input, the dtype its gradient must be cast back to when the op promoted it (None where
+    no cast is needed); None when nothing was promoted. The backward engine applies it."""
+    dt = out._data.dtype
+    casts = tuple(x.dtype if isinstance(x, Tensor) and x._requires_grad and x._data.dtype != dt
+                  and x._data.dtype.kind == "f" else None for x in inputs)
+    return casts if any(c is not None for c in casts) else None
+
+
 def operands(a, b):
     """The arrays of a binary op's operands, promoted as PyTorch promotes. `b` may be a number."""
     ad = a._data
@@ -61,8 +71,7 @@ def operands(a, b):
     if isinstance(b, np.generic):
         b = b.item()
     if not isinstance(b, _NUMBER):
-        raise TypeError(f"unsupported operand type for a Tensor operation: "
-                        f"'{type(b).__name__}'")
+        raise TypeError(f"argument 'other' must be Tensor or Number, not {type(b).__name__}")
     if ad.dtype.kind != "f":
         ad = ad.astype(scalar_result(ad.dtype, b), copy=False)
     return ad, b

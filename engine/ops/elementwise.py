@@ -2,26 +2,41 @@
 ops (so a create_graph backward can differentiate it again). Broadcast inputs get their gradient
 summed back to their own shape by `sum_to`."""
 
+import operator
+
 import numpy as np
 
 from .._dtype import from_numpy
-from ._common import (STATE, Node, Tensor, broadcast_error, const, float_data, operands,
-                      requires_grad, sum_to, track, wrap, xp)
+from ._common import (STATE, Node, Tensor, broadcast_error, const, float_data, grad_casts,
+                      is_number, operands, requires_grad, sum_to, track, wrap, xp)
 
 
-def _binary(a, b, compute, node_cls, save):
+def _binary(a, b, compute, node_cls, save, dunder=False):
     """Run a broadcasting binary op and, when needed, record `node_cls` with the saved operands."""
-    ad, bd = operands(a, b)
+    ad = a._data
+    b_is_tensor = isinstance(b, Tensor)
+    promoted = False
+    if b_is_tensor and b._data.dtype is ad.dtype and b._data.__class__ is ad.__class__:
+        bd = b._data  # the common case needs no promotion
+    elif b.__class__ is float and ad.dtype.kind == "f":
+        bd = b
+    else:
+        if not b_is_tensor and not is_number(b):
+            if dunder:  # let Python try the other operand, then word the TypeError itself
+                return NotImplemented
+        ad, bd = operands(a, b)
+        promoted = True
     try:
         data = compute(ad, bd)
     except ValueError:
         raise broadcast_error(ad.shape, getattr(bd, "shape", ())) from None
     out = wrap(data)
-    if STATE.enabled and (a._requires_grad or (isinstance(b, Tensor) and b._requires_grad)):
-        b_is_tensor = isinstance(b, Tensor)
+    if STATE.enabled and (a._requires_grad or (b_is_tensor and b._requires_grad)):
         node = node_cls((a, b), ((a, b) if b_is_tensor else (a,)) if save else ())
         node.shapes = (ad.shape, bd.shape if b_is_tensor else ())
         node.other = None if b_is_tensor else b
+        if promoted:
+            node.casts = grad_casts(out, a, b)
         track(out, node)
     return out
 
@@ -32,7 +47,8 @@ class _BinaryNode(Node):
 
 # -- add, sub -----------------------------------------------------------------------------------
 class AddBackward0(_BinaryNode):
-    __slots__ = ("alpha",)
+    __slots__ = ()
+    alpha = 1  # set on the node only for add(..., alpha=)
 
     def backward(self, g):
         sa, sb = self.shapes
@@ -53,9 +69,8 @@ class SubBackward0(AddBackward0):
 
 def add(input, other, *, alpha=1):
     if alpha == 1:
-        out = _binary(input, other, _np_add, AddBackward0, False)
-    else:
-        out = _binary(input, other, lambda x, y: x + alpha * y, AddBackward0, False)
+        return _binary(input, other, operator.add, AddBackward0, False)
+    out = _binary(input, other, lambda x, y: x + alpha * y, AddBackward0, False)
     if out.grad_fn is not None:
         out.grad_fn.alpha = alpha
     return out
@@ -67,7 +82,7 @@ def sub(input, other, *, alpha=1):
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
     if alpha == 1:
-        out = _binary(input, other, _np_sub, SubBackward0, False)
+        return _binary(input, other, operator.sub, SubBackward0, False)
     else:
         out = _binary(input, other, lambda x, y: x - alpha * y, SubBackward0, False)
     if out.grad_fn is not None:
@@ -84,15 +99,11 @@ class RsubBackward1(_BinaryNode):
 
 def rsub(input, number):
     """number - input, for a Python number on the left."""
-    return _binary(input, number, lambda x, y: y - x, RsubBackward1, False)
+    return _binary(input, number, _reversed_sub, RsubBackward1, False)
 
 
-def _np_add(x, y):
-    return x + y
-
-
-def _np_sub(x, y):
-    return x - y
+def _reversed_sub(x, y):
+    return y - x
 
 
 # -- mul, div -------------------------------------------------------------------------------------
@@ -105,16 +116,13 @@ class MulBackward0(_BinaryNode):
             return (g * self.other, None)
         a, b = saved
         sa, sb = self.shapes
-        return (sum_to(g * b, sa) if self.needs_grad(0) else None,
-                sum_to(g * a, sb) if self.needs_grad(1) else None)
+        (na, _), (nb, _) = self.next_functions
+        return (sum_to(g * b, sa) if na is not None else None,
+                sum_to(g * a, sb) if nb is not None else None)
 
 
 def mul(input, other):
-    return _binary(input, other, _np_mul, MulBackward0, True)
-
-
-def _np_mul(x, y):
-    return x * y
+    return _binary(input, other, operator.mul, MulBackward0, True)
 
 
 class DivBackward0(_BinaryNode):
@@ -144,6 +152,8 @@ def div(input, other, *, rounding_mode=None):
             q = xp(q).floor(q) if rounding_mode == "floor" else xp(q).trunc(q)
             kind = operands(input, other)[0].dtype
             return wrap(q.astype(kind) if kind.kind in "iu" else q)
+    if input._data.dtype.kind == "f":
+        return _binary(input, other, operator.truediv, DivBackward0, True)
     return _binary(input, other, _true_divide, DivBackward0, True)
 
 
@@ -215,6 +225,7 @@ def pow(input, exponent):
         if requires_grad(input, exponent):
             node = PowBackward1((input, exponent), (input, exponent, out.detach()))
             node.shapes = (ad.shape, bd.shape)
+            node.casts = grad_casts(out, input, exponent)
             track(out, node)
         return out
     ad, e = operands(input, exponent)
@@ -262,6 +273,7 @@ def _extremum(a, b, node_cls, pick, greater):
     if requires_grad(a, b):
         node = node_cls((a, b), (a, b))
         node.shapes = (ad.shape, bd.shape)
+        node.casts = grad_casts(out, a, b)
         dt = out._data.dtype
         node._wins = greater(ad, bd).astype(dt) + (ad == bd).astype(dt) * 0.5
         track(out, node)
@@ -310,6 +322,7 @@ def where(condition, input, other):
         raise broadcast_error(cond.shape, np.broadcast_shapes(np.shape(xd), np.shape(yd))) from None
     if requires_grad(input, other):
         node = WhereBackward0((None, input, other))
+        node.casts = grad_casts(out, None, input, other)
         node.cond = cond
         node.shapes = (np.shape(xd), np.shape(yd))
         track(out, node)
@@ -446,7 +459,26 @@ class TanhBackward0(Node):
 
     def backward(self, g):
         (y,) = self.unpack()
-        return (g * (1 - y * y),)
+        return (tanh_backward(g, y),)
+
+
+def tanh_backward(grad, output):
+    """grad * (1 - output**2) as one op: the hot backward of tanh layers and chains."""
+    gd, yd = grad._data, output._data
+    out = wrap(gd * (1 - yd * yd))
+    if STATE.enabled and (grad._requires_grad or output._requires_grad):
+        track(out, TanhBackwardBackward0((grad, output), (grad, output)))
+    return out
+
+
+class TanhBackwardBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, gg):
+        g, y = self.unpack()
+        (ng, _), (ny, _) = self.next_functions
+        return (gg * (1 - y * y) if ng is not None else None,
+                gg * g * -2 * y if ny is not None else None)
 
 
 def tanh(input):
@@ -459,7 +491,26 @@ class SigmoidBackward0(Node):
 
     def backward(self, g):
         (y,) = self.unpack()
-        return (g * y * (1 - y),)
+        return (sigmoid_backward(g, y),)
+
+
+def sigmoid_backward(grad, output):
+    """grad * output * (1 - output) as one op."""
+    gd, yd = grad._data, output._data
+    out = wrap(gd * (yd - yd * yd))
+    if STATE.enabled and (grad._requires_grad or output._requires_grad):
+        track(out, SigmoidBackwardBackward0((grad, output), (grad, output)))
+    return out
+
+
+class SigmoidBackwardBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, gg):
+        g, y = self.unpack()
+        (ng, _), (ny, _) = self.next_functions
+        return (gg * y * (1 - y) if ng is not None else None,
+                gg * g * (1 - 2 * y) if ny is not None else None)
 
 
 def sigmoid(input):
@@ -578,7 +629,11 @@ def _np_tanh(d):
 
 def _np_sigmoid(d):
     m = xp(d)
-    return 1 / (1 + m.exp(-d))
+    e = m.exp(-d)
+    if d.ndim == 0:
+        return 1 / (1 + e)
+    e += 1
+    return m.reciprocal(e, out=e)
 
 
 def _np_reciprocal(d):
@@ -647,3 +702,40 @@ class _no_grad:  # noqa: N801 - a tiny local twin of autograd.no_grad, to avoid 
 
     def __exit__(self, *exc):
         STATE.enabled = self.prev
+
+
+# -- operators: like the functions, but a foreign operand gives NotImplemented (Python's rule) ---
+def __add__(a, b):  # noqa: N807
+    return _binary(a, b, operator.add, AddBackward0, False, True)
+
+
+def __sub__(a, b):  # noqa: N807
+    if isinstance(b, Tensor) or a._data.dtype == bool:
+        return sub(a, b)
+    return _binary(a, b, operator.sub, SubBackward0, False, True)
+
+
+def __rsub__(a, b):  # noqa: N807
+    return _binary(a, b, _reversed_sub, RsubBackward1, False, True)
+
+
+def __mul__(a, b):  # noqa: N807
+    return _binary(a, b, operator.mul, MulBackward0, True, True)
+
+
+def __truediv__(a, b):  # noqa: N807
+    if a._data.dtype.kind == "f":
+        return _binary(a, b, operator.truediv, DivBackward0, True, True)
+    return _binary(a, b, _true_divide, DivBackward0, True, True)
+
+
+def __rtruediv__(a, b):  # noqa: N807
+    return rdiv(a, b) if is_number(b) else NotImplemented
+
+
+def __pow__(a, b):  # noqa: N807
+    return pow(a, b) if isinstance(b, Tensor) or is_number(b) else NotImplemented
+
+
+def __rpow__(a, b):  # noqa: N807
+    return rpow(a, b) if is_number(b) else NotImplemented

@@ -1,6 +1,6 @@
 """matmul with PyTorch's rules for 1-D and batched operands, and linear (a fused addmm)."""
 
-from ._common import STATE, Node, broadcast_error, operands, sum_to, track, wrap
+from ._common import STATE, Node, broadcast_error, grad_casts, operands, sum_to, track, wrap
 
 
 def _check_matmul(sa, sb):
@@ -84,7 +84,9 @@ def matmul(input, other):
         raise broadcast_error(ad.shape[:-2], bd.shape[:-2]) from None
     out = wrap(data)
     if STATE.enabled and (input._requires_grad or other._requires_grad):
-        track(out, _node_for(ad.ndim, bd.ndim)((input, other), (input, other)))
+        node = _node_for(ad.ndim, bd.ndim)((input, other), (input, other))
+        node.casts = grad_casts(out, input, other)
+        track(out, node)
     return out
 
 

@@ -152,6 +152,8 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     m = xp(xd)
     if bool(((xd < 0) | (xd > 1)).any()) or bool(m.isnan(xd).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
+    if bool(((td < 0) | (td > 1)).any()):
+        raise RuntimeError("all elements of target should be between 0 and 1")
     # PyTorch clamps each log at -100 so that a confident wrong answer costs 100, not inf
     loss = -(td * m.maximum(m.log(xd), -100) + (1 - td) * m.maximum(m.log(1 - xd), -100))
     w = None
@@ -230,9 +232,8 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     logp = log_softmax(input, class_dim)
     if target._data.dtype.kind == "f":  # class probabilities
         if target._data.shape != input._data.shape:
-            raise RuntimeError("Expected target size to equal input size when target holds "
-                               f"class probabilities, got {list(target.shape)} and "
-                               f"{list(input.shape)}")
+            raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                               f"{target.dtype.legacy_name[:-6]}")
         probs = target
         if label_smoothing:
             probs = probs * (1 - label_smoothing) + label_smoothing / input._data.shape[class_dim]

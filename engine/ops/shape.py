@@ -5,12 +5,13 @@ import numpy as np
 
 from .._device import scatter_add
 from .._dtype import get as get_dtype
-from ._common import STATE, Node, Tensor, const, sum_to, track, wrap, wrap_dim, xp
+from ._common import (STATE, Node, Tensor, const, grad_casts, sum_to, track, wrap, wrap_dim,
+                      xp)
 
 
 def _view_of(input, data):
     out = wrap(data)
-    out._version = input._version
+    out._vc = input._vc
     return out
 
 
@@ -31,6 +32,8 @@ class ViewBackward0(Node):
 def reshape(input, *shape):
     shape = _shape_arg(shape)
     d = input._data
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
     try:
         data = d.reshape(shape)
     except ValueError:
@@ -327,6 +330,7 @@ def cat(tensors, dim=0):
     out = wrap(xp(ref).concatenate(kept, axis=dim))
     if STATE.enabled and any(x._requires_grad for x in tensors):
         node = CatBackward0(tensors)
+        node.casts = grad_casts(out, *tensors)
         node.dim, bounds, at = dim, [], 0
         for a in arrays:
             n = a.shape[dim] if a.ndim == ref.ndim else 0
@@ -360,6 +364,7 @@ def stack(tensors, dim=0):
     out = wrap(xp(arrays[0]).stack(arrays, axis=dim))
     if STATE.enabled and any(x._requires_grad for x in tensors):
         node = StackBackward0(tensors)
+        node.casts = grad_casts(out, *tensors)
         node.dim = dim
         track(out, node)
     return out

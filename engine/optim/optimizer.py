@@ -49,7 +49,7 @@ class Optimizer:
                 for p in group["params"]:
                     if p._grad is not None:
                         self._update(p, p._grad._data, group, self.state.setdefault(p, {}))
-                        p._version[0] += 1
+                        p._vc[0] += 1
         return loss
 
     def _update(self, p, grad, group, state):  # pragma: no cover - each optimizer defines it

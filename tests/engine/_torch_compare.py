@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
@@ -24,12 +24,13 @@ if os.environ.get("ENGINE_TEST_BACKEND") == "torch":
     eg = torch
     eg_F = torch_F
 else:
-    import engine.nn.functional as eg_F
-
     import engine as eg
+    import engine.nn.functional as eg_F
 
 RTOL = 1e-7
 ATOL = 1e-10
+RTOL_F32 = 2e-5
+ATOL_F32 = 1e-6
 
 
 # --------------------------------------------------------------------------- input specs
@@ -49,6 +50,8 @@ class Spec:
     grad: bool = True
     kind: str = "float"
     high: int = 0
+    dtype: str = "float64"  # for kind == "float": "float64" or "float32"
+    values: tuple | None = None  # dist == "fixed": nested tuple of the exact values
 
 
 def R(*shape, grad=True):
@@ -87,6 +90,15 @@ def Mask(*shape):
     return Spec(tuple(shape), kind="bool", grad=False)
 
 
+def Fixed(values, grad=True):
+    arr = np.asarray(values, dtype=np.float64)
+    return Spec(arr.shape, "fixed", grad, values=tuple(arr.ravel().tolist()))
+
+
+def f32(spec: Spec) -> Spec:
+    return replace(spec, dtype="float32")
+
+
 def sample(spec: Spec, rng: np.random.Generator) -> np.ndarray:
     shape = spec.shape
     if spec.kind == "int":
@@ -111,13 +123,15 @@ def sample(spec: Spec, rng: np.random.Generator) -> np.ndarray:
         a = rng.uniform(0.05, 0.95, shape)
     elif d == "smallint":
         a = rng.integers(-1, 2, size=shape).astype(np.float64)
+    elif d == "fixed":
+        a = np.asarray(spec.values).reshape(shape)
     elif d == "clampsafe":
         a = rng.uniform(-1.5, 1.5, shape)
         a = np.where(np.abs(np.abs(a) - 0.5) < 0.05, a * 1.3, a)
         a = np.where(np.abs(a) < 0.05, 0.2, a)
     else:  # pragma: no cover
         raise ValueError(d)
-    return np.asarray(a, dtype=np.float64)
+    return np.asarray(a, dtype=spec.dtype)
 
 
 def make_tensor(m, arr: np.ndarray, spec: Spec):
@@ -125,7 +139,7 @@ def make_tensor(m, arr: np.ndarray, spec: Spec):
         return m.tensor(arr, dtype=m.int64)
     if spec.kind == "bool":
         return m.tensor(arr, dtype=m.bool)
-    return m.tensor(arr, dtype=m.float64, requires_grad=spec.grad)
+    return m.tensor(arr, dtype=getattr(m, spec.dtype), requires_grad=spec.grad)
 
 
 def seed_for(name: str) -> int:
@@ -161,7 +175,9 @@ def grad_fn_name(t) -> str | None:
 def assert_same_array(actual: np.ndarray, expected: np.ndarray, what: str):
     assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != torch {expected.shape}"
     assert actual.dtype == expected.dtype, f"{what}: dtype {actual.dtype} != torch {expected.dtype}"
-    if np.issubdtype(expected.dtype, np.floating):
+    if expected.dtype == np.float32:
+        np.testing.assert_allclose(actual, expected, rtol=RTOL_F32, atol=ATOL_F32, err_msg=what)
+    elif np.issubdtype(expected.dtype, np.floating):
         np.testing.assert_allclose(actual, expected, rtol=RTOL, atol=ATOL, err_msg=what)
     else:
         np.testing.assert_array_equal(actual, expected, err_msg=what)
@@ -179,15 +195,20 @@ def run_both(name, fn, specs):
 
 
 def compare_with_torch(name, fn, specs):
-    """Forward value, dtype, shape, requires_grad, and every input's .grad after out.backward(g)."""
+    """Forward value, dtype, shape, requires_grad, and every input's .grad after out.backward(g).
+
+    The upstream gradient g is random (same array for both); fn may also call backward itself
+    and return None, in which case only the inputs' grads are compared.
+    """
     rng, (t_in, t_out), (e_in, e_out) = run_both(name, fn, specs)
 
-    t_val, e_val = to_np(t_out), to_np(e_out)
-    assert_same_array(e_val, t_val, "forward")
-    assert bool(e_out.requires_grad) == t_out.requires_grad, "out.requires_grad"
-    assert (e_out.grad_fn is None) == (t_out.grad_fn is None), "out.grad_fn None-ness"
+    if t_out is not None:
+        t_val, e_val = to_np(t_out), to_np(e_out)
+        assert_same_array(e_val, t_val, "forward")
+        assert bool(e_out.requires_grad) == t_out.requires_grad, "out.requires_grad"
+        assert (e_out.grad_fn is None) == (t_out.grad_fn is None), "out.grad_fn None-ness"
 
-    if t_out.requires_grad:
+    if t_out is not None and t_out.requires_grad:
         g = np.asarray(rng.standard_normal(t_val.shape), dtype=t_val.dtype)
         t_out.backward(torch.tensor(g, dtype=t_out.dtype))
         e_out.backward(eg.tensor(g, dtype=e_out.dtype))

@@ -214,6 +214,38 @@ def test_backward_twice_raises_like_torch(fn):
     assert_same_error(fn, SECOND_TIME, "retain_graph=True")
 
 
+def test_graph_without_saved_tensors_can_backward_twice():
+    def scenario(lib):
+        x = leaf(lib)
+        s = (x + 1).sum()
+        s.backward()
+        s.backward()
+        return x.grad
+
+    check_same(scenario)
+
+
+def test_create_graph_retains_graph_by_default():
+    def scenario(lib):
+        x = leaf(lib)
+        s = (x**3).sum()
+        (g,) = lib.autograd.grad(s, x, create_graph=True)
+        (g2,) = lib.autograd.grad(s, x)
+        return [g, g2]
+
+    check_same(scenario)
+
+
+def test_preset_grad_is_accumulated_into():
+    def scenario(lib):
+        x = leaf(lib)
+        x.grad = lib.tensor([1.0, -1.0, 0.5])
+        (x * x).sum().backward()
+        return x.grad
+
+    check_same(scenario)
+
+
 def test_autograd_grad_retain_graph_allows_second_call():
     def scenario(lib):
         x = leaf(lib)
@@ -332,6 +364,16 @@ def _nonleaf_requires_grad_false_method(lib):
     y.requires_grad_(False)
 
 
+def _nonleaf_requires_grad_true(lib):
+    y = leaf(lib) * 2
+    y.requires_grad = True
+
+
+def _assign_grad_of_wrong_shape(lib):
+    x = leaf(lib)
+    x.grad = lib.ones(2)
+
+
 def _hook_on_tensor_without_grad(lib):
     lib.tensor([1.0]).register_hook(lambda g: g)
 
@@ -379,6 +421,8 @@ ERROR_CASES = [
         _nonleaf_requires_grad_false_method,
         ("you can only change requires_grad flags of leaf variables",),
     ),
+    (_nonleaf_requires_grad_true, ("you can only change requires_grad flags of leaf variables",)),
+    (_assign_grad_of_wrong_shape, ()),
     (_hook_on_tensor_without_grad, ()),
     (_grad_unused_input, ("Set allow_unused=True if this is the desired behavior",)),
     (_grad_input_without_grad, ()),
@@ -503,6 +547,19 @@ def test_multiple_hooks_run_in_registration_order_and_chain():
         x.register_hook(lambda g: order.append(("x2", g * 1)) or -g)
         y.sum().backward()
         return [order, x.grad]
+
+    check_same(scenario)
+
+
+def test_hook_on_tensor_used_twice_runs_once_with_summed_grad():
+    def scenario(lib):
+        x = leaf(lib, (1.0, 2.0))
+        y = x * 2
+        calls = []
+        y.register_hook(lambda g: calls.append(["y", g * 1]))
+        x.register_hook(lambda g: calls.append(["x", g * 1]))
+        (y * y + y + x).sum().backward()
+        return [calls, x.grad]
 
     check_same(scenario)
 

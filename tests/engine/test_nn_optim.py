@@ -738,3 +738,147 @@ def test_optimizer_step_does_not_build_graph(rng):
     for p in model.parameters():
         assert p.is_leaf and p.grad_fn is None and p.requires_grad
         assert isinstance(p, enn.Parameter)
+
+
+# =========================================================================== edge cases
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 5, 3)])
+def test_linear_other_input_ranks(rng, shape):
+    lin = enn.Linear(3, 4, dtype=eg.float64)
+    ref = torch.nn.Linear(3, 4, dtype=torch.float64)
+    copy_params(lin, ref)
+    x, xt = pair(rng.standard_normal(shape), requires_grad=True)
+    out, out_t = lin(x), ref(xt)
+    assert tuple(out.shape) == tuple(out_t.shape)
+    close(out, out_t)
+    out.sum().backward()
+    out_t.sum().backward()
+    close(x.grad, xt.grad)
+    close(lin.weight.grad, ref.weight.grad)
+    close(lin.bias.grad, ref.bias.grad)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_bce_clamps_log_at_exact_zero_and_one(reduction):
+    inp = np.array([0.0, 1.0, 0.0, 1.0, 0.5])
+    target = np.array([1.0, 0.0, 0.0, 1.0, 1.0])
+    x, xt = pair(inp)
+    y, yt = pair(target)
+    out = EF.binary_cross_entropy(x, y, reduction=reduction)
+    out_t = F.binary_cross_entropy(xt, yt, reduction=reduction)
+    assert np.all(np.isfinite(arr(out)))
+    close(out, out_t)
+
+
+def test_tied_parameters_are_listed_once(rng):
+    shared = enn.Linear(3, 3, dtype=eg.float64)
+    model = enn.Sequential(shared, enn.Tanh(), shared)
+    shared_t = torch.nn.Linear(3, 3, dtype=torch.float64)
+    ref = torch.nn.Sequential(shared_t, torch.nn.Tanh(), shared_t)
+    assert [n for n, _ in model.named_parameters()] == ["0.weight", "0.bias"]
+    assert len(list(model.parameters())) == 2
+    copy_params(model, ref)
+    opt = eoptim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    opt_t = torch.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
+    for xb, _ in _regression_batches(rng, 3):
+        opt.zero_grad()
+        opt_t.zero_grad()
+        (model(eg.tensor(xb[:, :3])) ** 2).sum().backward()
+        (ref(torch.tensor(xb[:, :3])) ** 2).sum().backward()
+        opt.step()
+        opt_t.step()
+    for (n, p), (_, q) in zip(model.named_parameters(), ref.named_parameters()):
+        close(p, q, msg=n)
+
+
+def test_tied_parameters_state_dict_keeps_every_name():
+    shared = enn.Linear(3, 3)
+    model = enn.Sequential(shared, enn.Tanh(), shared)
+    shared_t = torch.nn.Linear(3, 3)
+    ref = torch.nn.Sequential(shared_t, torch.nn.Tanh(), shared_t)
+    keys = list(model.state_dict().keys())
+    assert keys == list(ref.state_dict().keys())
+    assert keys == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    model.load_state_dict(model.state_dict())  # and it loads back
+
+
+class _EgTwoHeads(enn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = enn.Linear(4, 2, dtype=eg.float64)
+        self.b = enn.Linear(4, 2, dtype=eg.float64)
+
+
+class _TTwoHeads(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(4, 2, dtype=torch.float64)
+        self.b = torch.nn.Linear(4, 2, dtype=torch.float64)
+
+
+@pytest.mark.parametrize(
+    "kind, kw",
+    [
+        ("SGD", {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.01}),
+        ("Adam", {"lr": 0.02, "weight_decay": 0.01}),
+    ],
+    ids=["sgd-momentum", "adam"],
+)
+def test_parameters_without_grad_on_some_steps(rng, kind, kw):
+    """Head b gets a gradient only on even steps; its optimizer state must skip the rest."""
+    model, ref = _EgTwoHeads(), _TTwoHeads()
+    copy_params(model, ref)
+    opt, opt_t = _make_opt(kind, model.parameters(), ref.parameters(), kw)
+    for step in range(6):
+        xb = rng.standard_normal((5, 4))
+        x, xt = pair(xb)
+        opt.zero_grad()
+        opt_t.zero_grad()
+        out, out_t = model.a(x), ref.a(xt)
+        if step % 2 == 0:
+            out, out_t = out * model.b(x), out_t * ref.b(xt)
+        (out**2).mean().backward()
+        (out_t**2).mean().backward()
+        opt.step()
+        opt_t.step()
+        for (n, p), (_, q) in zip(model.named_parameters(), ref.named_parameters()):
+            close(p, q, msg=f"{n} after step {step}")
+
+
+def test_nested_state_dict_round_trip(rng):
+    a, b = _EgNet(), _EgNet()
+    sd = a.state_dict()
+    assert list(sd.keys()) == list(_TNet().state_dict().keys())
+    b.load_state_dict(sd)
+    x = eg.tensor(rng.standard_normal((2, 3)).astype(np.float32))
+    np.testing.assert_array_equal(arr(a(x)), arr(b(x)))
+
+
+def _same_error(eg_fn, torch_fn):
+    t_type, t_msg = error_of(torch_fn)
+    with pytest.raises(t_type) as info:
+        eg_fn()
+    assert str(info.value) == t_msg
+
+
+def test_cross_entropy_rejects_float_class_indices():
+    _same_error(
+        lambda: EF.cross_entropy(eg.ones(3, 2), eg.tensor([0.0, 1.0, 1.0])),
+        lambda: F.cross_entropy(torch.ones(3, 2), torch.tensor([0.0, 1.0, 1.0])),
+    )
+
+
+def test_cross_entropy_target_out_of_bounds():
+    _same_error(
+        lambda: EF.cross_entropy(eg.ones(3, 2), eg.tensor([0, 1, 5])),
+        lambda: F.cross_entropy(torch.ones(3, 2), torch.tensor([0, 1, 5])),
+    )
+
+
+@pytest.mark.parametrize("inp, target", [([1.5], [1.0]), ([0.5], [2.0]), ([0.5], [-0.1])])
+def test_bce_rejects_values_outside_unit_interval(inp, target):
+    _same_error(
+        lambda: EF.binary_cross_entropy(eg.tensor(inp), eg.tensor(target)),
+        lambda: F.binary_cross_entropy(torch.tensor(inp), torch.tensor(target)),
+    )

@@ -13,6 +13,7 @@ from _torch_compare import (
     NZ,
     ClampSafe,
     D,
+    Fixed,
     Idx,
     Mask,
     P,
@@ -22,6 +23,7 @@ from _torch_compare import (
     case,
     compare_with_torch,
     eg,
+    f32,
     grad_fn_name,
     run_both,
     shape_id,
@@ -693,6 +695,36 @@ DTYPES = [
     ("f32-mean", lambda m: m.tensor([[1.0, 2.0]]).mean(), "float32"),
     ("max-indices-int64", lambda m: m.tensor([[1.0, 2.0]]).max(1).indices, "int64"),
     ("f32-softmax", lambda m: m.softmax(m.tensor([1.0, 2.0]), 0), "float32"),
+    ("f32-add-f64-0d", lambda m: m.tensor([1.0]) + m.tensor(2.0, dtype=m.float64), "float32"),
+    ("f64-0d-mul-f32", lambda m: m.tensor(2.0, dtype=m.float64) * m.tensor([1.0]), "float32"),
+    ("i64-add-f64-0d", lambda m: m.tensor([1]) + m.tensor(2.0, dtype=m.float64), "float64"),
+    ("i64-mul-f32", lambda m: m.tensor([3, 4]) * m.tensor([1.5, 2.0]), "float32"),
+    ("i64-pow-int", lambda m: m.tensor([3, 4]) ** 2, "int64"),
+    ("i64-pow-float", lambda m: m.tensor([3, 4]) ** 0.5, "float32"),
+    ("i64-sum", lambda m: m.tensor([3, 4]).sum(), "int64"),
+    ("bool-sum", lambda m: m.tensor([True, False, True]).sum(), "int64"),
+    ("bool-mul-f32", lambda m: m.tensor([True, False]) * m.tensor([1.5, 2.0]), "float32"),
+    ("i64-div-python-int", lambda m: m.tensor([3, 4]) / 2, "float32"),
+    ("i64-mul-python-float", lambda m: m.tensor([3, 4]) * 2.5, "float32"),
+    ("i64-exp", lambda m: m.exp(m.tensor([1, 2])), "float32"),
+    ("i64-sqrt", lambda m: m.sqrt(m.tensor([1, 4])), "float32"),
+    ("i64-sigmoid", lambda m: m.sigmoid(m.tensor([1, 2])), "float32"),
+    ("i64-abs", lambda m: m.abs(m.tensor([-1, 2])), "int64"),
+    ("i64-neg", lambda m: -m.tensor([-1, 2]), "int64"),
+    ("i64-max", lambda m: m.tensor([[1, 5], [3, 2]]).max(), "int64"),
+    ("i64-max-dim-values", lambda m: m.tensor([[1, 5], [3, 2]]).max(0).values, "int64"),
+    ("i64-cmp-float", lambda m: m.tensor([1, 2]) > 1.5, "bool"),
+    (
+        "where-i64-f32",
+        lambda m: m.where(m.tensor([True, False]), m.tensor([1, 2]), m.tensor([0.5, 1.5])),
+        "float32",
+    ),
+    (
+        "cat-f32-f64",
+        lambda m: m.cat([m.tensor([1.0]), m.tensor([2.0], dtype=m.float64)]),
+        "float64",
+    ),
+    ("f64-0d-python-scalar", lambda m: m.tensor(2.0, dtype=m.float64) * 3, "float64"),
 ]
 
 
@@ -839,3 +871,187 @@ def test_binary_broadcasting_property(shapes, op):
     fn, sx, sy = BINARY[op]
     a, b = shapes.input_shapes
     compare_with_torch(f"prop-{op}-{a}-{b}", fn, [sx(*a), sy(*b)])
+
+
+# ------------------------------------------------------------------------------ float32 inputs
+# Forward dtype and every grad's dtype must follow torch (float32 leaves get float32 grads,
+# also when the op promotes to float64).
+
+
+def _f32_cases():
+    cs = []
+    for op, (fn, spec) in UNARY.items():
+        cs.append(case(f"unary-{op}", fn, f32(spec(3, 4))))
+    for op, (fn, sx, sy) in BINARY.items():
+        cs.append(case(f"binary-{op}", fn, f32(sx(3, 1)), f32(sy(1, 4))))
+        cs.append(case(f"binary-{op}-with-f64", fn, f32(sx(3, 1)), sy(1, 4)))
+        cs.append(case(f"binary-{op}-with-f64-0d", fn, f32(sx(3, 4)), sy()))
+    cs += [
+        case("sum", lambda m, F, x: x.sum(), f32(R(3, 4))),
+        case("sum-dim", lambda m, F, x: x.sum(dim=(0, 2), keepdim=True), f32(R(2, 3, 4))),
+        case("mean", lambda m, F, x: x.mean(), f32(R(3, 4))),
+        case("mean-dim", lambda m, F, x: x.mean(-1), f32(R(2, 3, 4))),
+        case("var", lambda m, F, x: x.var(1), f32(R(3, 4))),
+        case("std", lambda m, F, x: x.std(), f32(R(3, 4))),
+        case("max-dim", lambda m, F, x: x.max(1).values, f32(D(3, 4))),
+        case("amax", lambda m, F, x: x.amax(0), f32(D(3, 4))),
+        case("softmax", lambda m, F, x: m.softmax(x, -1), f32(R(3, 4))),
+        case("log_softmax", lambda m, F, x: m.log_softmax(x, 0), f32(R(3, 4))),
+        case("matmul", lambda m, F, x, y: x @ y, f32(R(2, 3, 4)), f32(R(4, 5))),
+        case("matmul-1d", lambda m, F, x, y: x @ y, f32(R(4)), f32(R(4))),
+        case("cat", lambda m, F, x, y: m.cat([x, y], 1), f32(R(2, 3)), f32(R(2, 1))),
+        case("stack", lambda m, F, x, y: m.stack([x, y]), f32(R(2, 3)), f32(R(2, 3))),
+        case("index", lambda m, F, x, i: x[i], f32(R(4, 5)), Idx((6,), 4)),
+        case("mask", lambda m, F, x, k: x[k], f32(R(4, 5)), Mask(4, 5)),
+        case(
+            "where", lambda m, F, c, x, y: m.where(c, x, y), Mask(3, 1), f32(R(1, 4)), f32(R(3, 4))
+        ),
+        case("where-scalar", lambda m, F, c, x: m.where(c, x, 0.0), Mask(3, 4), f32(R(3, 4))),
+        case("expand", lambda m, F, x: x.expand(2, 3, 4), f32(R(3, 1))),
+        case("mse", lambda m, F, x, y: F.mse_loss(x, y), f32(R(4, 3)), f32(R(4, 3))),
+        case("l1", lambda m, F, x, y: F.l1_loss(x, y), f32(R(4, 3)), f32(R(4, 3))),
+        case("cross_entropy", lambda m, F, x, t: F.cross_entropy(x, t), f32(R(5, 4)), Idx((5,), 4)),
+        case(
+            "bce",
+            lambda m, F, p, t: F.binary_cross_entropy(p, t),
+            f32(Prob(4, 3)),
+            f32(Prob(4, 3, grad=False)),
+        ),
+        case(
+            "linear",
+            lambda m, F, x, w, b: F.linear(x, w, b),
+            f32(R(5, 3)),
+            f32(R(4, 3)),
+            f32(R(4)),
+        ),
+    ]
+    return cs
+
+
+@pytest.mark.parametrize("name, fn, specs", _f32_cases())
+def test_float32(name, fn, specs):
+    compare_with_torch(f"f32-{name}", fn, specs)
+
+
+# ------------------------------------------------------------------------------ graph structure
+
+GRAPH = [
+    case("diamond", lambda m, F, x: (lambda y: y * y.sum(0) + y.T.T)(m.tanh(x)), R(3, 4)),
+    case(
+        "diamond-uneven-depth",
+        lambda m, F, x, w: (lambda h: (h @ w).exp().sum(-1, keepdim=True) * h + h)(m.sigmoid(x)),
+        R(3, 4),
+        R(4, 4),
+    ),
+    case("reuse-both-operands", lambda m, F, x: x @ x, R(4, 4)),
+    case("reuse-in-cat", lambda m, F, x: m.cat([x, x * 2, x[:1]]), R(3, 4)),
+    case("reuse-in-where", lambda m, F, x: m.where(x > 0, x, -x * 0.5) * x, NZ(3, 4)),
+    case(
+        "all-inputs-nograd",
+        lambda m, F, x, y: x * y + 1.0,
+        R(3, 4, grad=False),
+        R(3, 4, grad=False),
+    ),
+    case("one-input-unused-in-graph", lambda m, F, x, y: x.exp(), R(3, 4), R(3, 4)),
+    case("detach-whole", lambda m, F, x: x.exp().detach() * 2.0, R(3, 4)),
+    case("long-chain", lambda m, F, x: _chain(x, 30), R(3)),
+]
+
+
+def _chain(x, n):
+    for _ in range(n):
+        x = x * 0.9 + 0.1 * x.tanh()
+    return x
+
+
+@pytest.mark.parametrize("name, fn, specs", GRAPH)
+def test_graph(name, fn, specs):
+    compare_with_torch(f"graph-{name}", fn, specs)
+
+
+def test_backward_without_gradient_on_scalar():
+    def f(m, F, x, y):
+        (x * y).sum().backward()  # implicit gradient 1.0
+
+    compare_with_torch("implicit-backward", f, [R(3, 4), R(3, 4)])
+
+
+def test_backward_without_gradient_on_loss():
+    def f(m, F, x, w, t):
+        F.cross_entropy(x @ w, t).backward()
+
+    compare_with_torch("implicit-backward-loss", f, [R(5, 3), R(3, 4), Idx((5,), 4)])
+
+
+EXTRA_INDEXING = [
+    case("list-negative", lambda m, F, x: x[[-1, 0, -1]], R(4, 5)),
+    case("slice-past-end", lambda m, F, x: x[2:10], R(4, 5)),
+    case("slice-empty", lambda m, F, x: x[3:1], R(4, 5)),
+    case("none-ellipsis-none", lambda m, F, x: x[None, ..., None], R(2, 3)),
+    case("0d-int-tensor", lambda m, F, x, i: x[i], R(4, 5), Idx((), 4)),
+    case("3d-mixed", lambda m, F, x, i: x[1:, i, ::2], R(3, 4, 5), Idx((3,), 4)),
+    case("scalar-from-1d", lambda m, F, x: x[2] * x[0], R(5)),
+]
+
+
+@pytest.mark.parametrize("name, fn, specs", EXTRA_INDEXING)
+def test_indexing_extra(name, fn, specs):
+    compare_with_torch(f"index2-{name}", fn, specs)
+
+
+# ------------------------------------------------------------------- subgradient conventions
+# PyTorch's choices at non-differentiable points (kept apart from the sweeps above, which avoid
+# these points on purpose): relu'(0) = 0, abs'(0) = 0, clamp passes gradient at the bound,
+# max()/amax split the gradient evenly between ties, maximum(x, x) gives each side half.
+
+TIES = [0.0, 1.0, -1.0, 0.5, 0.5, 2.0, 2.0]
+
+CONVENTIONS = [
+    case("relu-at-0", lambda m, F, x: m.relu(x), Fixed(TIES)),
+    case("abs-at-0", lambda m, F, x: m.abs(x), Fixed(TIES)),
+    case("clamp-at-bounds", lambda m, F, x: m.clamp(x, min=0.0, max=0.5), Fixed(TIES)),
+    case("max-all-ties", lambda m, F, x: x.max(), Fixed(TIES)),
+    case("min-all-ties", lambda m, F, x: x.min(), Fixed([1.0, -3.0, -3.0, 0.0])),
+    case("amax-ties", lambda m, F, x: x.amax(), Fixed(TIES)),
+    case("amax-dim-ties", lambda m, F, x: x.amax(1), Fixed([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])),
+    case("maximum-equal", lambda m, F, x, y: m.maximum(x, y), Fixed([1.0, 2.0]), Fixed([1.0, 3.0])),
+    case("minimum-equal", lambda m, F, x, y: m.minimum(x, y), Fixed([1.0, 2.0]), Fixed([1.0, 3.0])),
+]
+
+
+@pytest.mark.parametrize("name, fn, specs", CONVENTIONS)
+def test_subgradient_convention(name, fn, specs):
+    compare_with_torch(f"conv-{name}", fn, specs)
+
+
+# ------------------------------------------------------------------------------ argument forms
+
+ARG_FORMS = [
+    case("m.max-binary", lambda m, F, x, y: m.max(x, y), R(3, 1), R(1, 4)),
+    case("m.min-binary", lambda m, F, x, y: m.min(x, y), R(3, 4), R(4)),
+    case("sum-list-dims", lambda m, F, x: x.sum(dim=[0, 2]), R(2, 3, 4)),
+    case("mean-list-dims", lambda m, F, x: m.mean(x, [1, -1], keepdim=True), R(2, 3, 4)),
+    case("reshape-list", lambda m, F, x: x.reshape([2, 12]), R(2, 3, 4)),
+    case("view-tuple", lambda m, F, x: x.view((6, 4)), R(2, 3, 4)),
+    case("permute-list", lambda m, F, x: x.permute([2, 0, 1]), R(2, 3, 4)),
+    case("expand-list", lambda m, F, x: x.expand([2, 3, 4]), R(3, 1)),
+    case("squeeze-tuple", lambda m, F, x: x.squeeze((0, 2)), R(1, 3, 1, 4)),
+    case("unsqueeze-minus3", lambda m, F, x: x.unsqueeze(-3), R(3, 4)),
+    case("cat-mixed-dtypes", lambda m, F, x, y: m.cat([x, y]), f32(R(2, 3)), R(1, 3)),
+    case("stack-mixed-dtypes", lambda m, F, x, y: m.stack([x, y], 1), R(2, 3), f32(R(2, 3))),
+    case(
+        "where-mixed-dtypes",
+        lambda m, F, c, x, y: m.where(c, x, y),
+        Mask(3, 4),
+        f32(R(3, 4)),
+        R(3, 4),
+    ),
+    case("var-keepdim-positional", lambda m, F, x: x.var(1, keepdim=True), R(3, 4)),
+    case("softmax-kw-dim", lambda m, F, x: m.softmax(x, dim=0), R(3, 4)),
+    case("clamp-tensor-kw-only-max", lambda m, F, x: x.clamp(max=-0.5), ClampSafe(3, 4)),
+]
+
+
+@pytest.mark.parametrize("name, fn, specs", ARG_FORMS)
+def test_argument_forms(name, fn, specs):
+    compare_with_torch(f"args-{name}", fn, specs)
