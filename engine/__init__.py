@@ -1,10 +1,10 @@
 """Wiregrad's autograd engine: PyTorch's names, semantics and messages, on numpy (or cupy).
 
-    import engine as eg
-    x = eg.tensor(2.0, requires_grad=True)
-    y = x * x + 3 * x + 1
-    y.backward()
-    x.grad        # tensor(7.)
+import engine as eg
+x = eg.tensor(2.0, requires_grad=True)
+y = x * x + 3 * x + 1
+y.backward()
+x.grad        # tensor(7.)
 """
 
 import numpy as _np
@@ -12,30 +12,108 @@ import numpy as _np
 # Like PyTorch, produce inf and nan quietly rather than warn on every overflow or log(0).
 _np.seterr(all="ignore")
 
-from . import _methods  # noqa: E402  binds the ops onto Tensor
-from . import autograd, nn, optim  # noqa: E402
-from ._creation import (Generator, arange, as_tensor, empty, eye, from_numpy, full,  # noqa: E402
-                        full_like, linspace, manual_seed, ones, ones_like, rand, rand_like,
-                        randint, randn, randn_like, randperm, tensor, zeros, zeros_like)
-from ._device import cuda_available as _cuda_available  # noqa: E402
-from ._device import device  # noqa: E402
-from ._dtype import bool_ as bool  # noqa: E402  (PyTorch's name shadows the builtin here)
-from ._dtype import dtype, float16, float32, float64, int32, int64, uint8  # noqa: E402
-from ._tensor import Size, Tensor  # noqa: E402
-from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
-                       is_inference_mode_enabled, no_grad, set_grad_enabled)
-from .ops.elementwise import (abs, add, bitwise_and, bitwise_not, bitwise_or,  # noqa: E402
-                              bitwise_xor, clamp, cos, div, eq, exp, ge, gt, isinf, isnan, le,
-                              log, logical_not, lt, masked_fill, maximum, minimum, mul, ne, neg,
-                              pow, reciprocal, relu, sigmoid, sign, sin, sqrt, sub, tanh, where)
-from .ops.linalg import bmm, dot, matmul, mm, mv, outer  # noqa: E402
-from .ops.neural import log_softmax, softmax  # noqa: E402
-from .ops.reduce import amax, amin, argmax, argmin, max, mean, min, std, sum, var  # noqa: E402
-from .ops.shape import (broadcast_to, cat, clone, concat, concatenate, flatten,  # noqa: E402
-                        narrow, permute, reshape, select, squeeze, stack, t, transpose, unflatten,
-                        unsqueeze)
+from . import (
+    _methods,  # binds the ops onto Tensor as methods and operators
+    autograd,
+    nn,
+    optim,
+)
+from ._creation import (
+    Generator,
+    arange,
+    as_tensor,
+    empty,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from ._device import cuda_available as _cuda_available
+from ._device import device
+from ._dtype import bool_ as bool  # PyTorch's name, shadowing the builtin inside this namespace
+from ._dtype import dtype, float16, float32, float64, int32, int64, uint8
+from ._tensor import Size, Tensor
+from .autograd import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .ops.elementwise import (
+    abs,
+    add,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    clamp,
+    cos,
+    div,
+    eq,
+    exp,
+    ge,
+    gt,
+    isinf,
+    isnan,
+    le,
+    log,
+    logical_not,
+    lt,
+    masked_fill,
+    maximum,
+    minimum,
+    mul,
+    ne,
+    neg,
+    pow,
+    reciprocal,
+    relu,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    sub,
+    tanh,
+    where,
+)
+from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.neural import log_softmax, softmax
+from .ops.reduce import amax, amin, argmax, argmin, max, mean, min, std, sum, var
+from .ops.shape import (
+    broadcast_to,
+    cat,
+    clone,
+    concat,
+    concatenate,
+    flatten,
+    narrow,
+    permute,
+    reshape,
+    select,
+    squeeze,
+    stack,
+    t,
+    transpose,
+    unflatten,
+    unsqueeze,
+)
 
-half, float, double, long = float16, float32, float64, int64  # noqa: A001 - PyTorch's aliases
+half, float, double, long = float16, float32, float64, int64  # PyTorch's aliases
 clip = clamp
 divide, multiply, subtract, negative = div, mul, sub, neg
 

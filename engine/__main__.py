@@ -19,8 +19,10 @@ def demo():
     z.backward()
     print(f"z = (x + y) ** 2 at x = 2, y = 3:  z = {z}")
     print(f"  dz/dx = {x.grad}, dz/dy = {w.grad}")
-    print(f"  graph: {z.grad_fn.name()} <- {z.grad_fn.next_functions[0][0].name()} <- "
-          f"AccumulateGrad x {{x, y}}\n")
+    print(
+        f"  graph: {z.grad_fn.name()} <- {z.grad_fn.next_functions[0][0].name()} <- "
+        f"AccumulateGrad x {{x, y}}\n"
+    )
 
     a = eg.tensor([2.0, 3.0], requires_grad=True)
     c = (a * 3).mean()

@@ -48,19 +48,21 @@ def as_array(data, dtype=None, device=None):
 
 
 def _holds_tensors(seq):
-    return any(isinstance(x, Tensor) or isinstance(x, (list, tuple)) and _holds_tensors(x)
-               for x in seq)
+    return any(
+        isinstance(x, Tensor) or isinstance(x, (list, tuple)) and _holds_tensors(x) for x in seq
+    )
 
 
 def _unwrap(seq):
-    return [x.tolist() if isinstance(x, Tensor) else _unwrap(x) if isinstance(x, (list, tuple))
-            else x for x in seq]
+    return [
+        x.tolist() if isinstance(x, Tensor) else _unwrap(x) if isinstance(x, (list, tuple)) else x
+        for x in seq
+    ]
 
 
 def _require_grad(t):
     if t._data.dtype.kind != "f":  # the wording PyTorch's factory functions use
-        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
-                           "gradients")
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     t._requires_grad = True
     return t
 
@@ -87,11 +89,9 @@ def _size(size):
         size = tuple(size[0])
     for s in size:
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(f"expected a sequence of integers for size, but got "
-                            f"{type(s).__name__}")
+            raise TypeError(f"expected a sequence of integers for size, but got {type(s).__name__}")
         if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: "
-                               f"{list(size)}")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
     return tuple(int(s) for s in size)
 
 
@@ -120,10 +120,10 @@ def empty(*size, dtype=None, device=None, requires_grad=False):
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if dtype is None:
-        dtype = _dtype.get(type(fill_value)) if isinstance(fill_value, (bool, int, float)) \
-            else None
-    return _filled((size,) if isinstance(size, int) else tuple(size), fill_value, dtype, device,
-                   requires_grad)
+        dtype = _dtype.get(type(fill_value)) if isinstance(fill_value, (bool, int, float)) else None
+    return _filled(
+        (size,) if isinstance(size, int) else tuple(size), fill_value, dtype, device, requires_grad
+    )
 
 
 def _like(t, dtype, device):
@@ -157,8 +157,11 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         dtype = _dtype.int64 if is_int else _dtype.DEFAULT_FLOAT
     d = _dtype.get(dtype)
     n = int(np.ceil((end - start) / step))
-    arr = (start + np.arange(n, dtype=np.float64) * step).astype(d.np) if d.is_floating_point \
+    arr = (
+        (start + np.arange(n, dtype=np.float64) * step).astype(d.np)
+        if d.is_floating_point
         else np.arange(start, end, step, dtype=d.np)
+    )
     return tensor_from_array(arr, device, requires_grad)
 
 
@@ -174,7 +177,7 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return tensor_from_array(np.eye(n, m, dtype=d.np), device, requires_grad)
 
 
-# -- random numbers ---------------------------------------------------------------------------------
+# -- random numbers -------------------------------------------------------------------------------
 class Generator:
     """A seeded source of random numbers. Values differ from PyTorch's: same seed, same engine
     numbers, on every device (they are drawn on the CPU and moved)."""
@@ -205,7 +208,7 @@ def seed_of(generator):
 def _random(draw, size, dtype, device, requires_grad, generator):
     d = _dtype.get(dtype) if dtype is not None else _dtype.DEFAULT_FLOAT
     if not d.is_floating_point:
-        raise RuntimeError(f'"{draw.__name__}" not implemented for \'{d.legacy_name[:-6]}\'')
+        raise RuntimeError(f"\"{draw.__name__}\" not implemented for '{d.legacy_name[:-6]}'")
     arr = draw(seed_of(generator), _size(size)).astype(d.np)
     return tensor_from_array(arr, device, requires_grad)
 

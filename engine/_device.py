@@ -1,4 +1,5 @@
-"""Devices: "cpu" arrays live in numpy, "cuda" arrays in cupy. Ops ask `xp(array)` for the module."""
+"""Devices: "cpu" arrays live in numpy, "cuda" arrays in cupy;
+ops ask `xp(array)` for the module."""
 
 import numpy as np
 
@@ -29,7 +30,8 @@ def require_cupy():
     if cp is None:
         raise RuntimeError(
             "CUDA is not available: the 'cuda' device needs cupy and an NVIDIA GPU "
-            f"(install with `pip install 'wiregrad[gpu]'`). Cause: {_cupy_error}")
+            f"(install with `pip install 'wiregrad[gpu]'`). Cause: {_cupy_error}"
+        )
     return cp
 
 
@@ -52,7 +54,8 @@ class device:  # noqa: N801 - PyTorch spells it in lower case
             index = int(idx)
         if spec not in ("cpu", "cuda"):
             raise RuntimeError(
-                f"Expected one of cpu, cuda device type at start of device string: {spec}")
+                f"Expected one of cpu, cuda device type at start of device string: {spec}"
+            )
         if spec == "cuda" and index is None:
             index = 0
         self.type, self.index = spec, index

@@ -39,8 +39,10 @@ _BY_PYTHON = {float: float32, int: int64, bool: bool_}
 def from_numpy(np_dtype):
     d = _BY_NUMPY.get(np_dtype) or _WIDENED.get(np_dtype)
     if d is None:
-        raise TypeError(f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported "
-                        "types are: float64, float32, float16, int64, int32, uint8, and bool.")
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported "
+            "types are: float64, float32, float16, int64, int32, uint8, and bool."
+        )
     return d
 
 

@@ -10,6 +10,7 @@ from .ops import linalg, neural, reduce, shape
 
 def _swap(fn):
     """The reflected form of a binary op: `number op tensor`."""
+
     def reflected(self, other):
         return fn(wrap(np.asarray(other)) if not isinstance(other, Tensor) else other, self)
 
@@ -27,31 +28,82 @@ def _or_not_implemented(fn):
 
 _METHODS = {
     # arithmetic
-    "add": ew.add, "sub": ew.sub, "subtract": ew.sub, "mul": ew.mul, "multiply": ew.mul,
-    "div": ew.div, "divide": ew.div, "true_divide": ew.div, "pow": ew.pow, "neg": ew.neg,
-    "negative": ew.neg, "maximum": ew.maximum, "minimum": ew.minimum,
-    "exp": ew.exp, "log": ew.log, "sqrt": ew.sqrt, "abs": ew.abs, "sin": ew.sin, "cos": ew.cos,
-    "tanh": ew.tanh, "sigmoid": ew.sigmoid, "relu": ew.relu, "clamp": ew.clamp, "clip": ew.clamp,
-    "reciprocal": ew.reciprocal, "sign": ew.sign, "masked_fill": ew.masked_fill,
+    "add": ew.add,
+    "sub": ew.sub,
+    "subtract": ew.sub,
+    "mul": ew.mul,
+    "multiply": ew.mul,
+    "div": ew.div,
+    "divide": ew.div,
+    "true_divide": ew.div,
+    "pow": ew.pow,
+    "neg": ew.neg,
+    "negative": ew.neg,
+    "maximum": ew.maximum,
+    "minimum": ew.minimum,
+    "exp": ew.exp,
+    "log": ew.log,
+    "sqrt": ew.sqrt,
+    "abs": ew.abs,
+    "sin": ew.sin,
+    "cos": ew.cos,
+    "tanh": ew.tanh,
+    "sigmoid": ew.sigmoid,
+    "relu": ew.relu,
+    "clamp": ew.clamp,
+    "clip": ew.clamp,
+    "reciprocal": ew.reciprocal,
+    "sign": ew.sign,
+    "masked_fill": ew.masked_fill,
     "where": lambda self, condition, other: ew.where(condition, self, other),
-    "eq": ew.eq, "ne": ew.ne, "lt": ew.lt, "le": ew.le, "gt": ew.gt, "ge": ew.ge,
-    "isnan": ew.isnan, "isinf": ew.isinf, "logical_not": ew.logical_not,
+    "eq": ew.eq,
+    "ne": ew.ne,
+    "lt": ew.lt,
+    "le": ew.le,
+    "gt": ew.gt,
+    "ge": ew.ge,
+    "isnan": ew.isnan,
+    "isinf": ew.isinf,
+    "logical_not": ew.logical_not,
     # reductions
-    "sum": reduce.sum, "mean": reduce.mean, "max": reduce.max, "min": reduce.min,
-    "amax": reduce.amax, "amin": reduce.amin, "argmax": reduce.argmax, "argmin": reduce.argmin,
-    "var": reduce.var, "std": reduce.std,
+    "sum": reduce.sum,
+    "mean": reduce.mean,
+    "max": reduce.max,
+    "min": reduce.min,
+    "amax": reduce.amax,
+    "amin": reduce.amin,
+    "argmax": reduce.argmax,
+    "argmin": reduce.argmin,
+    "var": reduce.var,
+    "std": reduce.std,
     # softmax family
-    "softmax": neural.softmax, "log_softmax": neural.log_softmax,
+    "softmax": neural.softmax,
+    "log_softmax": neural.log_softmax,
     # linear algebra
-    "matmul": linalg.matmul, "mm": linalg.mm, "bmm": linalg.bmm, "dot": linalg.dot,
-    "mv": linalg.mv, "outer": linalg.outer,
+    "matmul": linalg.matmul,
+    "mm": linalg.mm,
+    "bmm": linalg.bmm,
+    "dot": linalg.dot,
+    "mv": linalg.mv,
+    "outer": linalg.outer,
     # shapes
-    "reshape": shape.reshape, "view": shape.view, "flatten": shape.flatten,
-    "unflatten": shape.unflatten, "transpose": shape.transpose, "swapaxes": shape.transpose,
-    "permute": shape.permute, "t": shape.t, "unsqueeze": shape.unsqueeze,
-    "squeeze": shape.squeeze, "expand": shape.expand, "expand_as": shape.expand_as,
-    "broadcast_to": shape.broadcast_to, "clone": shape.clone, "contiguous": shape.contiguous,
-    "select": shape.select, "narrow": shape.narrow,
+    "reshape": shape.reshape,
+    "view": shape.view,
+    "flatten": shape.flatten,
+    "unflatten": shape.unflatten,
+    "transpose": shape.transpose,
+    "swapaxes": shape.transpose,
+    "permute": shape.permute,
+    "t": shape.t,
+    "unsqueeze": shape.unsqueeze,
+    "squeeze": shape.squeeze,
+    "expand": shape.expand,
+    "expand_as": shape.expand_as,
+    "broadcast_to": shape.broadcast_to,
+    "clone": shape.clone,
+    "contiguous": shape.contiguous,
+    "select": shape.select,
+    "narrow": shape.narrow,
     "__getitem__": shape.getitem,
 }
 for _name, _fn in _METHODS.items():
@@ -88,7 +140,7 @@ Tensor.__xor__ = Tensor.__rxor__ = ew.bitwise_xor
 Tensor.__invert__ = ew.bitwise_not
 
 
-# -- in place: each is the out-of-place op written into this tensor's storage ----------------------------
+# -- in place: each is the out-of-place op written into this tensor's storage ---------------------
 def _inplace(op):
     def method(self, *args, **kwargs):
         return self._inplace(lambda s, *a: op(s, *a, **kwargs), *args)
@@ -97,10 +149,24 @@ def _inplace(op):
     return method
 
 
-for _name, _op in {"add": ew.add, "sub": ew.sub, "mul": ew.mul, "div": ew.div, "pow": ew.pow,
-                   "clamp": ew.clamp, "clip": ew.clamp, "neg": ew.neg, "exp": ew.exp,
-                   "log": ew.log, "sqrt": ew.sqrt, "abs": ew.abs, "tanh": ew.tanh,
-                   "sigmoid": ew.sigmoid, "relu": ew.relu, "masked_fill": ew.masked_fill}.items():
+for _name, _op in {
+    "add": ew.add,
+    "sub": ew.sub,
+    "mul": ew.mul,
+    "div": ew.div,
+    "pow": ew.pow,
+    "clamp": ew.clamp,
+    "clip": ew.clamp,
+    "neg": ew.neg,
+    "exp": ew.exp,
+    "log": ew.log,
+    "sqrt": ew.sqrt,
+    "abs": ew.abs,
+    "tanh": ew.tanh,
+    "sigmoid": ew.sigmoid,
+    "relu": ew.relu,
+    "masked_fill": ew.masked_fill,
+}.items():
     setattr(Tensor, _name + "_", _inplace(_op))
 
 Tensor.__iadd__ = Tensor.add_
@@ -117,8 +183,10 @@ def zero_(self):
 def fill_(self, value):
     if isinstance(value, Tensor):
         if value._data.ndim:
-            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
-                               f"{value._data.ndim} dimensions.")
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value._data.ndim} dimensions."
+            )
         return self._inplace(lambda s, v: v.to(s.dtype).expand(s._data.shape), value)
     self._check_inplace()
     self._data[...] = value
@@ -147,7 +215,7 @@ Tensor.copy_ = copy_
 Tensor.__setitem__ = __setitem__
 
 
-# -- conversions -----------------------------------------------------------------------------------------
+# -- conversions ----------------------------------------------------------------------------------
 def to(self, *args, **kwargs):
     """to(device), to(dtype), to(device, dtype), to(other); dtype changes are differentiable."""
     from . import _dtype
@@ -199,8 +267,9 @@ def _to_device(t, target):
 
 Tensor.to = to
 Tensor.cpu = lambda self: to(self, "cpu")
-Tensor.cuda = lambda self, device=None: to(self, "cuda" if device is None else
-                                            f"cuda:{device}" if isinstance(device, int) else device)
+Tensor.cuda = lambda self, device=None: to(
+    self, "cuda" if device is None else f"cuda:{device}" if isinstance(device, int) else device
+)
 Tensor.float = lambda self: shape.to_dtype(self, np.float32)
 Tensor.double = lambda self: shape.to_dtype(self, np.float64)
 Tensor.half = lambda self: shape.to_dtype(self, np.float16)
@@ -209,10 +278,13 @@ Tensor.int = lambda self: shape.to_dtype(self, np.int32)
 Tensor.bool = lambda self: shape.to_dtype(self, np.bool_)
 Tensor.type_as = lambda self, other: shape.to_dtype(self, other.dtype)
 Tensor.new_tensor = lambda self, data, dtype=None: _creation.tensor(
-    data, dtype or self.dtype, self.device)
+    data, dtype or self.dtype, self.device
+)
 Tensor.new_zeros = lambda self, *size, dtype=None: _creation.zeros(
-    *size, dtype=dtype or self.dtype, device=self.device)
+    *size, dtype=dtype or self.dtype, device=self.device
+)
 Tensor.new_ones = lambda self, *size, dtype=None: _creation.ones(
-    *size, dtype=dtype or self.dtype, device=self.device)
+    *size, dtype=dtype or self.dtype, device=self.device
+)
 Tensor.uniform_ = lambda self, a=0.0, b=1.0: _creation.uniform_(self, a, b)
 Tensor.normal_ = lambda self, mean=0.0, std=1.0: _creation.normal_(self, mean, std)

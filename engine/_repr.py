@@ -60,17 +60,27 @@ def _body(a, indent, summarize, fmt):
     if a.ndim == 0:
         return fmt.format(a.item())
     if a.ndim == 1:
-        cells = [fmt.format(v) for v in a.tolist()] if not (summarize and a.shape[0] > 2 *
-                                                             EDGEITEMS) else (
-            [fmt.format(v) for v in a[:EDGEITEMS].tolist()] + [" ..."]
-            + [fmt.format(v) for v in a[-EDGEITEMS:].tolist()])
+        cells = (
+            [fmt.format(v) for v in a.tolist()]
+            if not (summarize and a.shape[0] > 2 * EDGEITEMS)
+            else (
+                [fmt.format(v) for v in a[:EDGEITEMS].tolist()]
+                + [" ..."]
+                + [fmt.format(v) for v in a[-EDGEITEMS:].tolist()]
+            )
+        )
         per_line = max(1, (LINEWIDTH - indent) // (fmt.width + 2))
-        lines = [", ".join(cells[i:i + per_line]) for i in range(0, len(cells), per_line)]
+        lines = [", ".join(cells[i : i + per_line]) for i in range(0, len(cells), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     if summarize and a.shape[0] > 2 * EDGEITEMS:
-        rows = ([_body(a[i], indent + 1, summarize, fmt) for i in range(EDGEITEMS)] + ["..."]
-                + [_body(a[i], indent + 1, summarize, fmt)
-                   for i in range(a.shape[0] - EDGEITEMS, a.shape[0])])
+        rows = (
+            [_body(a[i], indent + 1, summarize, fmt) for i in range(EDGEITEMS)]
+            + ["..."]
+            + [
+                _body(a[i], indent + 1, summarize, fmt)
+                for i in range(a.shape[0] - EDGEITEMS, a.shape[0])
+            ]
+        )
     else:
         rows = [_body(a[i], indent + 1, summarize, fmt) for i in range(a.shape[0])]
     return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(rows) + "]"

@@ -23,7 +23,8 @@ NONLEAF_GRAD_WARNING = (
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
     "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
     "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
-    "github.com/pytorch/pytorch/pull/30531 for more informations.")
+    "github.com/pytorch/pytorch/pull/30531 for more informations."
+)
 
 
 class Size(tuple):
@@ -134,10 +135,12 @@ class Tensor:
             raise RuntimeError(
                 "you can only change requires_grad flags of leaf variables. If you want to use a "
                 "computed variable in a subgraph that doesn't require differentiation use "
-                "var_no_grad = var.detach().")
+                "var_no_grad = var.detach()."
+            )
         if flag and self._data.dtype.kind != "f":
-            raise RuntimeError("only Tensors of floating point and complex dtype can require "
-                               "gradients")
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
         self._requires_grad = flag
 
     def requires_grad_(self, requires_grad=True):
@@ -160,13 +163,17 @@ class Tensor:
     def grad(self, value):
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
-                                f"type {type(value).__name__}")
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of "
+                    f"type {type(value).__name__}"
+                )
             if value._data.shape != self._data.shape:
-                raise RuntimeError(f"attempting to assign a gradient of size "
-                                   f"'{list(value._data.shape)}' to a tensor of size "
-                                   f"'{list(self._data.shape)}'. Please ensure that the gradient "
-                                   "and the tensor are the same size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size "
+                    f"'{list(value._data.shape)}' to a tensor of size "
+                    f"'{list(self._data.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size"
+                )
         self._grad = value
 
     @property
@@ -204,7 +211,8 @@ class Tensor:
         self._retains_grad = True
 
     def register_hook(self, hook):
-        """hook(grad) runs when this tensor's gradient is computed; a returned tensor replaces it."""
+        """hook(grad) runs when this tensor's gradient is computed; a tensor it returns replaces
+        the gradient."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
@@ -215,8 +223,9 @@ class Tensor:
 
     def register_post_accumulate_grad_hook(self, hook):
         if self.grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
-                               "tensors")
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
         if self._post_hooks is None:
             self._post_hooks = OrderedDict()
         return graph.add_hook(self._post_hooks, hook)
@@ -240,8 +249,9 @@ class Tensor:
     # -- leaving the engine -------------------------------------------------------------------
     def item(self):
         if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to "
-                               "Scalar")
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
         return self._data.item()
 
     def tolist(self):
@@ -249,12 +259,16 @@ class Tensor:
 
     def numpy(self, force=False):
         if self._requires_grad and not force:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
-                               "tensor.detach().numpy() instead.")
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use "
+                "tensor.detach().numpy() instead."
+            )
         if self._data.__class__ is not _ndarray:
             if not force:
-                raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use "
-                                "Tensor.cpu() to copy the tensor to host memory first.")
+                raise TypeError(
+                    f"can't convert {self.device} device type tensor to numpy. Use "
+                    "Tensor.cpu() to copy the tensor to host memory first."
+                )
             return self._data.get()
         return self._data
 
@@ -274,7 +288,7 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.item())
 
     def __float__(self):
@@ -285,8 +299,7 @@ class Tensor:
 
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an "
-                            "index")
+            raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._data.item())
 
     def __repr__(self):
@@ -314,8 +327,9 @@ class Tensor:
         backward is the value it saw; this tensor then takes the op's grad_fn, as in PyTorch.
         """
         self._check_inplace()
-        tracked = STATE.enabled and (self._requires_grad or any(
-            isinstance(a, Tensor) and a._requires_grad for a in args))
+        tracked = STATE.enabled and (
+            self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
+        )
         if tracked:
             old = wrap(self._data.copy(), self._requires_grad)
             old.grad_fn, old._output_nr = self.grad_fn, self._output_nr
@@ -336,16 +350,20 @@ class Tensor:
         """Copy `values` into this storage in place, with PyTorch's shape and dtype rules."""
         d = self._data
         if values.dtype != d.dtype and not np.can_cast(values.dtype, d.dtype, "same_kind"):
-            raise RuntimeError(f"result type {_scalar_name(values.dtype)} can't be cast to the "
-                               f"desired output type {_scalar_name(d.dtype)}")
+            raise RuntimeError(
+                f"result type {_scalar_name(values.dtype)} can't be cast to the "
+                f"desired output type {_scalar_name(d.dtype)}"
+            )
         if values.shape != d.shape:
             try:
                 shape = np.broadcast_shapes(values.shape, d.shape)
             except ValueError:
                 shape = None
             if shape != d.shape:
-                raise RuntimeError(f"output with shape {list(d.shape)} doesn't match the "
-                                   f"broadcast shape {list(shape or values.shape)}")
+                raise RuntimeError(
+                    f"output with shape {list(d.shape)} doesn't match the "
+                    f"broadcast shape {list(shape or values.shape)}"
+                )
         d[...] = values
         self._vc[0] += 1
 
@@ -371,8 +389,9 @@ def wrap_dim(dim, ndim):
     """Normalise a possibly negative dim, with PyTorch's out-of-range message."""
     lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
     if not lo <= dim <= hi:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but "
-                         f"got {dim})")
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
+        )
     return dim % ndim if ndim else 0
 
 

@@ -3,14 +3,33 @@
 from .. import _tensor
 from .engine import run_backward
 from .function import Function, FunctionCtx
-from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,
-                        is_inference_mode_enabled, no_grad, set_grad_enabled)
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .gradcheck import GradcheckError, gradcheck
 from .graph import AccumulateGrad, Node
 
-__all__ = ["AccumulateGrad", "Function", "FunctionCtx", "GradcheckError", "Node", "backward",
-           "enable_grad", "grad", "gradcheck", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled", "no_grad", "set_grad_enabled"]
+__all__ = [
+    "AccumulateGrad",
+    "Function",
+    "FunctionCtx",
+    "GradcheckError",
+    "Node",
+    "backward",
+    "enable_grad",
+    "grad",
+    "gradcheck",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "no_grad",
+    "set_grad_enabled",
+]
 
 
 def _as_tuple(x):
@@ -28,15 +47,18 @@ def _make_grads(outputs, grad_outputs):
             if out._requires_grad and out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if out._data.dtype.kind != "f":
-                raise RuntimeError("grad can be implicitly created only for real scalar outputs "
-                                   f"but got {out.dtype.legacy_name[:-6]}")
+                raise RuntimeError(
+                    "grad can be implicitly created only for real scalar outputs "
+                    f"but got {out.dtype.legacy_name[:-6]}"
+                )
             g = _tensor.wrap(_ones_like(out._data))
         elif not isinstance(g, _tensor.Tensor):
-            raise TypeError(f"gradients can be either Tensors or None, but got "
-                            f"{type(g).__name__}")
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         elif g._data.shape != out._data.shape:
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} "
-                               f"and output[{i}] has a shape of {out.shape}.")
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} "
+                f"and output[{i}] has a shape of {out.shape}."
+            )
         grads.append(g)
     return grads
 
@@ -55,13 +77,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         retain_graph = create_graph
     for i, t in enumerate(tensors):
         if not t._requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
-                               "a grad_fn")
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
     grads = _make_grads(tensors, grad_tensors)
     if inputs is not None:
         inputs = _as_tuple(inputs)
-        found = run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs,
-                             allow_unused=True)
+        found = run_backward(
+            tensors, grads, retain_graph, create_graph, inputs=inputs, allow_unused=True
+        )
         with set_grad_enabled(create_graph):
             for t, g in zip(inputs, found):
                 if g is not None:
@@ -71,8 +95,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     run_backward(tensors, grads, retain_graph, create_graph)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, materialize_grads=False):
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    allow_unused=None,
+    materialize_grads=False,
+):
     """The gradients of `outputs` with respect to `inputs`, returned rather than accumulated."""
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     grad_outputs = _as_tuple(grad_outputs)
@@ -82,15 +113,25 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         allow_unused = materialize_grads
     for i, t in enumerate(outputs):
         if not t._requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
-                               "a grad_fn")
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
     for t in inputs:
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _make_grads(outputs, grad_outputs)
-    result = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
-                          allow_unused=allow_unused, accumulate=False)
+    result = run_backward(
+        outputs,
+        grads,
+        retain_graph,
+        create_graph,
+        inputs=inputs,
+        allow_unused=allow_unused,
+        accumulate=False,
+    )
     if materialize_grads:
-        result = [r if r is not None else _tensor.wrap(_ones_like(t._data) * 0)
-                  for r, t in zip(result, inputs)]
+        result = [
+            r if r is not None else _tensor.wrap(_ones_like(t._data) * 0)
+            for r, t in zip(result, inputs)
+        ]
     return tuple(result)

@@ -13,16 +13,24 @@ from .grad_mode import STATE
 from .graph import AccumulateGrad, edge_of
 
 
-def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
-                 allow_unused=False, accumulate=True):
+def run_backward(
+    outputs,
+    grad_outputs,
+    retain_graph,
+    create_graph,
+    inputs=None,
+    allow_unused=False,
+    accumulate=True,
+):
     """Propagate `grad_outputs` from `outputs`. With `inputs`, return their gradients instead of
     accumulating into `.grad` (autograd.grad); only the part of the graph they need is run."""
     roots = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         node, nr = edge_of(out)
         if node is None:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
-                               "a grad_fn")
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
         roots.append((node, nr, g))
 
     dependencies = _count_dependencies([r[0] for r in roots])
@@ -52,22 +60,33 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     prev_enabled = STATE.enabled
     STATE.enabled = bool(create_graph)
     try:
-        _loop(ready, buffers, dependencies, retain_graph, create_graph, captures, needed, results,
-              accumulate)
+        _loop(
+            ready,
+            buffers,
+            dependencies,
+            retain_graph,
+            create_graph,
+            captures,
+            needed,
+            results,
+            accumulate,
+        )
     finally:
         STATE.enabled = prev_enabled
 
     if inputs is not None and not allow_unused:
-        for t, r in zip(inputs, results):
+        for r in results:
             if r is None:
                 raise RuntimeError(
                     "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior.")
+                    "graph. Set allow_unused=True if this is the desired behavior."
+                )
     return results
 
 
-def _loop(ready, buffers, dependencies, retain_graph, create_graph, captures, needed, results,
-          accumulate):
+def _loop(
+    ready, buffers, dependencies, retain_graph, create_graph, captures, needed, results, accumulate
+):
     """The hot loop: one iteration per node. Everything rare (hooks, captures) sits behind a
     single check so that the common node costs little more than its own backward formula."""
     pop, push, wrap = heapq.heappop, heapq.heappush, _tensor.wrap
@@ -103,8 +122,9 @@ def _loop(ready, buffers, dependencies, retain_graph, create_graph, captures, ne
                     if r is not None:
                         grad_inputs = tuple(r)
         if node.casts is not None:
-            grad_inputs = tuple(g if c is None or g is None else g.to(c)
-                                for g, c in zip(grad_inputs, node.casts))
+            grad_inputs = tuple(
+                g if c is None or g is None else g.to(c) for g, c in zip(grad_inputs, node.casts)
+            )
         if not retain_graph and node._saved:
             node._saved = None
         for (nxt, nr), g in zip(node.next_functions, grad_inputs):

@@ -33,8 +33,9 @@ class BackwardCFunction(Node, FunctionCtx):
         tensor_args = [a for a in args if isinstance(a, _tensor.Tensor)]
         super().__init__(tensor_args)
         self._arg_is_tensor = [isinstance(a, _tensor.Tensor) for a in args]
-        self.needs_input_grad = tuple(isinstance(a, _tensor.Tensor) and a._requires_grad
-                                      for a in args)
+        self.needs_input_grad = tuple(
+            isinstance(a, _tensor.Tensor) and a._requires_grad for a in args
+        )
         self._to_save = ()
         self._non_differentiable = set()
         self._materialize = True
@@ -46,8 +47,10 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def apply(self, grads):
         if self._materialize:
-            grads = [g if g is not None else _tensor.wrap(_zeros(shape, dtype, like))
-                     for g, (shape, dtype, like) in zip(grads, self._out_meta)]
+            grads = [
+                g if g is not None else _tensor.wrap(_zeros(shape, dtype, like))
+                for g, (shape, dtype, like) in zip(grads, self._out_meta)
+            ]
         result = self._forward_cls.backward(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
@@ -57,23 +60,29 @@ class BackwardCFunction(Node, FunctionCtx):
             if len(result) > n_args and all(r is None for r in result[n_args:]):
                 result = result[:n_args]
             else:
-                raise RuntimeError(f"function {self.name()} returned an incorrect number of "
-                                   f"gradients (expected {n_args}, got {len(result)})")
+                raise RuntimeError(
+                    f"function {self.name()} returned an incorrect number of "
+                    f"gradients (expected {n_args}, got {len(result)})"
+                )
         out = []
         for is_tensor, r in zip(self._arg_is_tensor, result):
             if is_tensor:
                 out.append(r)
             elif r is not None:
-                raise RuntimeError(f"function {self.name()} returned a gradient different than "
-                                   "None at a position for an input that is not a Tensor")
+                raise RuntimeError(
+                    f"function {self.name()} returned a gradient different than "
+                    "None at a position for an input that is not a Tensor"
+                )
         for i, ((node, _), g) in enumerate(zip(self.next_functions, out)):
             if g is None or node is None:
                 continue
             want = _input_shape(node)
             if want is not None and g._data.shape != want:
-                raise RuntimeError(f"Function {self.name()} returned an invalid gradient at index "
-                                   f"{i} - got {list(g._data.shape)} but expected shape "
-                                   f"compatible with {list(want)}")
+                raise RuntimeError(
+                    f"Function {self.name()} returned an invalid gradient at index "
+                    f"{i} - got {list(g._data.shape)} but expected shape "
+                    f"compatible with {list(want)}"
+                )
         return tuple(out)
 
 
@@ -97,13 +106,16 @@ class _FunctionMeta(type):
 class Function(metaclass=_FunctionMeta):
     @staticmethod
     def forward(ctx, *args, **kwargs):
-        raise NotImplementedError("You must implement the forward function for custom "
-                                  "autograd.Function.")
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
 
     @staticmethod
     def backward(ctx, *grad_outputs):
-        raise NotImplementedError("You must implement either the backward or vjp method for your "
-                                  "custom autograd.Function to use it with backward mode AD.")
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your "
+            "custom autograd.Function to use it with backward mode AD."
+        )
 
     @classmethod
     def apply(cls, *args, **kwargs):

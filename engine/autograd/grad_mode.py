@@ -63,7 +63,7 @@ class enable_grad(_Mode):  # noqa: N801
 
 
 class set_grad_enabled(_Mode):  # noqa: N801
-    """Sets the mode at once (usable as a plain call) and restores it on exit when used with `with`."""
+    """Sets the mode at once (so a plain call works) and restores it on exit from a `with`."""
 
     def __init__(self, mode):
         self._enabled = bool(mode)
@@ -77,12 +77,14 @@ class set_grad_enabled(_Mode):  # noqa: N801
         return (self._enabled,)
 
     def __call__(self, fn):
-        STATE.enabled, STATE.inference = self._prev  # as a decorator it must not change the mode now
+        STATE.enabled, STATE.inference = (
+            self._prev
+        )  # as a decorator it must not change the mode now
         return super().__call__(fn)
 
 
 class inference_mode(_Mode):  # noqa: N801
-    """Like no_grad; tensors made inside never record history. `inference_mode(False)` is a no-op."""
+    """Like no_grad: nothing inside records history. `inference_mode(False)` is a no-op."""
 
     def __init__(self, mode=True):
         self._on = bool(mode)

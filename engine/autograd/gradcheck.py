@@ -45,9 +45,13 @@ def _analytical(fn, inputs, diff_idx, out_index):
     for j in range(n_out):
         seed = np.zeros(n_out, out._data.dtype)
         seed[j] = 1
-        gs = grad(out, [inputs[k] for k in diff_idx],
-                  _tensor.wrap(seed.reshape(out._data.shape)), retain_graph=True,
-                  allow_unused=True)
+        gs = grad(
+            out,
+            [inputs[k] for k in diff_idx],
+            _tensor.wrap(seed.reshape(out._data.shape)),
+            retain_graph=True,
+            allow_unused=True,
+        )
         for col, g in zip(jacs, gs):
             if g is not None:
                 col[:, j] = g._data.astype(np.float64).reshape(-1)
@@ -57,16 +61,23 @@ def _analytical(fn, inputs, diff_idx, out_index):
 def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_ignored):
     """True when every input's analytical gradient matches finite differences within tolerance."""
     inputs = (inputs,) if isinstance(inputs, _tensor.Tensor) else tuple(inputs)
-    diff_idx = [k for k, x in enumerate(inputs)
-                if isinstance(x, _tensor.Tensor) and x._requires_grad]
+    diff_idx = [
+        k for k, x in enumerate(inputs) if isinstance(x, _tensor.Tensor) and x._requires_grad
+    ]
     if not diff_idx:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
-                         "none of the them have requires_grad=True.")
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, but "
+            "none of the them have requires_grad=True."
+        )
     for k in diff_idx:
         if inputs[k]._data.dtype != np.float64:
-            warnings.warn(f"Input #{k} requires gradient and is not a double precision floating "
-                          "point. This check will likely fail if all the inputs are not of "
-                          "double precision floating point. ", UserWarning, stacklevel=2)
+            warnings.warn(
+                f"Input #{k} requires gradient and is not a double precision floating "
+                "point. This check will likely fail if all the inputs are not of "
+                "double precision floating point. ",
+                UserWarning,
+                stacklevel=2,
+            )
     n_outputs = len(_outputs(fn, inputs))
     for o in range(n_outputs):
         analytical = _analytical(fn, inputs, diff_idx, o)
@@ -75,6 +86,8 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
             if not np.allclose(a, numerical, rtol=rtol, atol=atol):
                 if not raise_exception:
                     return False
-                raise GradcheckError(f"Jacobian mismatch for output {o} with respect to input "
-                                     f"{k},\nnumerical:{numerical}\nanalytical:{a}\n")
+                raise GradcheckError(
+                    f"Jacobian mismatch for output {o} with respect to input "
+                    f"{k},\nnumerical:{numerical}\nanalytical:{a}\n"
+                )
     return True

@@ -22,7 +22,8 @@ BACKWARD_TWICE = (
     "they have already been freed). Saved intermediate values of the graph are freed when you "
     "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
     "through the graph a second time or if you need to access saved tensors after calling "
-    "backward.")
+    "backward."
+)
 
 
 class RemovableHandle:
@@ -105,8 +106,11 @@ class Node:
             raise RuntimeError(BACKWARD_TWICE)
         for t, v in zip(saved, self._versions):
             if t._vc[0] != v:
-                raise RuntimeError(_modified_message(t, v, self if t.grad_fn is None
-                                                     and self.saves_output else None))
+                raise RuntimeError(
+                    _modified_message(
+                        t, v, self if t.grad_fn is None and self.saves_output else None
+                    )
+                )
         if self.saves_output and STATE.enabled:
             # The output is saved without its grad_fn (that would be a reference cycle); it gets
             # this node back so that a create_graph backward differentiates through it.
@@ -154,10 +158,12 @@ def _modified_message(t, expected, producer):
     node = t.grad_fn or producer
     if node is not None:
         desc += f", which is output {t._output_nr} of {node.name()},"
-    return ("one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: {desc} is at version {t._vc[0]}; expected version "
-            f"{expected} instead. Hint: enable anomaly detection to find the operation that "
-            "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).")
+    return (
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: {desc} is at version {t._vc[0]}; expected version "
+        f"{expected} instead. Hint: enable anomaly detection to find the operation that "
+        "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True)."
+    )
 
 
 class AccumulateGrad(Node):

@@ -2,11 +2,43 @@
 
 from . import functional, init
 from .module import Module
-from .modules import (BCELoss, CrossEntropyLoss, Identity, L1Loss, LeakyReLU, Linear,
-                      LogSoftmax, ModuleList, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid,
-                      Softmax, Tanh)
+from .modules import (
+    BCELoss,
+    CrossEntropyLoss,
+    Identity,
+    L1Loss,
+    LeakyReLU,
+    Linear,
+    LogSoftmax,
+    ModuleList,
+    MSELoss,
+    NLLLoss,
+    ReLU,
+    Sequential,
+    Sigmoid,
+    Softmax,
+    Tanh,
+)
 from .parameter import Parameter
 
-__all__ = ["BCELoss", "CrossEntropyLoss", "Identity", "L1Loss", "LeakyReLU", "Linear",
-           "LogSoftmax", "MSELoss", "Module", "ModuleList", "NLLLoss", "Parameter", "ReLU",
-           "Sequential", "Sigmoid", "Softmax", "Tanh", "functional", "init"]
+__all__ = [
+    "BCELoss",
+    "CrossEntropyLoss",
+    "Identity",
+    "L1Loss",
+    "LeakyReLU",
+    "Linear",
+    "LogSoftmax",
+    "MSELoss",
+    "Module",
+    "ModuleList",
+    "NLLLoss",
+    "Parameter",
+    "ReLU",
+    "Sequential",
+    "Sigmoid",
+    "Softmax",
+    "Tanh",
+    "functional",
+    "init",
+]

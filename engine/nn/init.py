@@ -9,8 +9,9 @@ from ..autograd.grad_mode import no_grad
 def _fans(t):
     shape = t._data.shape
     if len(shape) < 2:
-        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
-                         "dimensions")
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
+        )
     receptive = 1
     for s in shape[2:]:
         receptive *= s
@@ -26,7 +27,7 @@ def calculate_gain(nonlinearity, param=None):
         return math.sqrt(2.0)
     if nonlinearity == "leaky_relu":
         slope = 0.01 if param is None else param
-        return math.sqrt(2.0 / (1 + slope ** 2))
+        return math.sqrt(2.0 / (1 + slope**2))
     raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 

@@ -15,8 +15,9 @@ class Module:
         object.__setattr__(self, "training", True)
 
     def forward(self, *args, **kwargs):
-        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
-                                  '"forward" function')
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
 
     def __call__(self, *args, **kwargs):
         return self.forward(*args, **kwargs)
@@ -38,8 +39,10 @@ class Module:
             self._modules[name] = value
         elif params is not None and name in params:
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
-                                "(torch.nn.Parameter or None expected)")
+                raise TypeError(
+                    f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                    "(torch.nn.Parameter or None expected)"
+                )
             params[name] = value
         else:
             object.__setattr__(self, name, value)
@@ -164,22 +167,34 @@ class Module:
                 continue
             src = state_dict[k]
             if not isinstance(src, Tensor):
-                errors.append(f'While copying the parameter named "{k}", expected torch.Tensor '
-                              f"or Tensor-like object from checkpoint but received "
-                              f"{type(src)}")
+                errors.append(
+                    f'While copying the parameter named "{k}", expected torch.Tensor '
+                    f"or Tensor-like object from checkpoint but received "
+                    f"{type(src)}"
+                )
             elif src._data.shape != target._data.shape:
-                errors.append(f"size mismatch for {k}: copying a param with shape {src.shape} "
-                              f"from checkpoint, the shape in current model is {target.shape}.")
+                errors.append(
+                    f"size mismatch for {k}: copying a param with shape {src.shape} "
+                    f"from checkpoint, the shape in current model is {target.shape}."
+                )
         if strict:
             if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+                errors.insert(
+                    0,
+                    "Unexpected key(s) in state_dict: "
+                    + ", ".join(f'"{k}"' for k in unexpected)
+                    + ". ",
+                )
             if missing:
-                errors.insert(0, "Missing key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in missing) + ". ")
+                errors.insert(
+                    0,
+                    "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ",
+                )
         if errors:
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
-                               + "\n\t".join(errors))
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                + "\n\t".join(errors)
+            )
         with no_grad():
             for k, target in own.items():
                 if k in state_dict:
@@ -190,7 +205,7 @@ class Module:
         """Moves (or casts) every parameter and buffer in place, keeping the Parameter objects."""
         for m in self.modules():
             for store in (m._parameters, m._buffers):
-                for name, p in store.items():
+                for p in store.values():
                     if p is None:
                         continue
                     moved = p.detach().to(*args, **kwargs)
@@ -220,7 +235,7 @@ class Module:
         fn(self)
         return self
 
-    # -- printing ----------------------------------------------------------------------------------
+    # -- printing ---------------------------------------------------------------------------------
     def extra_repr(self):
         return ""
 
@@ -248,8 +263,10 @@ class _IncompatibleKeys:
     def __repr__(self):
         if not self.missing_keys and not self.unexpected_keys:
             return "<All keys matched successfully>"
-        return (f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
-                f"unexpected_keys={self.unexpected_keys})")
+        return (
+            f"_IncompatibleKeys(missing_keys={self.missing_keys}, "
+            f"unexpected_keys={self.unexpected_keys})"
+        )
 
     def __iter__(self):
         return iter((self.missing_keys, self.unexpected_keys))

@@ -16,8 +16,9 @@ class Linear(Module):
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
-        self.weight = Parameter(_creation.empty(out_features, in_features, dtype=dtype,
-                                                device=device))
+        self.weight = Parameter(
+            _creation.empty(out_features, in_features, dtype=dtype, device=device)
+        )
         if bias:
             self.bias = Parameter(_creation.empty(out_features, dtype=dtype, device=device))
         else:
@@ -34,8 +35,10 @@ class Linear(Module):
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
-        return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"bias={self.bias is not None}")
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class Sequential(Module):
@@ -180,5 +183,6 @@ class CrossEntropyLoss(_Loss):
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):
-        return F.cross_entropy(input, target, self.weight, self.ignore_index, self.reduction,
-                               self.label_smoothing)
+        return F.cross_entropy(
+            input, target, self.weight, self.ignore_index, self.reduction, self.label_smoothing
+        )

@@ -8,15 +8,30 @@ from .._tensor import Tensor, wrap, wrap_dim
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node
 
-__all__ = ["Node", "STATE", "Tensor", "wrap", "wrap_dim", "xp", "operands", "broadcast_error",
-           "float_data", "track", "requires_grad", "const", "dims_of", "is_number", "sum_to",
-           "grad_casts"]
+__all__ = [
+    "Node",
+    "STATE",
+    "Tensor",
+    "wrap",
+    "wrap_dim",
+    "xp",
+    "operands",
+    "broadcast_error",
+    "float_data",
+    "track",
+    "requires_grad",
+    "const",
+    "dims_of",
+    "is_number",
+    "sum_to",
+    "grad_casts",
+]
 
 _NUMBER = (int, float)  # bool is an int
 
 
 def is_number(x):
-    return isinstance(x, _NUMBER) or isinstance(x, np.generic)
+    return isinstance(x, (int, float, np.generic))
 
 
 def track(out, node):
@@ -27,12 +42,7 @@ def track(out, node):
 
 def requires_grad(*args):
     """Whether an op on these arguments records a node: grad mode on and some input needs grad."""
-    if not STATE.enabled:
-        return False
-    for a in args:
-        if isinstance(a, Tensor) and a._requires_grad:
-            return True
-    return False
+    return STATE.enabled and any(isinstance(a, Tensor) and a._requires_grad for a in args)
 
 
 def const(array):
@@ -50,8 +60,15 @@ def grad_casts(out, *inputs):
     """Per input, the dtype its gradient must be cast back to when the op promoted it (None where
     no cast is needed); None when nothing was promoted. The backward engine applies it."""
     dt = out._data.dtype
-    casts = tuple(x.dtype if isinstance(x, Tensor) and x._requires_grad and x._data.dtype != dt
-                  and x._data.dtype.kind == "f" else None for x in inputs)
+    casts = tuple(
+        x.dtype
+        if isinstance(x, Tensor)
+        and x._requires_grad
+        and x._data.dtype != dt
+        and x._data.dtype.kind == "f"
+        else None
+        for x in inputs
+    )
     return casts if any(c is not None for c in casts) else None
 
 
@@ -66,7 +83,8 @@ def operands(a, b):
         if ad.__class__ is not bd.__class__:
             raise RuntimeError(
                 "Expected all tensors to be on the same device, but found at least two devices, "
-                f"{b.device if ad.__class__ is np.ndarray else a.device} and cpu!")
+                f"{b.device if ad.__class__ is np.ndarray else a.device} and cpu!"
+            )
         return ad, bd
     if isinstance(b, np.generic):
         b = b.item()
@@ -86,8 +104,10 @@ def broadcast_error(sa, sb):
         x = sa[len(sa) - 1 - off] if off < len(sa) else 1
         y = sb[len(sb) - 1 - off] if off < len(sb) else 1
         if x != y and x != 1 and y != 1:
-            return RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b "
-                                f"({y}) at non-singleton dimension {i}")
+            return RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b "
+                f"({y}) at non-singleton dimension {i}"
+            )
     return RuntimeError(f"shapes {list(sa)} and {list(sb)} cannot be broadcast together")
 
 

@@ -7,8 +7,22 @@ import operator
 import numpy as np
 
 from .._dtype import from_numpy
-from ._common import (STATE, Node, Tensor, broadcast_error, const, float_data, grad_casts,
-                      is_number, operands, requires_grad, sum_to, track, wrap, xp)
+from ._common import (
+    STATE,
+    Node,
+    Tensor,
+    broadcast_error,
+    const,
+    float_data,
+    grad_casts,
+    is_number,
+    operands,
+    requires_grad,
+    sum_to,
+    track,
+    wrap,
+    xp,
+)
 
 
 def _binary(a, b, compute, node_cls, save, dunder=False):
@@ -21,9 +35,8 @@ def _binary(a, b, compute, node_cls, save, dunder=False):
     elif b.__class__ is float and ad.dtype.kind == "f":
         bd = b
     else:
-        if not b_is_tensor and not is_number(b):
-            if dunder:  # let Python try the other operand, then word the TypeError itself
-                return NotImplemented
+        if dunder and not b_is_tensor and not is_number(b):
+            return NotImplemented  # let Python try the other operand, then word the TypeError
         ad, bd = operands(a, b)
         promoted = True
     try:
@@ -63,8 +76,10 @@ class SubBackward0(AddBackward0):
 
     def backward(self, g):
         sa, sb = self.shapes
-        return (sum_to(g, sa) if self.needs_grad(0) else None,
-                sum_to(g * -self.alpha, sb) if self.needs_grad(1) else None)
+        return (
+            sum_to(g, sa) if self.needs_grad(0) else None,
+            sum_to(g * -self.alpha, sb) if self.needs_grad(1) else None,
+        )
 
 
 def add(input, other, *, alpha=1):
@@ -78,9 +93,11 @@ def add(input, other, *, alpha=1):
 
 def sub(input, other, *, alpha=1):
     if input._data.dtype.kind == "b" or (isinstance(other, Tensor) and other._data.dtype == bool):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` "
+            "operator instead."
+        )
     if alpha == 1:
         return _binary(input, other, operator.sub, SubBackward0, False)
     else:
@@ -117,8 +134,10 @@ class MulBackward0(_BinaryNode):
         a, b = saved
         sa, sb = self.shapes
         (na, _), (nb, _) = self.next_functions
-        return (sum_to(g * b, sa) if na is not None else None,
-                sum_to(g * a, sb) if nb is not None else None)
+        return (
+            sum_to(g * b, sa) if na is not None else None,
+            sum_to(g * a, sb) if nb is not None else None,
+        )
 
 
 def mul(input, other):
@@ -134,8 +153,10 @@ class DivBackward0(_BinaryNode):
             return (g / self.other, None)
         a, b = saved
         sa, sb = self.shapes
-        return (sum_to(g / b, sa) if self.needs_grad(0) else None,
-                sum_to(-g * a / (b * b), sb) if self.needs_grad(1) else None)
+        return (
+            sum_to(g / b, sa) if self.needs_grad(0) else None,
+            sum_to(-g * a / (b * b), sb) if self.needs_grad(1) else None,
+        )
 
 
 def _true_divide(x, y):
@@ -231,7 +252,7 @@ def pow(input, exponent):
     ad, e = operands(input, exponent)
     if ad.dtype.kind in "iu" and isinstance(e, int) and e < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    out = wrap(ad ** e)
+    out = wrap(ad**e)
     if requires_grad(input):
         node = PowBackward0((input, None), (input,))
         node.exponent = e
@@ -243,7 +264,7 @@ def rpow(input, number):
     return pow(number, input)
 
 
-# -- maximum, minimum, where -----------------------------------------------------------------------
+# -- maximum, minimum, where ----------------------------------------------------------------------
 class MaximumBackward0(Node):
     """Gradient goes to the larger input; ties split it in half, as in PyTorch."""
 
@@ -253,8 +274,10 @@ class MaximumBackward0(Node):
         self.unpack()
         sa, sb = self.shapes
         share = const(self._wins)
-        return (sum_to(g * share, sa) if self.needs_grad(0) else None,
-                sum_to(g * (1 - share), sb) if self.needs_grad(1) else None)
+        return (
+            sum_to(g * share, sa) if self.needs_grad(0) else None,
+            sum_to(g * (1 - share), sb) if self.needs_grad(1) else None,
+        )
 
 
 class MinimumBackward0(MaximumBackward0):
@@ -264,8 +287,9 @@ class MinimumBackward0(MaximumBackward0):
 def _extremum(a, b, node_cls, pick, greater):
     ad, bd = operands(a, b)
     if not isinstance(b, Tensor):
-        raise TypeError(f"{pick.__name__}(): argument 'other' must be Tensor, not "
-                        f"{type(b).__name__}")
+        raise TypeError(
+            f"{pick.__name__}(): argument 'other' must be Tensor, not {type(b).__name__}"
+        )
     try:
         out = wrap(pick(ad, bd))
     except ValueError:
@@ -302,16 +326,20 @@ class WhereBackward0(Node):
     def backward(self, g):
         c = const(self.cond)
         sx, sy = self.shapes
-        return (None,
-                sum_to(where(c, g, 0.0), sx) if self.needs_grad(1) else None,
-                sum_to(where(c, 0.0, g), sy) if self.needs_grad(2) else None)
+        return (
+            None,
+            sum_to(where(c, g, 0.0), sx) if self.needs_grad(1) else None,
+            sum_to(where(c, 0.0, g), sy) if self.needs_grad(2) else None,
+        )
 
 
 def where(condition, input, other):
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != bool:
-        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
-                           f"with dtype {from_numpy(cond.dtype).legacy_name[:-6]}")
+        raise RuntimeError(
+            "where expected condition to be a boolean tensor, but got a tensor "
+            f"with dtype {from_numpy(cond.dtype).legacy_name[:-6]}"
+        )
     if isinstance(input, Tensor):
         xd, yd = operands(input, other)
     else:
@@ -351,9 +379,11 @@ class NegBackward0(Node):
 
 def neg(input):
     if input._data.dtype == bool:
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
-                           "are trying to invert a mask, use the `~` or `logical_not()` operator "
-                           "instead.")
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you "
+            "are trying to invert a mask, use the `~` or `logical_not()` operator "
+            "instead."
+        )
     out = wrap(-input._data)
     if STATE.enabled and input._requires_grad:
         track(out, NegBackward0((input,)))
@@ -477,8 +507,10 @@ class TanhBackwardBackward0(Node):
     def backward(self, gg):
         g, y = self.unpack()
         (ng, _), (ny, _) = self.next_functions
-        return (gg * (1 - y * y) if ng is not None else None,
-                gg * g * -2 * y if ny is not None else None)
+        return (
+            gg * (1 - y * y) if ng is not None else None,
+            gg * g * -2 * y if ny is not None else None,
+        )
 
 
 def tanh(input):
@@ -509,8 +541,10 @@ class SigmoidBackwardBackward0(Node):
     def backward(self, gg):
         g, y = self.unpack()
         (ng, _), (ny, _) = self.next_functions
-        return (gg * y * (1 - y) if ng is not None else None,
-                gg * g * (1 - 2 * y) if ny is not None else None)
+        return (
+            gg * y * (1 - y) if ng is not None else None,
+            gg * g * (1 - 2 * y) if ny is not None else None,
+        )
 
 
 def sigmoid(input):
@@ -640,7 +674,7 @@ def _np_reciprocal(d):
     return 1 / d
 
 
-# -- comparisons and logic (no gradient) -------------------------------------------------------------
+# -- comparisons and logic (no gradient) ----------------------------------------------------------
 def _compare(fn):
     def op(input, other):
         ad, bd = operands(input, other)
@@ -664,9 +698,12 @@ ge = _compare(np.greater_equal)
 def _logic(name, fn):
     def op(input, other):
         ad, bd = operands(input, other)
-        if ad.dtype.kind == "f" or getattr(bd, "dtype", np.dtype(int)).kind == "f" \
-                or isinstance(bd, float):
-            raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\'')
+        if (
+            ad.dtype.kind == "f"
+            or getattr(bd, "dtype", np.dtype(int)).kind == "f"
+            or isinstance(bd, float)
+        ):
+            raise RuntimeError(f"\"{name}_cpu\" not implemented for 'Float'")
         return wrap(fn(ad, bd))
 
     return op

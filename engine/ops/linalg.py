@@ -6,27 +6,35 @@ from ._common import STATE, Node, broadcast_error, grad_casts, operands, sum_to,
 def _check_matmul(sa, sb):
     """PyTorch's messages for operands whose inner dimensions disagree."""
     if not sa or not sb:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
-                           f"{len(sa)}D and {len(sb)}D")
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are "
+            f"{len(sa)}D and {len(sb)}D"
+        )
     k_a = sa[-1]
     k_b = sb[0] if len(sb) == 1 else sb[-2]
     if k_a == k_b:
         return
     if len(sa) == 1 and len(sb) == 1:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{sa[0]}] and src "
-                           f"[{sb[0]}] to have the same number of elements, but got {sa[0]} and "
-                           f"{sb[0]} elements respectively")
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{sa[0]}] and src "
+            f"[{sb[0]}] to have the same number of elements, but got {sa[0]} and "
+            f"{sb[0]} elements respectively"
+        )
     if len(sa) == 2 and len(sb) == 1:
-        raise RuntimeError(f"size mismatch, got input ({sa[0]}), mat ({sa[0]}x{sa[1]}), vec "
-                           f"({sb[0]})")
+        raise RuntimeError(
+            f"size mismatch, got input ({sa[0]}), mat ({sa[0]}x{sa[1]}), vec ({sb[0]})"
+        )
     if len(sa) <= 2 and len(sb) <= 2:
         ra = sa if len(sa) == 2 else (1,) + sa
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({ra[0]}x{ra[1]} and "
-                           f"{sb[0]}x{sb[1]})")
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({ra[0]}x{ra[1]} and {sb[0]}x{sb[1]})"
+        )
     batch = list(sb[:-2]) if len(sb) > 2 else list(sa[:-2])
-    raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                       f"[{batch[-1] if batch else 1}, {k_a}] but got: "
-                       f"[{batch[-1] if batch else 1}, {k_b}].")
+    raise RuntimeError(
+        f"Expected size for first two dimensions of batch2 tensor to be: "
+        f"[{batch[-1] if batch else 1}, {k_a}] but got: "
+        f"[{batch[-1] if batch else 1}, {k_b}]."
+    )
 
 
 class _MatmulNode(Node):
@@ -92,22 +100,25 @@ def matmul(input, other):
 
 def mm(input, mat2):
     if input._data.ndim != 2 or mat2._data.ndim != 2:
-        raise RuntimeError("self must be a matrix" if input._data.ndim != 2 else
-                           "mat2 must be a matrix")
+        raise RuntimeError(
+            "self must be a matrix" if input._data.ndim != 2 else "mat2 must be a matrix"
+        )
     return matmul(input, mat2)
 
 
 def bmm(input, mat2):
     if input._data.ndim != 3 or mat2._data.ndim != 3:
-        raise RuntimeError("batch1 must be a 3D tensor" if input._data.ndim != 3 else
-                           "batch2 must be a 3D tensor")
+        raise RuntimeError(
+            "batch1 must be a 3D tensor" if input._data.ndim != 3 else "batch2 must be a 3D tensor"
+        )
     return matmul(input, mat2)
 
 
 def dot(input, other):
     if input._data.ndim != 1 or other._data.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input._data.ndim}D and "
-                           f"{other._data.ndim}D tensors")
+        raise RuntimeError(
+            f"1D tensors expected, but got {input._data.ndim}D and {other._data.ndim}D tensors"
+        )
     return matmul(input, other)
 
 
@@ -119,7 +130,7 @@ def outer(input, vec2):
     return input.reshape(-1, 1) * vec2.reshape(1, -1)
 
 
-# -- linear: x @ W.T + b in one node (PyTorch's addmm) ----------------------------------------------------
+# -- linear: x @ W.T + b in one node (PyTorch's addmm) --------------------------------------------
 class AddmmBackward0(Node):
     """Inputs are (bias, input, weight); MmBackward-like without a bias."""
 
@@ -150,13 +161,17 @@ LinearMmBackward0.__name__ = LinearMmBackward0.__qualname__ = "MmBackward0"  # P
 def linear(input, weight, bias=None):
     xd, wd = input._data, weight._data
     if xd.dtype != wd.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
-                           f"{input.dtype.legacy_name[:-6]} and {weight.dtype.legacy_name[:-6]}")
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got "
+            f"{input.dtype.legacy_name[:-6]} and {weight.dtype.legacy_name[:-6]}"
+        )
     if xd.ndim == 0 or xd.shape[-1] != wd.shape[-1]:
         rows = xd.size // xd.shape[-1] if xd.ndim and xd.shape[-1] else 1
         cols = xd.shape[-1] if xd.ndim else 1
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{cols} and "
-                           f"{wd.shape[-1]}x{wd.shape[0] if wd.ndim == 2 else 1})")
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{cols} and "
+            f"{wd.shape[-1]}x{wd.shape[0] if wd.ndim == 2 else 1})"
+        )
     data = xd @ wd.T
     if bias is not None:
         try:
@@ -164,8 +179,9 @@ def linear(input, weight, bias=None):
         except ValueError:
             raise broadcast_error(data.shape, bias._data.shape) from None
     out = wrap(data)
-    if STATE.enabled and (input._requires_grad or weight._requires_grad
-                          or bias is not None and bias._requires_grad):
+    if STATE.enabled and (
+        input._requires_grad or weight._requires_grad or bias is not None and bias._requires_grad
+    ):
         if bias is None:
             node = LinearMmBackward0((input, weight), (input, weight))
         else:

@@ -57,13 +57,17 @@ def log_softmax(input, dim=None, dtype=None):
 
 def _softmax_dim(dim, ndim):
     if dim is None:  # PyTorch's legacy implicit choice (it warns; so do we)
-        warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the "
-                      "call to include dim=X as an argument.", UserWarning, stacklevel=3)
+        warnings.warn(
+            "Implicit dimension choice for softmax has been deprecated. Change the "
+            "call to include dim=X as an argument.",
+            UserWarning,
+            stacklevel=3,
+        )
         dim = 0 if ndim in (0, 1, 3) else 1
     return wrap_dim(dim, ndim)
 
 
-# -- losses ---------------------------------------------------------------------------------------------
+# -- losses ---------------------------------------------------------------------------------------
 _REDUCTIONS = ("none", "mean", "sum")
 
 
@@ -82,10 +86,13 @@ def _reduce(loss, reduction):
 
 def _check_same_size(input, target, stacklevel=3):
     if input._data.shape != target._data.shape:
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
-                      f"({input.shape}). This will likely lead to incorrect results due to "
-                      "broadcasting. Please ensure they have the same size.", UserWarning,
-                      stacklevel=stacklevel)
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to "
+            "broadcasting. Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
 
 
 class MseLossBackward0(Node):
@@ -97,8 +104,10 @@ class MseLossBackward0(Node):
         scale = 2.0 / diff._data.size if self.reduction == "mean" else 2.0
         gd = g * diff * scale
         sx, st = self.shapes
-        return (sum_to(gd, sx) if self.needs_grad(0) else None,
-                sum_to(-gd, st) if self.needs_grad(1) else None)
+        return (
+            sum_to(gd, sx) if self.needs_grad(0) else None,
+            sum_to(-gd, st) if self.needs_grad(1) else None,
+        )
 
 
 def mse_loss(input, target, reduction="mean"):
@@ -146,9 +155,11 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     _check_reduction(reduction)
     xd, td = input._data, target._data
     if xd.shape != td.shape:
-        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
-                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
-                         "size.")
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input "
+            f"size ({input.shape}) is deprecated. Please ensure they have the same "
+            "size."
+        )
     m = xp(xd)
     if bool(((xd < 0) | (xd > 1)).any()) or bool(m.isnan(xd).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -185,16 +196,19 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     if td.dtype.kind not in "iu":
         raise RuntimeError(f"expected scalar type Long but found {target.dtype.legacy_name[:-6]}")
     if xd.ndim not in (1, 2):
-        raise ValueError(f"Expected 1D or 2D input to nll_loss, got {xd.ndim}D (use "
-                         "cross_entropy over dim 1 after moving classes there)")
+        raise ValueError(
+            f"Expected 1D or 2D input to nll_loss, got {xd.ndim}D (use "
+            "cross_entropy over dim 1 after moving classes there)"
+        )
     batched = xd.ndim == 2
     x2 = xd if batched else xd[None]
     t1 = td.reshape(-1) if batched else td.reshape(1)
     if batched and td.ndim != 1:
-        raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported")
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if x2.shape[0] != t1.shape[0]:
-        raise ValueError(f"Expected input batch_size ({x2.shape[0]}) to match target batch_size "
-                         f"({t1.shape[0]}).")
+        raise ValueError(
+            f"Expected input batch_size ({x2.shape[0]}) to match target batch_size ({t1.shape[0]})."
+        )
     n_classes = x2.shape[1]
     valid = t1 != ignore_index
     bad = (t1 < 0) | (t1 >= n_classes)
@@ -225,15 +239,17 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     return out
 
 
-def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
-                  label_smoothing=0.0):
+def cross_entropy(
+    input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0
+):
     _check_reduction(reduction)
     class_dim = 1 if input._data.ndim >= 2 else 0
     logp = log_softmax(input, class_dim)
     if target._data.dtype.kind == "f":  # class probabilities
         if target._data.shape != input._data.shape:
-            raise RuntimeError("expected target dtype to be Long or Byte, but got "
-                               f"{target.dtype.legacy_name[:-6]}")
+            raise RuntimeError(
+                f"expected target dtype to be Long or Byte, but got {target.dtype.legacy_name[:-6]}"
+            )
         probs = target
         if label_smoothing:
             probs = probs * (1 - label_smoothing) + label_smoothing / input._data.shape[class_dim]
@@ -241,8 +257,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
         if weight is not None:
             per = per * weight
         loss = per.sum(class_dim)
-        return _reduce(loss, reduction) if reduction != "mean" or loss._data.ndim == 0 \
+        return (
+            _reduce(loss, reduction)
+            if reduction != "mean" or loss._data.ndim == 0
             else loss.sum() / loss._data.shape[0]
+        )
     if label_smoothing:
         n_classes = input._data.shape[class_dim]
         smooth = -(logp.sum(class_dim)) / n_classes

@@ -72,14 +72,17 @@ class MeanBackward1(MeanBackward0):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     d = input._data
     if d.dtype.kind != "f" and dtype is None:
-        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
-                           "floating point or complex dtype. Got: "
-                           f"{input.dtype.legacy_name[:-6]}")
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a "
+            "floating point or complex dtype. Got: "
+            f"{input.dtype.legacy_name[:-6]}"
+        )
     dims = dims_of(dim, d.ndim)
     out = wrap(d.mean(axis=dims, keepdims=keepdim))
     if STATE.enabled and input._requires_grad:
-        node = (MeanBackward0 if dim is None else MeanBackward1)((input,))._init(input, dims,
-                                                                               keepdim)
+        node = (MeanBackward0 if dim is None else MeanBackward1)((input,))._init(
+            input, dims, keepdim
+        )
         node.count = int(np.prod([d.shape[i] for i in dims])) if dims else 1
         track(out, node)
     return out
@@ -113,9 +116,11 @@ class AminBackward0(_EvenlyNode):
 def _evenly(input, dims, keepdim, reduce, node_cls):
     d = input._data
     if d.size == 0:
-        raise RuntimeError(f"{node_cls.__name__[:4].lower()}(): Expected reduction dim to be "
-                           "specified for input.numel() == 0. Specify the reduction dim with the "
-                           "'dim' argument.")
+        raise RuntimeError(
+            f"{node_cls.__name__[:4].lower()}(): Expected reduction dim to be "
+            "specified for input.numel() == 0. Specify the reduction dim with the "
+            "'dim' argument."
+        )
     r = reduce(d, axis=dims, keepdims=True)
     out = wrap(r if keepdim else r.reshape([s for i, s in enumerate(d.shape) if i not in dims]))
     if STATE.enabled and input._requires_grad:
@@ -227,15 +232,16 @@ def _argmin(d, axis, keepdims):
     return d.argmin(axis=axis, keepdims=keepdims)
 
 
-# -- var, std ---------------------------------------------------------------------------------------
+# -- var, std -------------------------------------------------------------------------------------
 class VarBackward0(_ReduceNode):
     __slots__ = ("denominator",)
 
     def backward(self, g):
         (x,) = self.unpack()
         centred = x - x.mean(self.dims, keepdim=True)
-        return (_spread(g, self.in_shape, self.dims, self.keepdim) * centred
-                * (2.0 / self.denominator),)
+        return (
+            _spread(g, self.in_shape, self.dims, self.keepdim) * centred * (2.0 / self.denominator),
+        )
 
 
 class StdBackward0(_ReduceNode):
@@ -246,8 +252,11 @@ class StdBackward0(_ReduceNode):
         x, std = self.unpack()
         centred = x - x.mean(self.dims, keepdim=True)
         spread_std = _spread(std, self.in_shape, self.dims, self.keepdim)
-        return (_spread(g, self.in_shape, self.dims, self.keepdim) * centred
-                / (spread_std * self.denominator),)
+        return (
+            _spread(g, self.in_shape, self.dims, self.keepdim)
+            * centred
+            / (spread_std * self.denominator),
+        )
 
 
 def _correction(unbiased, correction):
@@ -270,9 +279,17 @@ def _moment(input, dim, correction, keepdim, node_cls, root):
     d = float_data(input)
     dims = dims_of(dim, d.ndim)
     n = int(np.prod([d.shape[i] for i in dims])) if dims else 1
-    r = d.var(axis=dims, keepdims=keepdim, ddof=correction) if n - correction > 0 else \
-        xp(d).full([1 if i in dims else s for i, s in enumerate(d.shape)] if keepdim else
-                   [s for i, s in enumerate(d.shape) if i not in dims], np.nan, d.dtype)
+    r = (
+        d.var(axis=dims, keepdims=keepdim, ddof=correction)
+        if n - correction > 0
+        else xp(d).full(
+            [1 if i in dims else s for i, s in enumerate(d.shape)]
+            if keepdim
+            else [s for i, s in enumerate(d.shape) if i not in dims],
+            np.nan,
+            d.dtype,
+        )
+    )
     out = wrap(xp(d).sqrt(r) if root else r)
     if STATE.enabled and input._requires_grad:
         node = node_cls((input,), (input, out.detach()) if root else (input,))

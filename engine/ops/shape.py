@@ -5,8 +5,7 @@ import numpy as np
 
 from .._device import scatter_add
 from .._dtype import get as get_dtype
-from ._common import (STATE, Node, Tensor, const, grad_casts, sum_to, track, wrap, wrap_dim,
-                      xp)
+from ._common import STATE, Node, Tensor, const, grad_casts, sum_to, track, wrap, wrap_dim, xp
 
 
 def _view_of(input, data):
@@ -21,7 +20,7 @@ def _shape_arg(shape):
     return tuple(int(s) for s in shape)
 
 
-# -- reshape, view, flatten ----------------------------------------------------------------------------
+# -- reshape, view, flatten -----------------------------------------------------------------------
 class ViewBackward0(Node):
     __slots__ = ("in_shape",)
 
@@ -57,18 +56,18 @@ def flatten(input, start_dim=0, end_dim=-1):
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     n = 1
-    for v in shape[s:e + 1]:
+    for v in shape[s : e + 1]:
         n *= v
-    return reshape(input, shape[:s] + (n,) + shape[e + 1:])
+    return reshape(input, shape[:s] + (n,) + shape[e + 1 :])
 
 
 def unflatten(input, dim, sizes):
     shape = input._data.shape
     dim = wrap_dim(dim, len(shape))
-    return reshape(input, shape[:dim] + tuple(sizes) + shape[dim + 1:])
+    return reshape(input, shape[:dim] + tuple(sizes) + shape[dim + 1 :])
 
 
-# -- transpose, permute --------------------------------------------------------------------------------
+# -- transpose, permute ---------------------------------------------------------------------------
 class TransposeBackward0(Node):
     __slots__ = ("dims",)
 
@@ -97,8 +96,9 @@ def transpose(input, dim0, dim1, _node=TransposeBackward0):
 
 def t(input):
     if input._data.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
-                           f"{input._data.ndim}D")
+        raise RuntimeError(
+            f"t() expects a tensor with <= 2 dimensions, but self is {input._data.ndim}D"
+        )
     if input._data.ndim < 2:
         return input
     return transpose(input, 0, 1, TBackward0)
@@ -115,9 +115,11 @@ def permute(input, *dims):
     dims = _shape_arg(dims)
     d = input._data
     if len(dims) != d.ndim:
-        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
-                           "not match the length of the desired ordering of dimensions i.e. "
-                           f"input.dim() = {d.ndim} is not equal to len(dims) = {len(dims)}")
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does "
+            "not match the length of the desired ordering of dimensions i.e. "
+            f"input.dim() = {d.ndim} is not equal to len(dims) = {len(dims)}"
+        )
     dims = tuple(wrap_dim(x, d.ndim) for x in dims)
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
@@ -138,12 +140,14 @@ def T(input):  # noqa: N802 - PyTorch's name
 
 def mT(input):  # noqa: N802
     if input._data.ndim < 2:
-        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got "
-                           f"{input._data.ndim}-D tensor.")
+        raise RuntimeError(
+            "tensor.mT is only supported on matrices or batches of matrices. Got "
+            f"{input._data.ndim}-D tensor."
+        )
     return transpose(input, -2, -1)
 
 
-# -- unsqueeze, squeeze --------------------------------------------------------------------------------
+# -- unsqueeze, squeeze ---------------------------------------------------------------------------
 class UnsqueezeBackward0(Node):
     __slots__ = ("dim",)
 
@@ -186,7 +190,7 @@ def squeeze(input, dim=None):
     return out
 
 
-# -- expand -----------------------------------------------------------------------------------------------
+# -- expand ---------------------------------------------------------------------------------------
 class ExpandBackward0(Node):
     __slots__ = ("in_shape",)
 
@@ -198,16 +202,21 @@ def expand(input, *sizes):
     sizes = _shape_arg(sizes)
     d = input._data
     if len(sizes) < d.ndim:
-        raise RuntimeError(f"expand(torch.{input.dtype.legacy_name}{{{list(d.shape)}}}, "
-                           f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) must be greater or equal "
-                           f"to the number of dimensions in the tensor ({d.ndim})")
+        raise RuntimeError(
+            f"expand(torch.{input.dtype.legacy_name}{{{list(d.shape)}}}, "
+            f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) must be greater or "
+            "equal "
+            f"to the number of dimensions in the tensor ({d.ndim})"
+        )
     lead = len(sizes) - d.ndim
     target = []
     for i, s in enumerate(sizes):
         if i < lead:
             if s < 0:
-                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
-                                   f"leading, non-existing dimension {i}")
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({s}) isn't allowed in a "
+                    f"leading, non-existing dimension {i}"
+                )
             target.append(s)
             continue
         have = d.shape[i - lead]
@@ -217,7 +226,8 @@ def expand(input, *sizes):
             raise RuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
                 f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
-                f"{list(d.shape)}")
+                f"{list(d.shape)}"
+            )
         target.append(s)
     target = tuple(target)
     if target == d.shape:
@@ -240,7 +250,7 @@ def broadcast_to(input, size):
     return expand(input, size)
 
 
-# -- copies: clone, contiguous, to(dtype) -----------------------------------------------------------------
+# -- copies: clone, contiguous, to(dtype) ---------------------------------------------------------
 class CloneBackward0(Node):
     __slots__ = ()
 
@@ -280,7 +290,7 @@ def to_dtype(input, dtype, copy=False):
     return out
 
 
-# -- cat, stack ------------------------------------------------------------------------------------------
+# -- cat, stack -----------------------------------------------------------------------------------
 class CatBackward0(Node):
     __slots__ = ("dim", "bounds")
 
@@ -302,8 +312,9 @@ def _tensor_list(tensors, name):
         raise RuntimeError(f"{name}(): expected a non-empty list of Tensors")
     for i, x in enumerate(tensors):
         if not isinstance(x, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(x).__name__}")
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(x).__name__}"
+            )
     return tensors
 
 
@@ -319,13 +330,16 @@ def cat(tensors, dim=0):
         if a.ndim == 1 and a.size == 0 and ref.ndim != 1:
             continue
         if a.ndim != ref.ndim:
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and "
-                               f"{a.ndim}")
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {ref.ndim} and {a.ndim}"
+            )
         for k in range(ref.ndim):
             if k != dim and a.shape[k] != ref.shape[k]:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
-                                   f"Expected size {ref.shape[k]} but got size {a.shape[k]} for "
-                                   f"tensor number {i} in the list.")
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {dim}. "
+                    f"Expected size {ref.shape[k]} but got size {a.shape[k]} for "
+                    f"tensor number {i} in the list."
+                )
     kept = [a for a in arrays if not (a.ndim == 1 and a.size == 0 and ref.ndim != 1)]
     out = wrap(xp(ref).concatenate(kept, axis=dim))
     if STATE.enabled and any(x._requires_grad for x in tensors):
@@ -348,8 +362,10 @@ class StackBackward0(Node):
     __slots__ = ("dim",)
 
     def backward(self, g):
-        return tuple(g.select(self.dim, i) if self.needs_grad(i) else None
-                     for i in range(len(self.next_functions)))
+        return tuple(
+            g.select(self.dim, i) if self.needs_grad(i) else None
+            for i in range(len(self.next_functions))
+        )
 
 
 def stack(tensors, dim=0):
@@ -357,9 +373,11 @@ def stack(tensors, dim=0):
     arrays = [x._data for x in tensors]
     for i, a in enumerate(arrays):
         if a.shape != arrays[0].shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
-                               f"{list(arrays[0].shape)} at entry 0 and {list(a.shape)} at entry "
-                               f"{i}")
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got "
+                f"{list(arrays[0].shape)} at entry 0 and {list(a.shape)} at entry "
+                f"{i}"
+            )
     dim = wrap_dim(dim, arrays[0].ndim + 1)
     out = wrap(xp(arrays[0]).stack(arrays, axis=dim))
     if STATE.enabled and any(x._requires_grad for x in tensors):
@@ -370,7 +388,7 @@ def stack(tensors, dim=0):
     return out
 
 
-# -- indexing ----------------------------------------------------------------------------------------------
+# -- indexing -------------------------------------------------------------------------------------
 def _index_key(key, d):
     """Turn tensors and lists inside an index into arrays; say whether it is basic indexing."""
     if not isinstance(key, tuple):
@@ -380,16 +398,17 @@ def _index_key(key, d):
         if isinstance(k, Tensor):
             k = k._data
             if k.dtype.kind == "f":
-                raise IndexError("tensors used as indices must be long, int, byte or bool "
-                                 "tensors")
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             basic = False
         elif isinstance(k, (list, np.ndarray)):
             k = np.asarray(k)
             basic = False
         elif not (k is None or k is Ellipsis or isinstance(k, (int, slice, np.integer))):
-            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
-                             "byte Variables are valid indices (got "
-                             f"{type(k).__name__})")
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or "
+                "byte Variables are valid indices (got "
+                f"{type(k).__name__})"
+            )
         if isinstance(k, slice) and k.step is not None and k.step <= 0:
             raise ValueError("step must be greater than zero")
         out.append(k)
@@ -448,8 +467,10 @@ def select(input, dim, index):
     dim = wrap_dim(dim, d.ndim)
     n = d.shape[dim]
     if not -n <= index < n:
-        raise IndexError(f"select(): index {index} out of range for tensor of size "
-                         f"{list(d.shape)} at dimension {dim}")
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size "
+            f"{list(d.shape)} at dimension {dim}"
+        )
     return getitem(input, (slice(None),) * dim + (index,))
 
 
@@ -510,11 +531,14 @@ def index_put(input, key, value):
     except IndexError as exc:
         raise _index_error(exc, d) from None
     except ValueError:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(np.shape(v))} cannot be "
-                           f"broadcast to indexing result of shape {list(d[key].shape)}") from None
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(np.shape(v))} cannot be "
+            f"broadcast to indexing result of shape {list(d[key].shape)}"
+        ) from None
     out = wrap(data)
-    if STATE.enabled and (input._requires_grad or isinstance(value, Tensor)
-                          and value._requires_grad):
+    if STATE.enabled and (
+        input._requires_grad or isinstance(value, Tensor) and value._requires_grad
+    ):
         node = CopySlices((input, value))
         node.key, node.value_shape = key, np.shape(v)
         track(out, node)

@@ -7,8 +7,16 @@ from .optimizer import Optimizer
 
 
 class Adam(Optimizer):
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 amsgrad=False, maximize=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        amsgrad=False,
+        maximize=False,
+    ):
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if eps < 0.0:
@@ -18,9 +26,17 @@ class Adam(Optimizer):
                 raise ValueError(f"Invalid beta parameter at index {i}: {b}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps,
-                                      weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                betas=tuple(betas),
+                eps=eps,
+                weight_decay=weight_decay,
+                amsgrad=amsgrad,
+                maximize=maximize,
+            ),
+        )
 
     def _update(self, p, grad, group, state):
         m = xp(grad)
@@ -41,8 +57,8 @@ class Adam(Optimizer):
         exp_avg += (grad - exp_avg) * (1 - beta1)  # PyTorch's lerp form
         exp_avg_sq *= beta2
         exp_avg_sq += (1 - beta2) * grad * grad
-        bias_correction1 = 1 - beta1 ** step
-        bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
+        bias_correction1 = 1 - beta1**step
+        bias_correction2_sqrt = math.sqrt(1 - beta2**step)
         if group["amsgrad"]:
             m.maximum(state["max_exp_avg_sq"], exp_avg_sq, out=state["max_exp_avg_sq"])
             second = state["max_exp_avg_sq"]

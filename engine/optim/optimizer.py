@@ -56,12 +56,17 @@ class Optimizer:
         raise NotImplementedError
 
     def state_dict(self):
-        index = {id(p): i for i, p in enumerate(p for g in self.param_groups
-                                                for p in g["params"])}
-        return {"state": {index[id(p)]: dict(s) for p, s in self.state.items()},
-                "param_groups": [{**{k: v for k, v in g.items() if k != "params"},
-                                  "params": [index[id(p)] for p in g["params"]]}
-                                 for g in self.param_groups]}
+        index = {id(p): i for i, p in enumerate(p for g in self.param_groups for p in g["params"])}
+        return {
+            "state": {index[id(p)]: dict(s) for p, s in self.state.items()},
+            "param_groups": [
+                {
+                    **{k: v for k, v in g.items() if k != "params"},
+                    "params": [index[id(p)] for p in g["params"]],
+                }
+                for g in self.param_groups
+            ],
+        }
 
     def __repr__(self):
         lines = [type(self).__name__ + " ("]

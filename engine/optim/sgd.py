@@ -4,8 +4,16 @@ from .optimizer import Optimizer
 
 
 class SGD(Optimizer):
-    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
-                 maximize=False):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        momentum=0,
+        dampening=0,
+        weight_decay=0,
+        nesterov=False,
+        maximize=False,
+    ):
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -14,9 +22,17 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
-                                      weight_decay=weight_decay, nesterov=nesterov,
-                                      maximize=maximize))
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                momentum=momentum,
+                dampening=dampening,
+                weight_decay=weight_decay,
+                nesterov=nesterov,
+                maximize=maximize,
+            ),
+        )
 
     def _update(self, p, grad, group, state):
         d_p = -grad if group["maximize"] else grad

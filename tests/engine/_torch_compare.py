@@ -172,10 +172,11 @@ def grad_fn_name(t) -> str | None:
 # --------------------------------------------------------------------------- comparison
 
 
-def assert_same_array(actual: np.ndarray, expected: np.ndarray, what: str):
+def assert_same_array(actual: np.ndarray, expected: np.ndarray, what: str, loose=False):
+    """Same shape and dtype; values to float64 precision, or float32 precision if ``loose``."""
     assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != torch {expected.shape}"
     assert actual.dtype == expected.dtype, f"{what}: dtype {actual.dtype} != torch {expected.dtype}"
-    if expected.dtype == np.float32:
+    if expected.dtype == np.float32 or (loose and expected.dtype == np.float64):
         np.testing.assert_allclose(actual, expected, rtol=RTOL_F32, atol=ATOL_F32, err_msg=what)
     elif np.issubdtype(expected.dtype, np.floating):
         np.testing.assert_allclose(actual, expected, rtol=RTOL, atol=ATOL, err_msg=what)
@@ -201,10 +202,13 @@ def compare_with_torch(name, fn, specs):
     and return None, in which case only the inputs' grads are compared.
     """
     rng, (t_in, t_out), (e_in, e_out) = run_both(name, fn, specs)
+    # with any float32 input, float64 results (promoted outputs, grads of float64 inputs) carry
+    # float32 rounding whose exact value depends on the order of operations
+    loose = any(s.kind == "float" and s.dtype == "float32" for s in specs)
 
     if t_out is not None:
         t_val, e_val = to_np(t_out), to_np(e_out)
-        assert_same_array(e_val, t_val, "forward")
+        assert_same_array(e_val, t_val, "forward", loose)
         assert bool(e_out.requires_grad) == t_out.requires_grad, "out.requires_grad"
         assert (e_out.grad_fn is None) == (t_out.grad_fn is None), "out.grad_fn None-ness"
 
@@ -218,4 +222,4 @@ def compare_with_torch(name, fn, specs):
             assert ei.grad is None, f"input {i}: engine .grad should be None (torch's is)"
         else:
             assert ei.grad is not None, f"input {i}: engine .grad is None, torch's is not"
-            assert_same_array(to_np(ei.grad), to_np(ti.grad), f"grad of input {i}")
+            assert_same_array(to_np(ei.grad), to_np(ti.grad), f"grad of input {i}", loose)

@@ -882,3 +882,59 @@ def test_bce_rejects_values_outside_unit_interval(inp, target):
         lambda: EF.binary_cross_entropy(eg.tensor(inp), eg.tensor(target)),
         lambda: F.binary_cross_entropy(torch.tensor(inp), torch.tensor(target)),
     )
+
+
+# --------------------------------------------------------------------------- grad_fn names
+
+
+def _fn_name(t):
+    return None if t.grad_fn is None else type(t.grad_fn).__name__
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name", ["MSELoss", "L1Loss", "BCELoss", "CrossEntropyLoss"])
+def test_loss_grad_fn_names(rng, name, reduction):
+    inp, target = _loss_inputs(rng, name)
+    x, xt = pair(inp, requires_grad=True)
+    y, yt = pair(target)
+    out = getattr(enn, name)(reduction=reduction)(x, y)
+    out_t = getattr(torch.nn, name)(reduction=reduction)(xt, yt)
+    assert _fn_name(out) == _fn_name(out_t)
+
+
+@pytest.mark.parametrize("name, args, kwargs", FUNCTIONALS)
+def test_activation_grad_fn_names(rng, name, args, kwargs):
+    x, xt = pair(rng.standard_normal((4, 5)), requires_grad=True)
+    assert _fn_name(getattr(EF, name)(x, *args, **kwargs)) == _fn_name(
+        getattr(F, name)(xt, *args, **kwargs)
+    )
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3,), (2, 4, 3)], ids=["2d", "1d", "3d"])
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "nobias"])
+def test_linear_grad_fn_names(rng, shape, bias):
+    lin = enn.Linear(3, 2, bias=bias)
+    ref = torch.nn.Linear(3, 2, bias=bias)
+    data = rng.standard_normal(shape).astype(np.float32)
+    assert _fn_name(lin(eg.tensor(data))) == _fn_name(ref(torch.tensor(data)))
+
+
+# --------------------------------------------------------------------------- state_dict details
+
+
+def test_state_dict_values_follow_the_parameters():
+    """Like torch, state_dict() holds detached views, not snapshots."""
+    model = enn.Linear(2, 2)
+    sd = model.state_dict()
+    before = arr(sd["bias"])
+    model(eg.ones(1, 2)).sum().backward()
+    eoptim.SGD(model.parameters(), lr=1.0).step()
+    np.testing.assert_allclose(arr(sd["bias"]), before - 1.0, rtol=1e-6)
+
+
+def test_load_state_dict_keeps_parameter_dtype():
+    model = enn.Linear(2, 2)
+    sd = {k: eg.tensor(arr(v).astype(np.float64)) for k, v in model.state_dict().items()}
+    model.load_state_dict(sd)
+    assert model.weight.dtype == eg.float32 and model.bias.dtype == eg.float32
+    np.testing.assert_allclose(arr(model.weight), arr(sd["weight"]), rtol=1e-6)
