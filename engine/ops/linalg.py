@@ -132,22 +132,21 @@ def outer(input, vec2):
 
 # -- linear: x @ W.T + b in one node (PyTorch's addmm) --------------------------------------------
 class AddmmBackward0(Node):
-    """Inputs are (bias, input, weight); MmBackward-like without a bias."""
+    """bias + input @ weight.T for a 2-D input. Inputs are (bias, input, weight), or
+    (input, weight) without a bias (then it prints as MmBackward0, as in PyTorch)."""
 
     __slots__ = ("has_bias",)
 
     def backward(self, g):
-        saved = self.unpack()
-        x, w = saved
+        x, w = self.unpack()
         k = 1 if self.has_bias else 0
         grads = [None] * (k + 2)
         if self.has_bias and self.needs_grad(0):
-            grads[0] = sum_to(g, w._data.shape[:1])
+            grads[0] = g.sum(0)
         if self.needs_grad(k):
             grads[k] = matmul(g, w)
         if self.needs_grad(k + 1):
-            n_out, n_in = w._data.shape
-            grads[k + 1] = matmul(g.reshape(-1, n_out).mT, x.reshape(-1, n_in))
+            grads[k + 1] = matmul(g.mT, x)
         return tuple(grads)
 
 
@@ -159,6 +158,8 @@ LinearMmBackward0.__name__ = LinearMmBackward0.__qualname__ = "MmBackward0"  # P
 
 
 def linear(input, weight, bias=None):
+    """input @ weight.T + bias. Other than 2-D inputs are folded to 2-D and back, as PyTorch
+    does, so their grad_fn is the view (or squeeze) around the addmm."""
     xd, wd = input._data, weight._data
     if xd.dtype != wd.dtype:
         raise RuntimeError(
@@ -172,7 +173,25 @@ def linear(input, weight, bias=None):
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{cols} and "
             f"{wd.shape[-1]}x{wd.shape[0] if wd.ndim == 2 else 1})"
         )
-    data = xd @ wd.T
+    if xd.ndim != 2:
+        from . import shape as shape_ops
+
+        out_shape = xd.shape[:-1] + wd.shape[:1]
+        if xd.ndim == 1:
+            out = _addmm(shape_ops.unsqueeze(input, 0), weight, bias)
+            return (
+                shape_ops.reshape(out, out_shape)
+                if bias is not None
+                else shape_ops.squeeze(out, (0,))
+            )
+        out = _addmm(shape_ops.reshape(input, -1, xd.shape[-1]), weight, bias)
+        node = shape_ops.ViewBackward0 if bias is not None else shape_ops.UnsafeViewBackward0
+        return shape_ops.reshape(out, out_shape, _node=node)
+    return _addmm(input, weight, bias)
+
+
+def _addmm(input, weight, bias):
+    data = input._data @ weight._data.T
     if bias is not None:
         try:
             data += bias._data

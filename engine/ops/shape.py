@@ -28,7 +28,7 @@ class ViewBackward0(Node):
         return (g.reshape(self.in_shape),)
 
 
-def reshape(input, *shape):
+def reshape(input, *shape, _node=ViewBackward0):
     shape = _shape_arg(shape)
     d = input._data
     if shape.count(-1) > 1:
@@ -39,7 +39,7 @@ def reshape(input, *shape):
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {d.size}") from None
     out = _view_of(input, data)
     if STATE.enabled and input._requires_grad:
-        node = ViewBackward0((input,))
+        node = _node((input,))
         node.in_shape = d.shape
         track(out, node)
     return out
@@ -174,14 +174,27 @@ class SqueezeBackward1(ViewBackward0):
     __slots__ = ()
 
 
+class SqueezeBackward4(ViewBackward0):
+    """squeeze with a tuple of dims (PyTorch's squeeze.dims overload)."""
+
+    __slots__ = ()
+
+
+class UnsafeViewBackward0(ViewBackward0):
+    """The reshape PyTorch's matmul and linear use to unfold batch dims."""
+
+    __slots__ = ()
+
+
 def squeeze(input, dim=None):
     d = input._data
     if dim is None:
         shape, cls = tuple(s for s in d.shape if s != 1), SqueezeBackward0
     else:
-        dims = {wrap_dim(x, d.ndim) for x in (dim if isinstance(dim, (tuple, list)) else (dim,))}
+        many = isinstance(dim, (tuple, list))
+        dims = {wrap_dim(x, d.ndim) for x in (dim if many else (dim,))}
         shape = tuple(s for i, s in enumerate(d.shape) if not (i in dims and s == 1))
-        cls = SqueezeBackward1
+        cls = SqueezeBackward4 if many else SqueezeBackward1
     out = _view_of(input, d.reshape(shape))
     if STATE.enabled and input._requires_grad:
         node = cls((input,))

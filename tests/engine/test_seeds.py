@@ -49,15 +49,6 @@ def assert_grad_fn_repr(t, name):
     assert re.fullmatch(rf"<{name} object at 0x[0-9a-fA-F]+>", repr(t.grad_fn)), repr(t.grad_fn)
 
 
-def raised(fn):
-    """Run fn, return the exception it raised (type, message)."""
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        return type(e), str(e)
-    raise AssertionError("no exception raised")
-
-
 def nonleaf_grad(t):
     """Read .grad of a non-leaf without PyTorch's UserWarning failing anything."""
     with warnings.catch_warnings():

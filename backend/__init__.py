@@ -1,0 +1,1 @@
+"""Wiregrad's backend: graph documents (backend.graph) and, later, the server."""

@@ -1,0 +1,83 @@
+"""The graph document: JSON, versioned, validated by these pydantic models.
+
+The models check the document's structure only (types, ids, required keys). Whether a graph can
+run (known ops and ports, params in range, no cycles, shapes that fit) is `validate.py`'s job,
+so that every problem is reported at once, tied to its node or edge.
+"""
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+FORMAT = "wiregrad.graph"
+VERSION = 1
+ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
+
+
+class Position(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    x: float = 0.0
+    y: float = 0.0
+
+
+class Node(BaseModel):
+    """One operation (or source) on the canvas."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(pattern=ID_PATTERN, description="unique within the graph")
+    op: str = Field(max_length=64, description="an op name from the registry, e.g. 'add'")
+    params: dict[str, Any] = Field(default_factory=dict)
+    position: Position = Field(default_factory=Position)
+    label: str | None = Field(default=None, max_length=200, description="shown instead of op")
+
+
+class Edge(BaseModel):
+    """Carries the output `sourcePort` of `source` into the input `targetPort` of `target`."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    id: str = Field(pattern=ID_PATTERN)
+    source: str = Field(pattern=ID_PATTERN)
+    sourcePort: str = Field(default="out", max_length=64)  # noqa: N815 - the JSON's own key
+    target: str = Field(pattern=ID_PATTERN)
+    targetPort: str = Field(max_length=64)  # noqa: N815
+
+
+class LessonStep(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(max_length=4000)
+    select: list[str] = Field(default_factory=list)
+    run: Literal["forward", "backward"] | None = None
+
+
+class GraphDocument(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    format: Literal["wiregrad.graph"] = FORMAT
+    version: Literal[1] = VERSION
+    name: str = Field(default="untitled", max_length=200)
+    description: str = Field(default="", max_length=10000)
+    nodes: list[Node] = Field(default_factory=list)
+    edges: list[Edge] = Field(default_factory=list)
+    target: str | None = Field(default=None, description="the scalar node backward starts from")
+    lesson: list[LessonStep] = Field(default_factory=list)
+
+    def node(self, node_id):
+        for n in self.nodes:
+            if n.id == node_id:
+                return n
+        raise KeyError(node_id)
+
+
+def parse(data) -> GraphDocument:
+    """A GraphDocument from a dict or a JSON string; pydantic.ValidationError when malformed."""
+    if isinstance(data, (str, bytes)):
+        return GraphDocument.model_validate_json(data)
+    return GraphDocument.model_validate(data)
+
+
+def json_schema() -> dict:
+    """The JSON Schema of the format, generated from the models (committed as
+    docs/graph-format.schema.json and checked by a test)."""
+    schema = GraphDocument.model_json_schema()
+    schema["$id"] = "https://wiregrad.dev/schemas/graph-v1.json"
+    schema["title"] = "Wiregrad graph document, version 1"
+    return schema

@@ -1,0 +1,105 @@
+"""The op registry: the one list of ops, read by the palette, validation, execution and export.
+
+An OpSpec says everything about an op: its ports and params (with types, defaults and bounds),
+a one-line doc, how it runs on the engine, and how it is written as Python. Engine code and
+PyTorch code differ only in the module name (`eg` or `torch`), because the engine mirrors
+PyTorch's API; `code` receives that name.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class Port:
+    name: str
+    optional: bool = False
+    variadic: bool = False  # takes any number of edges (cat's and stack's tensors), in edge order
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str  # float | int | bool | choice | dims | shape | tensor | str
+    default: Any = None
+    min: float | None = None
+    max: float | None = None
+    choices: tuple = ()
+    nullable: bool = False  # None is allowed (e.g. dim=None: all dims)
+    doc: str = ""
+
+    def describe(self):
+        d = {"name": self.name, "type": self.type, "default": self.default, "doc": self.doc}
+        if self.min is not None:
+            d["min"] = self.min
+        if self.max is not None:
+            d["max"] = self.max
+        if self.choices:
+            d["choices"] = list(self.choices)
+        if self.nullable:
+            d["nullable"] = True
+        return d
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str
+    category: str
+    doc: str
+    inputs: tuple[Port, ...]
+    run: Callable  # run(ctx, inputs, params) -> Tensor; variadic inputs arrive as lists
+    code: Callable  # code(lib, args, params) -> a Python expression (args are variable names)
+    params: tuple[Param, ...] = ()
+    outputs: tuple[str, ...] = ("out",)
+    source: bool = False  # a leaf-making op: tensor, parameter, scalar
+    extra: dict = field(default_factory=dict)
+
+    def port(self, name):
+        for p in self.inputs:
+            if p.name == name:
+                return p
+        return None
+
+    def param(self, name):
+        for p in self.params:
+            if p.name == name:
+                return p
+        return None
+
+    def describe(self):
+        """What the palette and the inspector need, as JSON."""
+        return {
+            "name": self.name,
+            "category": self.category,
+            "doc": self.doc,
+            "inputs": [
+                {"name": p.name, "optional": p.optional, "variadic": p.variadic, "doc": p.doc}
+                for p in self.inputs
+            ],
+            "outputs": list(self.outputs),
+            "params": [p.describe() for p in self.params],
+            "source": self.source,
+        }
+
+
+REGISTRY: dict[str, OpSpec] = {}
+
+
+def register(spec: OpSpec) -> OpSpec:
+    if spec.name in REGISTRY:
+        raise ValueError(f"op {spec.name!r} is registered twice")
+    REGISTRY[spec.name] = spec
+    return spec
+
+
+def get(name) -> OpSpec | None:
+    from . import catalog  # noqa: F401 - filling the registry is importing the catalog
+
+    return REGISTRY.get(name)
+
+
+def all_ops():
+    from . import catalog  # noqa: F401
+
+    return list(REGISTRY.values())
