@@ -3,7 +3,7 @@
 import numpy as np
 
 from . import _device, _dtype
-from ._tensor import Tensor, wrap
+from ._tensor import Tensor, bump_version, wrap
 
 
 def _target_device(device):
@@ -256,12 +256,12 @@ def uniform_(t, low, high, generator=None):
     """Fill `t` in place from U(low, high); used by nn.init (no autograd history)."""
     arr = seed_of(generator).uniform(low, high, size=t._data.shape).astype(t._data.dtype)
     t._data[...] = _device.move(arr, t.device)
-    t._vc[0] += 1
+    bump_version(t)
     return t
 
 
 def normal_(t, mean=0.0, std=1.0, generator=None):
     arr = seed_of(generator).normal(mean, std, size=t._data.shape).astype(t._data.dtype)
     t._data[...] = _device.move(arr, t.device)
-    t._vc[0] += 1
+    bump_version(t)
     return t

@@ -35,9 +35,12 @@ def require_cupy():
     return cp
 
 
+_ndarray = np.ndarray
+
+
 def xp(array):
-    """The array module (numpy or cupy) that owns `array`."""
-    if type(array) is np.ndarray:
+    """The array module (numpy or cupy) that owns `array`. Every op calls it: keep it cheap."""
+    if array.__class__ is _ndarray:
         return np
     return require_cupy().get_array_module(array)
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 from . import _creation, _device
-from ._tensor import Tensor, wrap
+from ._tensor import Tensor, bump_version, wrap
 from .ops import elementwise as ew
 from .ops import linalg, neural, reduce, shape
 
@@ -190,7 +190,7 @@ def fill_(self, value):
         return self._inplace(lambda s, v: v.to(s.dtype).expand(s._data.shape), value)
     self._check_inplace()
     self._data[...] = value
-    self._vc[0] += 1
+    bump_version(self)
     if self.grad_fn is not None:  # the old value no longer matters to anything downstream
         self.grad_fn, self._requires_grad = None, False
     return self

@@ -50,8 +50,30 @@ def wrap(data, requires_grad=False):
     t._data = data
     t._requires_grad = requires_grad
     t.grad_fn = None
-    t._vc = [0]  # the version counter: a one-element list so views and detach() can share it
+    t._vc = None  # version counter, made on the first in-place write or view (see bump_version)
     return t
+
+
+def version(t):
+    """How many in-place writes t's storage has seen."""
+    vc = t._vc
+    return 0 if vc is None else vc[0]
+
+
+def bump_version(t):
+    """Count an in-place write. The counter is a one-element list so views share it."""
+    vc = t._vc
+    if vc is None:
+        t._vc = [1]
+    else:
+        vc[0] += 1
+
+
+def share_version(src, dst):
+    """Make `dst` (a view of, or detached from, `src`) count writes together with `src`."""
+    if src._vc is None:
+        src._vc = [0]
+    dst._vc = src._vc
 
 
 class Tensor:
@@ -187,7 +209,10 @@ class Tensor:
     @property
     def _version(self):
         """How many times this storage was written in place (shared by views and detach)."""
-        return self._vc[0]
+        return version(self)
+
+    def _bump_version(self):
+        bump_version(self)
 
     def retain_grad(self):
         if not self._requires_grad:
@@ -238,7 +263,7 @@ class Tensor:
     def detach(self):
         """Same storage and version counter, no history (PyTorch's detach)."""
         t = wrap(self._data)
-        t._vc = self._vc
+        share_version(self, t)
         return t
 
     def detach_(self):
@@ -365,7 +390,7 @@ class Tensor:
                     f"broadcast shape {list(shape or values.shape)}"
                 )
         d[...] = values
-        self._vc[0] += 1
+        bump_version(self)
 
 
 def _scalar_name(np_dtype):
@@ -377,7 +402,7 @@ def wrap_into(t, data):
     t._data = data
     t._requires_grad = False
     t.grad_fn = None
-    t._vc = [0]
+    t._vc = None
 
 
 def _rebuild(array, requires_grad, device):

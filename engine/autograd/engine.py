@@ -25,17 +25,21 @@ def run_backward(
     """Propagate `grad_outputs` from `outputs`. With `inputs`, return their gradients instead of
     accumulating into `.grad` (autograd.grad); only the part of the graph they need is run."""
     roots = []
-    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+    for i, out in enumerate(outputs):
         node, nr = edge_of(out)
         if node is None:
             raise RuntimeError(
                 f"element {i} of tensors does not require grad and does not have a grad_fn"
             )
-        roots.append((node, nr, g))
+        roots.append((node, nr))
 
-    dependencies = _count_dependencies([r[0] for r in roots])
-    captures = None
-    needed = None
+    # state[node] = [edges still to arrive, grad for output 0, grad for output 1, ...]
+    state = _count_dependencies([node for node, _ in roots])
+    for (node, nr), g in zip(roots, grad_outputs):
+        slot = state[node]
+        slot[nr + 1] = g if slot[nr + 1] is None else slot[nr + 1] + g
+
+    captures = needed = None
     if inputs is not None:
         captures = {}
         for k, t in enumerate(inputs):
@@ -43,34 +47,18 @@ def run_backward(
             if node is None:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
             captures.setdefault(node, []).append((k, nr))
-        needed = _needed_nodes([r[0] for r in roots], captures)
+        needed = _needed_nodes([node for node, _ in roots], captures)
     results = [None] * (len(inputs) if inputs is not None else 0)
 
-    buffers = {}
-    for node, nr, g in roots:
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * node.num_outputs
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
     ready = []
-    for node in buffers:
-        if dependencies.get(node, 0) == 0:
+    for node, _ in roots:
+        if state[node][0] == 0 and (-node._seq, node) not in ready:
             heapq.heappush(ready, (-node._seq, node))
 
     prev_enabled = STATE.enabled
     STATE.enabled = bool(create_graph)
     try:
-        _loop(
-            ready,
-            buffers,
-            dependencies,
-            retain_graph,
-            create_graph,
-            captures,
-            needed,
-            results,
-            accumulate,
-        )
+        _loop(ready, state, retain_graph, create_graph, captures, needed, results, accumulate)
     finally:
         STATE.enabled = prev_enabled
 
@@ -84,15 +72,14 @@ def run_backward(
     return results
 
 
-def _loop(
-    ready, buffers, dependencies, retain_graph, create_graph, captures, needed, results, accumulate
-):
-    """The hot loop: one iteration per node. Everything rare (hooks, captures) sits behind a
-    single check so that the common node costs little more than its own backward formula."""
+def _loop(ready, state, retain_graph, create_graph, captures, needed, results, accumulate):
+    """The hot loop: one iteration per node. Everything rare (hooks, captures, dtype casts) sits
+    behind one check each, so a common node costs little more than its own backward formula."""
     pop, push, wrap = heapq.heappop, heapq.heappush, _tensor.wrap
     while ready:
         node = pop(ready)[1]
-        grads = buffers.pop(node)
+        grads = state.pop(node)
+        del grads[0]
         if node.__class__ is AccumulateGrad:
             var = node.variable
             if var._hooks and grads[0] is not None:
@@ -113,41 +100,38 @@ def _loop(
             if node not in needed:
                 continue
         if grads[0] is None and all(g is None for g in grads):
+            # nothing arrived (a consumer returned None): pass None on, still count the edges
             grad_inputs = (None,) * len(node.next_functions)
         else:
             grad_inputs = node.backward(grads[0]) if node.single_output else node.apply(grads)
-            if node._hooks:
+            if node._has_hooks and node._hooks:
                 for fn in list(node._hooks.values()):
                     r = fn(grad_inputs, tuple(grads))
                     if r is not None:
                         grad_inputs = tuple(r)
-        if node.casts is not None:
-            grad_inputs = tuple(
-                g if c is None or g is None else g.to(c) for g, c in zip(grad_inputs, node.casts)
-            )
+            if node.casts is not None:
+                grad_inputs = tuple(
+                    g if c is None or g is None else g.to(c)
+                    for g, c in zip(grad_inputs, node.casts)
+                )
         if not retain_graph and node._saved:
             node._saved = None
         for (nxt, nr), g in zip(node.next_functions, grad_inputs):
             if nxt is None:
                 continue
+            slot = state[nxt]
             if g is not None:
-                buf = buffers.get(nxt)
-                if buf is None:
-                    buf = buffers[nxt] = [None] * nxt.num_outputs
-                old = buf[nr]
+                old = slot[nr + 1]
                 if old is None:
-                    buf[nr] = g
+                    slot[nr + 1] = g
                 elif create_graph:
-                    buf[nr] = old + g
+                    slot[nr + 1] = old + g
                 else:  # same shape by construction: add the arrays, skip the op machinery
-                    buf[nr] = wrap(old._data + g._data)
-            left = dependencies[nxt] - 1
-            dependencies[nxt] = left
-            if left == 0 and nxt in buffers:
-                if needed is None or nxt in needed:
-                    push(ready, (-nxt._seq, nxt))
-                else:
-                    del buffers[nxt]
+                    slot[nr + 1] = wrap(old._data + g._data)
+            left = slot[0] - 1
+            slot[0] = left
+            if left == 0 and (needed is None or nxt in needed):
+                push(ready, (-nxt._seq, nxt))
 
 
 def _run_pre_hooks(node, grads):
@@ -178,21 +162,22 @@ def _run_tensor_hooks(hooks, grad):
 
 
 def _count_dependencies(roots):
-    """How many edges point at each node reachable from the roots."""
-    dependencies = {}
-    stack = list(set(roots))
+    """For each node reachable from the roots: [number of edges pointing at it, then one empty
+    gradient slot per output]."""
+    state = {root: [0] + [None] * root.num_outputs for root in roots}
+    stack = list(state)
     push, pop = stack.append, stack.pop
     while stack:
         for nxt, _ in pop().next_functions:
             if nxt is None:
                 continue
-            if nxt in dependencies:
-                dependencies[nxt] += 1
+            slot = state.get(nxt)
+            if slot is None:
+                state[nxt] = [1] + [None] * nxt.num_outputs
+                push(nxt)
             else:
-                dependencies[nxt] = 1
-                if nxt not in roots:
-                    push(nxt)
-    return dependencies
+                slot[0] += 1
+    return state
 
 
 def _needed_nodes(roots, captures):

@@ -139,5 +139,5 @@ class Function(metaclass=_FunctionMeta):
         ctx.num_outputs = len(outs)
         to_save = ctx._to_save
         ctx._saved = tuple(to_save)
-        ctx._versions = tuple(t._vc[0] for t in to_save)
+        ctx._versions = tuple(t._version for t in to_save)
         return result[0] if single else tuple(result)

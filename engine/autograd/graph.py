@@ -77,7 +77,13 @@ class Node:
                 edges.append(NO_EDGE)
         self.next_functions = tuple(edges)
         self._saved = saved
-        self._versions = tuple([t._vc[0] for t in saved]) if saved else ()
+        # the saved tensors' versions, or None when all are 0 (never written: the common case)
+        versions = None
+        for t in saved:
+            if t._vc is not None and t._vc[0]:
+                versions = tuple([0 if t._vc is None else t._vc[0] for t in saved])
+                break
+        self._versions = versions
         self._seq = next(_sequence)
 
     def name(self):
@@ -104,8 +110,9 @@ class Node:
         saved = self._saved
         if saved is None:
             raise RuntimeError(BACKWARD_TWICE)
-        for t, v in zip(saved, self._versions):
-            if t._vc[0] != v:
+        for i, t in enumerate(saved):
+            v = 0 if self._versions is None else self._versions[i]
+            if (0 if t._vc is None else t._vc[0]) != v:
                 raise RuntimeError(
                     _modified_message(
                         t, v, self if t.grad_fn is None and self.saves_output else None
@@ -160,7 +167,7 @@ def _modified_message(t, expected, producer):
         desc += f", which is output {t._output_nr} of {node.name()},"
     return (
         "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: {desc} is at version {t._vc[0]}; expected version "
+        f"inplace operation: {desc} is at version {t._version}; expected version "
         f"{expected} instead. Hint: enable anomaly detection to find the operation that "
         "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True)."
     )
@@ -174,7 +181,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self.next_functions = ()
         self._saved = ()
-        self._versions = ()
+        self._versions = None
         self._seq = _ACCUMULATE_FIRST + next(_sequence)  # run as soon as ready, as PyTorch does
         self.variable = variable
 
@@ -191,7 +198,7 @@ class AccumulateGrad(Node):
             var._grad = grad.detach().clone()
         else:
             var._grad._data += grad._data
-            var._grad._vc[0] += 1
+            var._grad._bump_version()
         if var._post_hooks:
             for fn in list(var._post_hooks.values()):
                 fn(var)

@@ -1,6 +1,6 @@
 """Parameter: a leaf tensor that requires grad and that a Module registers when assigned."""
 
-from .._tensor import Tensor, wrap, wrap_into
+from .._tensor import Tensor, share_version, wrap, wrap_into
 
 
 class Parameter(Tensor):
@@ -12,7 +12,7 @@ class Parameter(Tensor):
 
             data = empty(0)
         wrap_into(self, data._data)
-        self._vc = data._vc  # shares storage with `data`, as PyTorch's does
+        share_version(data, self)  # shares storage with `data`, as PyTorch's does
         if requires_grad:
             self.requires_grad = True
 

@@ -46,8 +46,12 @@ def _binary(a, b, compute, node_cls, save, dunder=False):
     out = wrap(data)
     if STATE.enabled and (a._requires_grad or (b_is_tensor and b._requires_grad)):
         node = node_cls((a, b), ((a, b) if b_is_tensor else (a,)) if save else ())
-        node.shapes = (ad.shape, bd.shape if b_is_tensor else ())
-        node.other = None if b_is_tensor else b
+        if b_is_tensor:
+            sa, sb = ad.shape, bd.shape
+            node.shapes = None if sa == sb else (sa, sb)  # None: nothing was broadcast
+            node.other = None
+        else:
+            node.shapes, node.other = None, b
         if promoted:
             node.casts = grad_casts(out, a, b)
         track(out, node)
@@ -55,7 +59,13 @@ def _binary(a, b, compute, node_cls, save, dunder=False):
 
 
 class _BinaryNode(Node):
-    __slots__ = ("shapes", "other")  # input shapes; `other` is the Python number operand, if any
+    # shapes: the two input shapes when the op broadcast them (else None); other: the Python
+    # number operand, if there was one
+    __slots__ = ("shapes", "other")
+
+    def reduce(self, grad, i):
+        """The gradient for input i, summed back to its shape if it was broadcast."""
+        return grad if self.shapes is None else sum_to(grad, self.shapes[i])
 
 
 # -- add, sub -----------------------------------------------------------------------------------
@@ -64,21 +74,19 @@ class AddBackward0(_BinaryNode):
     alpha = 1  # set on the node only for add(..., alpha=)
 
     def backward(self, g):
-        sa, sb = self.shapes
         gb = None
         if self.needs_grad(1):
-            gb = sum_to(g if self.alpha == 1 else g * self.alpha, sb)
-        return (sum_to(g, sa) if self.needs_grad(0) else None, gb)
+            gb = self.reduce(g if self.alpha == 1 else g * self.alpha, 1)
+        return (self.reduce(g, 0) if self.needs_grad(0) else None, gb)
 
 
 class SubBackward0(AddBackward0):
     __slots__ = ()
 
     def backward(self, g):
-        sa, sb = self.shapes
         return (
-            sum_to(g, sa) if self.needs_grad(0) else None,
-            sum_to(g * -self.alpha, sb) if self.needs_grad(1) else None,
+            self.reduce(g, 0) if self.needs_grad(0) else None,
+            self.reduce(g * -self.alpha, 1) if self.needs_grad(1) else None,
         )
 
 
@@ -132,11 +140,10 @@ class MulBackward0(_BinaryNode):
         if self.other is not None:
             return (g * self.other, None)
         a, b = saved
-        sa, sb = self.shapes
         (na, _), (nb, _) = self.next_functions
         return (
-            sum_to(g * b, sa) if na is not None else None,
-            sum_to(g * a, sb) if nb is not None else None,
+            self.reduce(g * b, 0) if na is not None else None,
+            self.reduce(g * a, 1) if nb is not None else None,
         )
 
 
@@ -152,10 +159,9 @@ class DivBackward0(_BinaryNode):
         if self.other is not None:
             return (g / self.other, None)
         a, b = saved
-        sa, sb = self.shapes
         return (
-            sum_to(g / b, sa) if self.needs_grad(0) else None,
-            sum_to(-g * a / (b * b), sb) if self.needs_grad(1) else None,
+            self.reduce(g / b, 0) if self.needs_grad(0) else None,
+            self.reduce(-g * a / (b * b), 1) if self.needs_grad(1) else None,
         )
 
 
@@ -363,10 +369,13 @@ def masked_fill(input, mask, value):
 
 # -- unary ---------------------------------------------------------------------------------------
 def _unary(x, fn, node_cls, save_output):
-    d = float_data(x)
+    d = x._data
+    if d.dtype.kind != "f":
+        d = d.astype(np.float32)  # PyTorch's float ops take integers to the default float
     out = wrap(fn(d))
     if STATE.enabled and x._requires_grad:
-        track(out, node_cls((x,), (out.detach(),) if save_output else (x,)))
+        out.grad_fn = node_cls((x,), (out.detach(),) if save_output else (x,))
+        out._requires_grad = True
     return out
 
 

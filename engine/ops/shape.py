@@ -5,12 +5,13 @@ import numpy as np
 
 from .._device import scatter_add
 from .._dtype import get as get_dtype
+from .._tensor import share_version
 from ._common import STATE, Node, Tensor, const, grad_casts, sum_to, track, wrap, wrap_dim, xp
 
 
 def _view_of(input, data):
     out = wrap(data)
-    out._vc = input._vc
+    share_version(input, out)
     return out
 
 

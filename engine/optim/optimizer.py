@@ -1,5 +1,6 @@
 """Optimizer: parameter groups, per-parameter state, zero_grad; subclasses write `_update`."""
 
+from .._tensor import bump_version
 from ..autograd.grad_mode import no_grad
 
 
@@ -49,7 +50,7 @@ class Optimizer:
                 for p in group["params"]:
                     if p._grad is not None:
                         self._update(p, p._grad._data, group, self.state.setdefault(p, {}))
-                        p._vc[0] += 1
+                        bump_version(p)
         return loss
 
     def _update(self, p, grad, group, state):  # pragma: no cover - each optimizer defines it
