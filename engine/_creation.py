@@ -179,11 +179,13 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
 
 # -- random numbers -------------------------------------------------------------------------------
 class Generator:
-    """A seeded source of random numbers. Values differ from PyTorch's: same seed, same engine
-    numbers, on every device (they are drawn on the CPU and moved)."""
+    """A seeded source of random numbers: `eg.Generator().manual_seed(0)`, as in PyTorch. Values
+    differ from PyTorch's; the same seed gives the same engine numbers on every device (they are
+    drawn on the CPU with numpy's default_rng(seed) and moved)."""
 
-    def __init__(self, seed=None):
-        self.manual_seed(0x5EED if seed is None else seed)
+    def __init__(self, device="cpu"):
+        self.device = _device.device(device)
+        self.manual_seed(67280421310721)  # PyTorch's default seed
 
     def manual_seed(self, seed):
         self._seed = int(seed)
@@ -252,7 +254,7 @@ def randperm(n, dtype=None, device=None, generator=None):
     return tensor_from_array(seed_of(generator).permutation(n).astype(d.np), device)
 
 
-def uniform_(t, low, high, generator=None):
+def uniform_(t, low=0.0, high=1.0, generator=None):
     """Fill `t` in place from U(low, high); used by nn.init (no autograd history)."""
     arr = seed_of(generator).uniform(low, high, size=t._data.shape).astype(t._data.dtype)
     t._data[...] = _device.move(arr, t.device)

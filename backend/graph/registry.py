@@ -6,8 +6,9 @@ PyTorch code differ only in the module name (`eg` or `torch`), because the engin
 PyTorch's API; `code` receives that name.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass(frozen=True)

@@ -31,27 +31,27 @@ def calculate_gain(nonlinearity, param=None):
     raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 
-def uniform_init(tensor, a=0.0, b=1.0):
+def uniform_init(tensor, a=0.0, b=1.0, generator=None):
     with no_grad():
-        return _creation.uniform_(tensor, a, b)
+        return _creation.uniform_(tensor, a, b, generator)
 
 
-def normal_init(tensor, mean=0.0, std=1.0):
+def normal_init(tensor, mean=0.0, std=1.0, generator=None):
     with no_grad():
-        return _creation.normal_(tensor, mean, std)
+        return _creation.normal_(tensor, mean, std, generator)
 
 
-def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     fan_in, fan_out = _fans(tensor)
     fan = fan_in if mode == "fan_in" else fan_out
     bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(fan)
-    return uniform_init(tensor, -bound, bound)
+    return uniform_init(tensor, -bound, bound, generator)
 
 
-def xavier_uniform_(tensor, gain=1.0):
+def xavier_uniform_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _fans(tensor)
     bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
-    return uniform_init(tensor, -bound, bound)
+    return uniform_init(tensor, -bound, bound, generator)
 
 
 def zeros_(tensor):

@@ -25,11 +25,11 @@ class Linear(Module):
             self.register_parameter("bias", None)
         self.reset_parameters()
 
-    def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+    def reset_parameters(self, generator=None):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5), generator=generator)
         if self.bias is not None:
             bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+            init.uniform_(self.bias, -bound, bound, generator)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)

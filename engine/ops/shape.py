@@ -264,6 +264,23 @@ def broadcast_to(input, size):
     return expand(input, size)
 
 
+# -- alias --------------------------------------------------------------------------------------
+class AliasBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        return (g,)
+
+
+def alias(input):
+    """The same storage under a node of its own: a place to hook one use of a tensor (the graph
+    layer gives each editor edge one, to see the gradient that flows along that edge)."""
+    out = _view_of(input, input._data)
+    if STATE.enabled and input._requires_grad:
+        track(out, AliasBackward0((input,)))
+    return out
+
+
 # -- copies: clone, contiguous, to(dtype) ---------------------------------------------------------
 class CloneBackward0(Node):
     __slots__ = ()

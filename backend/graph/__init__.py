@@ -1,0 +1,28 @@
+"""Graph documents: the format, the op registry, validation, execution with traces, export."""
+
+from .document import GraphDocument, json_schema, parse
+from .executor import Cancelled, ForwardCache, RunResult, run, run_records
+from .limits import DEFAULT as DEFAULT_LIMITS
+from .limits import LimitExceeded, Limits
+from .registry import all_ops
+from .registry import get as get_op
+from .validate import GraphInvalid, Problem, validate
+
+__all__ = [
+    "Cancelled",
+    "DEFAULT_LIMITS",
+    "ForwardCache",
+    "GraphDocument",
+    "GraphInvalid",
+    "LimitExceeded",
+    "Limits",
+    "Problem",
+    "RunResult",
+    "all_ops",
+    "get_op",
+    "json_schema",
+    "parse",
+    "run",
+    "run_records",
+    "validate",
+]

@@ -1,0 +1,614 @@
+"""Every op of the editor, registered once: ports, params, how it runs on the engine and how it
+is written as code. Engine code and PyTorch code share one template: `lib` is `eg` or `torch`,
+and `F` is the functional module of either."""
+
+import math
+
+import engine as eg
+import engine.nn.functional as F
+from engine import nn
+
+from .registry import OpSpec, Param, Port, register
+
+INPUT = (Port("input"),)
+PAIR = (Port("input"), Port("other"))
+DTYPES = ("float32", "float64", "int64", "bool")
+INITS = ("zeros", "ones", "randn", "rand", "arange")
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def _kwargs(params, names, defaults):
+    """`, k=v` for each param that differs from its default (so code stays short)."""
+    parts = [f"{n}={params[n]!r}" for n in names if params.get(n) != defaults.get(n)]
+    return "".join(", " + p for p in parts)
+
+
+def _call(fn, names=(), defaults=None, *, functional=False):
+    defaults = defaults or {}
+
+    def code(lib, args, params):
+        head = f"F.{fn}" if functional else f"{lib}.{fn}"
+        return f"{head}({', '.join(args)}{_kwargs(params, names, defaults)})"
+
+    return code
+
+
+def _operator(symbol):
+    def code(lib, args, params):
+        return f"{args[0]} {symbol} {args[1]}"
+
+    return code
+
+
+def _on_input(fn, args=None, kwargs=None):
+    """run() for an op on its first input, with params turned into arguments."""
+
+    def run(ctx, ins, p):
+        return fn(ins[0], *(args(p) if args else ()), **(kwargs(p) if kwargs else {}))
+
+    return run
+
+
+def _on_inputs(fn, kwargs=None):
+    """run() for an op on all its inputs in port order."""
+
+    def run(ctx, ins, p):
+        return fn(*ins, **(kwargs(p) if kwargs else {}))
+
+    return run
+
+
+# -- sources ------------------------------------------------------------------------------------
+def make_tensor(ctx, params, requires_grad):
+    """A leaf from a literal `value`, or from `shape` + `init` (+ `seed` for random inits)."""
+    dtype = getattr(eg, params.get("dtype") or "float32")
+    if params.get("value") is not None:
+        t = eg.tensor(params["value"], dtype=dtype)
+    else:
+        shape = tuple(params.get("shape") or ())
+        ctx.check_numel(math.prod(shape))
+        init = params.get("init") or "zeros"
+        if init in ("randn", "rand"):
+            g = eg.Generator().manual_seed(params.get("seed") or 0)
+            t = getattr(eg, init)(*shape, dtype=dtype, generator=g)
+        elif init == "arange":
+            t = eg.arange(math.prod(shape), dtype=dtype).reshape(shape)
+        else:
+            t = getattr(eg, init)(*shape, dtype=dtype)
+    if requires_grad:
+        t.requires_grad_()
+    return t
+
+
+def tensor_code(lib, args, params, requires_grad):
+    rg = ", requires_grad=True" if requires_grad else ""
+    dtype = params.get("dtype") or "float32"
+    dt = "" if dtype == "float32" else f", dtype={lib}.{dtype}"
+    if params.get("value") is not None:
+        return f"{lib}.tensor({params['value']!r}{dt}{rg})"
+    shape = ", ".join(str(s) for s in params.get("shape") or ())
+    init = params.get("init") or "zeros"
+    if init in ("randn", "rand"):
+        seed = params.get("seed") or 0
+        if lib == "eg":
+            return f"{lib}.{init}({shape}{dt}, generator=eg.Generator().manual_seed({seed}){rg})"
+        # PyTorch's generator draws other numbers: take the engine's (numpy's default_rng)
+        draw = "standard_normal" if init == "randn" else "random"
+        return (
+            f"torch.tensor(np.random.default_rng({seed}).{draw}(({shape},)), "
+            f"dtype=torch.{dtype}{rg})"
+        )
+    if init == "arange":
+        n = math.prod(params.get("shape") or ())
+        shape_tuple = tuple(params.get("shape") or ())
+        grad = ".requires_grad_()" if requires_grad else ""
+        return f"{lib}.arange({n}{dt}).reshape({shape_tuple!r}){grad}"
+    return f"{lib}.{init}({shape}{dt}{rg})"
+
+
+SOURCE_PARAMS = (
+    Param(
+        "value",
+        "tensor",
+        None,
+        nullable=True,
+        doc="the values (a number or nested lists); empty to use shape and init",
+    ),
+    Param("shape", "shape", [], doc="the shape, when there is no value"),
+    Param("init", "choice", "zeros", choices=INITS, doc="how to fill a tensor made from shape"),
+    Param("seed", "int", 0, min=0, max=2**31 - 1, doc="seed for randn and rand"),
+    Param("dtype", "choice", "float32", choices=DTYPES),
+    Param("name", "str", "", doc="a name for the tensor, used in code and labels"),
+)
+
+register(
+    OpSpec(
+        "tensor",
+        "sources",
+        "A tensor: literal values, or a shape filled by an init.",
+        (),
+        run=lambda ctx, ins, p: make_tensor(ctx, p, bool(p.get("requires_grad"))),
+        code=lambda lib, args, p: tensor_code(lib, args, p, bool(p.get("requires_grad"))),
+        params=SOURCE_PARAMS[:5]
+        + (Param("requires_grad", "bool", False, doc="track gradients for this leaf"),)
+        + SOURCE_PARAMS[5:],
+        source=True,
+    )
+)
+register(
+    OpSpec(
+        "parameter",
+        "sources",
+        "A trainable leaf: a tensor that always requires grad.",
+        (),
+        run=lambda ctx, ins, p: make_tensor(ctx, p, True),
+        code=lambda lib, args, p: tensor_code(lib, args, p, True),
+        params=SOURCE_PARAMS,
+        source=True,
+    )
+)
+register(
+    OpSpec(
+        "scalar",
+        "sources",
+        "A constant number (a 0-d tensor without grad).",
+        (),
+        run=lambda ctx, ins, p: eg.tensor(float(p.get("value", 0.0))),
+        code=lambda lib, args, p: f"{lib}.tensor({float(p.get('value', 0.0))!r})",
+        params=(Param("value", "float", 1.0), Param("name", "str", "")),
+        source=True,
+    )
+)
+
+# -- arithmetic -------------------------------------------------------------------------------
+# `other` may be left unconnected and given as the number `scalar` instead: `x ** 2` stays a
+# PowBackward0 with the exponent in the node, as in PyTorch.
+SCALAR_OTHER = (Port("input"), Port("other", optional=True, doc="or set scalar"))
+SCALAR = Param(
+    "scalar",
+    "float",
+    None,
+    nullable=True,
+    doc="the number used as other while other is not connected",
+)
+
+
+def _binary_run(fn):
+    def run(ctx, ins, p):
+        return fn(ins[0], ins[1] if ins[1] is not None else p["scalar"])
+
+    return run
+
+
+def _binary_code(symbol):
+    def code(lib, args, p):
+        other = args[1] if len(args) > 1 else repr(p["scalar"])
+        return f"{args[0]} {symbol} {other}"
+
+    return code
+
+
+for _name, _sym, _fn, _doc in (
+    ("add", "+", eg.add, "input + other, broadcasting"),
+    ("sub", "-", eg.sub, "input - other, broadcasting"),
+    ("mul", "*", eg.mul, "input * other, elementwise, broadcasting"),
+    ("div", "/", eg.div, "input / other, true division, broadcasting"),
+    ("pow", "**", eg.pow, "input ** other, broadcasting"),
+):
+    register(
+        OpSpec(
+            _name,
+            "arithmetic",
+            _doc,
+            SCALAR_OTHER,
+            run=_binary_run(_fn),
+            code=_binary_code(_sym),
+            params=(SCALAR,),
+            extra={"scalar_for": "other"},
+        )
+    )
+
+for _name, _fn in (("maximum", eg.maximum), ("minimum", eg.minimum)):
+    register(
+        OpSpec(
+            _name,
+            "arithmetic",
+            f"elementwise {_name} of input and other",
+            PAIR,
+            run=_on_inputs(_fn),
+            code=_call(_name),
+        )
+    )
+
+register(
+    OpSpec(
+        "neg",
+        "arithmetic",
+        "-input",
+        INPUT,
+        run=lambda ctx, ins, p: -ins[0],
+        code=lambda lib, args, p: f"-{args[0]}",
+    )
+)
+
+# -- elementwise functions -------------------------------------------------------------------
+for _name, _doc in (
+    ("exp", "e ** input"),
+    ("log", "natural logarithm"),
+    ("sqrt", "square root"),
+    ("abs", "absolute value"),
+    ("sin", "sine"),
+    ("cos", "cosine"),
+    ("reciprocal", "1 / input"),
+):
+    register(
+        OpSpec(
+            _name,
+            "elementwise",
+            _doc,
+            INPUT,
+            run=_on_input(getattr(eg, _name)),
+            code=_call(_name),
+        )
+    )
+
+register(
+    OpSpec(
+        "clamp",
+        "elementwise",
+        "limits input to [min, max]",
+        INPUT,
+        run=lambda ctx, ins, p: eg.clamp(ins[0], p.get("min"), p.get("max")),
+        code=_call("clamp", ("min", "max"), {"min": None, "max": None}),
+        params=(
+            Param("min", "float", None, nullable=True),
+            Param("max", "float", 1.0, nullable=True),
+        ),
+    )
+)
+
+# -- activations ------------------------------------------------------------------------------
+for _name, _doc in (
+    ("relu", "max(0, input)"),
+    ("sigmoid", "1 / (1 + exp(-input))"),
+    ("tanh", "hyperbolic tangent"),
+):
+    register(
+        OpSpec(
+            _name,
+            "activations",
+            _doc,
+            INPUT,
+            run=_on_input(getattr(eg, _name)),
+            code=_call(_name),
+        )
+    )
+
+register(
+    OpSpec(
+        "leaky_relu",
+        "activations",
+        "input where positive, negative_slope * input elsewhere",
+        INPUT,
+        run=lambda ctx, ins, p: F.leaky_relu(ins[0], p.get("negative_slope", 0.01)),
+        code=_call("leaky_relu", ("negative_slope",), {"negative_slope": 0.01}, functional=True),
+        params=(Param("negative_slope", "float", 0.01),),
+    )
+)
+for _name, _doc in (
+    ("softmax", "exp(input) normalised to sum to 1 along dim"),
+    ("log_softmax", "log of softmax, computed stably"),
+):
+    register(
+        OpSpec(
+            _name,
+            "activations",
+            _doc,
+            INPUT,
+            run=_on_input(getattr(eg, _name), lambda p: (p.get("dim", -1),)),
+            code=_call(_name, ("dim",), {}),
+            params=(Param("dim", "int", -1, doc="the dim that sums to 1"),),
+        )
+    )
+
+# -- comparisons and control flow ---------------------------------------------------------------
+for _name, _sym in (
+    ("gt", ">"),
+    ("lt", "<"),
+    ("ge", ">="),
+    ("le", "<="),
+    ("eq", "=="),
+    ("ne", "!="),
+):
+    register(
+        OpSpec(
+            _name,
+            "logic",
+            f"input {_sym} other, elementwise (no gradient)",
+            PAIR,
+            run=_on_inputs(getattr(eg, _name)),
+            code=_operator(_sym),
+        )
+    )
+
+register(
+    OpSpec(
+        "where",
+        "logic",
+        "input where condition is true, other elsewhere",
+        (Port("condition"), Port("input"), Port("other")),
+        run=lambda ctx, ins, p: eg.where(ins[0], ins[1], ins[2]),
+        code=_call("where"),
+    )
+)
+register(
+    OpSpec(
+        "if",
+        "logic",
+        "runs only the branch the condition picks (a one-element tensor)",
+        (Port("condition"), Port("then"), Port("else")),
+        run=lambda ctx, ins, p: ins[1] if ins[1] is not None else ins[2],  # the executor picks
+        code=lambda lib, args, p: f"{args[1]} if {args[0]} else {args[2]}",
+    )
+)
+
+# -- reductions -----------------------------------------------------------------------------------
+DIM = Param("dim", "dims", None, nullable=True, doc="dim or dims to reduce; empty for all")
+KEEPDIM = Param("keepdim", "bool", False, doc="keep reduced dims with size 1")
+
+
+def _dims(p):
+    d = p.get("dim")
+    return tuple(d) if isinstance(d, list) else d
+
+
+for _name, _doc in (("sum", "sum of elements"), ("mean", "mean of elements")):
+    register(
+        OpSpec(
+            _name,
+            "reductions",
+            _doc,
+            INPUT,
+            run=_on_input(getattr(eg, _name), lambda p: (_dims(p), p.get("keepdim", False))),
+            code=_call(_name, ("dim", "keepdim"), {"dim": None, "keepdim": False}),
+            params=(DIM, KEEPDIM),
+        )
+    )
+
+
+def _extremum_run(fn_full, fn_dim):
+    def run(ctx, ins, p):
+        d = p.get("dim")
+        if d is None or d == []:
+            return fn_full(ins[0])
+        return fn_dim(ins[0], d if isinstance(d, int) else tuple(d), p.get("keepdim", False))
+
+    return run
+
+
+def _extremum_code(name):
+    def code(lib, args, p):
+        d = p.get("dim")
+        if d is None or d == []:
+            return f"{lib}.{name}({args[0]})"
+        kd = ", keepdim=True" if p.get("keepdim") else ""
+        if isinstance(d, int):
+            return f"{lib}.{name}({args[0]}, dim={d}{kd}).values"
+        return f"{lib}.a{name}({args[0]}, dim={tuple(d)!r}{kd})"
+
+    return code
+
+
+register(
+    OpSpec(
+        "max",
+        "reductions",
+        "largest element (along dim, if given)",
+        INPUT,
+        run=_extremum_run(
+            eg.max,
+            lambda x, d, k: eg.max(x, d, k).values if isinstance(d, int) else eg.amax(x, d, k),
+        ),
+        code=_extremum_code("max"),
+        params=(DIM, KEEPDIM),
+    )
+)
+register(
+    OpSpec(
+        "min",
+        "reductions",
+        "smallest element (along dim, if given)",
+        INPUT,
+        run=_extremum_run(
+            eg.min,
+            lambda x, d, k: eg.min(x, d, k).values if isinstance(d, int) else eg.amin(x, d, k),
+        ),
+        code=_extremum_code("min"),
+        params=(DIM, KEEPDIM),
+    )
+)
+for _name, _doc in (("var", "variance"), ("std", "standard deviation")):
+    register(
+        OpSpec(
+            _name,
+            "reductions",
+            f"{_doc} (Bessel-corrected by default)",
+            INPUT,
+            run=_on_input(
+                getattr(eg, _name),
+                lambda p: (_dims(p),),
+                lambda p: {
+                    "keepdim": p.get("keepdim", False),
+                    "correction": p.get("correction", 1),
+                },
+            ),
+            code=_call(
+                _name,
+                ("dim", "correction", "keepdim"),
+                {"dim": None, "correction": 1, "keepdim": False},
+            ),
+            params=(DIM, Param("correction", "int", 1, min=0), KEEPDIM),
+        )
+    )
+
+# -- linear algebra and shapes ---------------------------------------------------------------------
+register(
+    OpSpec(
+        "matmul",
+        "linear algebra",
+        "matrix product, with PyTorch's rules for 1-D and batched inputs",
+        PAIR,
+        run=lambda ctx, ins, p: eg.matmul(ins[0], ins[1]),
+        code=_operator("@"),
+    )
+)
+register(
+    OpSpec(
+        "transpose",
+        "shape",
+        "swaps two dims",
+        INPUT,
+        run=lambda ctx, ins, p: eg.transpose(ins[0], p.get("dim0", 0), p.get("dim1", 1)),
+        code=lambda lib, args, p: (
+            f"{lib}.transpose({args[0]}, {p.get('dim0', 0)}, {p.get('dim1', 1)})"
+        ),
+        params=(Param("dim0", "int", 0), Param("dim1", "int", 1)),
+    )
+)
+register(
+    OpSpec(
+        "reshape",
+        "shape",
+        "the same elements in a new shape (-1 once for the rest)",
+        INPUT,
+        run=lambda ctx, ins, p: eg.reshape(ins[0], tuple(p.get("shape", [-1]))),
+        code=lambda lib, args, p: f"{lib}.reshape({args[0]}, {tuple(p.get('shape', [-1]))!r})",
+        params=(Param("shape", "shape", [-1], doc="the new shape; -1 is inferred"),),
+    )
+)
+register(
+    OpSpec(
+        "flatten",
+        "shape",
+        "merges dims start_dim..end_dim into one",
+        INPUT,
+        run=lambda ctx, ins, p: eg.flatten(ins[0], p.get("start_dim", 0), p.get("end_dim", -1)),
+        code=_call("flatten", ("start_dim", "end_dim"), {"start_dim": 0, "end_dim": -1}),
+        params=(Param("start_dim", "int", 0), Param("end_dim", "int", -1)),
+    )
+)
+register(
+    OpSpec(
+        "unsqueeze",
+        "shape",
+        "inserts a dim of size 1",
+        INPUT,
+        run=lambda ctx, ins, p: eg.unsqueeze(ins[0], p.get("dim", 0)),
+        code=lambda lib, args, p: f"{lib}.unsqueeze({args[0]}, {p.get('dim', 0)})",
+        params=(Param("dim", "int", 0),),
+    )
+)
+register(
+    OpSpec(
+        "squeeze",
+        "shape",
+        "removes dims of size 1 (all, or just dim)",
+        INPUT,
+        run=lambda ctx, ins, p: eg.squeeze(ins[0], p.get("dim")),
+        code=_call("squeeze", ("dim",), {"dim": None}),
+        params=(Param("dim", "int", None, nullable=True),),
+    )
+)
+register(
+    OpSpec(
+        "permute",
+        "shape",
+        "reorders the dims",
+        INPUT,
+        run=lambda ctx, ins, p: eg.permute(ins[0], tuple(p.get("dims", []))),
+        code=lambda lib, args, p: f"{lib}.permute({args[0]}, {tuple(p.get('dims', []))!r})",
+        params=(Param("dims", "shape", [1, 0], doc="the new order of the dims"),),
+    )
+)
+for _name, _doc in (
+    ("cat", "joins tensors along an existing dim"),
+    ("stack", "joins tensors along a new dim"),
+):
+    register(
+        OpSpec(
+            _name,
+            "shape",
+            _doc,
+            (Port("tensors", variadic=True),),
+            run=_on_input(getattr(eg, _name), lambda p: (p.get("dim", 0),)),
+            code=lambda lib, args, p, n=_name: (
+                f"{lib}.{n}([{', '.join(args)}], dim={p.get('dim', 0)})"
+            ),
+            params=(Param("dim", "int", 0),),
+        )
+    )
+register(
+    OpSpec(
+        "detach",
+        "autograd",
+        "the same values, cut from the graph (no gradient flows back)",
+        INPUT,
+        run=lambda ctx, ins, p: ins[0].detach(),
+        code=lambda lib, args, p: f"{args[0]}.detach()",
+    )
+)
+
+
+# -- neural network ----------------------------------------------------------------------------
+def linear_run(ctx, ins, p):
+    """A Linear layer of its own: weight and bias are leaves made (and seeded) by this node."""
+    x = ins[0]
+    in_features = x.shape[-1] if x.ndim else 1
+    layer = nn.Linear(
+        in_features, int(p.get("out_features", 1)), bias=p.get("bias", True), dtype=x.dtype
+    )
+    layer.reset_parameters(eg.Generator().manual_seed(p.get("seed") or 0))
+    with eg.no_grad():
+        if p.get("weight") is not None:
+            layer.weight.copy_(eg.tensor(p["weight"], dtype=x.dtype))
+        if p.get("bias_value") is not None and layer.bias is not None:
+            layer.bias.copy_(eg.tensor(p["bias_value"], dtype=x.dtype))
+    ctx.add_parameters(layer.named_parameters())
+    return layer(x)
+
+
+register(
+    OpSpec(
+        "linear",
+        "neural network",
+        "input @ weight.T + bias, with its own weight and bias",
+        INPUT,
+        run=linear_run,
+        code=None,  # written by the exporter (it declares the layer)
+        params=(
+            Param("out_features", "int", 1, min=1, max=65536),
+            Param("bias", "bool", True),
+            Param("seed", "int", 0, min=0, max=2**31 - 1, doc="seed of PyTorch's default init"),
+            Param("weight", "tensor", None, nullable=True, doc="trained values (else initialised)"),
+            Param("bias_value", "tensor", None, nullable=True, doc="trained bias values"),
+        ),
+    )
+)
+
+for _name, _doc in (
+    ("mse_loss", "mean squared error"),
+    ("l1_loss", "mean absolute error"),
+    ("binary_cross_entropy", "binary cross-entropy of probabilities in [0, 1]"),
+    ("cross_entropy", "cross-entropy of logits (N, C) against class indices (N,)"),
+):
+    register(
+        OpSpec(
+            _name,
+            "losses",
+            _doc,
+            (Port("input"), Port("target")),
+            run=_on_inputs(getattr(F, _name), lambda p: {"reduction": p.get("reduction", "mean")}),
+            code=_call(_name, ("reduction",), {"reduction": "mean"}, functional=True),
+            params=(Param("reduction", "choice", "mean", choices=REDUCTIONS),),
+        )
+    )

@@ -1,0 +1,420 @@
+"""Running a graph document: define-by-run, one fresh engine graph per run.
+
+A run pulls values from the graph's sinks (and the backward target), so an `if` node evaluates
+its condition first and only then the branch it picks; nodes that only feed the other branch
+never run and are reported as skipped. Every step is a trace record handed to `emit` as soon as
+it exists, in compute order:
+
+    {"kind": "value",     "node": id, "summary": {...}}
+    {"kind": "skipped",   "node": id, "reason": "..."}
+    {"kind": "edge_grad", "edge": id, "source": id, "target": id, "summary": {...}}
+    {"kind": "node_grad", "node": id, "summary": {...}}
+    {"kind": "leaf_grad", "node": id, "param": None | "weight" | "bias", "summary": {...}}
+    {"kind": "autograd",  "nodes": [...], "edges": [...]}
+    {"kind": "error",     "node": id | None, "message": str, "type": str}
+
+Edge gradients come from the engine itself: each edge hands its consumer an `alias` of the
+producer's value, and a hook on that alias's node sees exactly what the consumer sent back
+along the edge. Where a node feeds two consumers, its two edge gradients sum to its gradient.
+"""
+
+import hashlib
+import json
+import math
+import threading
+import time
+from collections import OrderedDict, defaultdict
+from dataclasses import dataclass, field
+
+import engine as eg
+from engine.autograd.graph import AccumulateGrad, accumulator_of
+from engine.ops.shape import alias
+
+from . import registry
+from .autograd_view import autograd_record
+from .limits import DEFAULT, LimitExceeded
+from .summary import summarize
+from .validate import check, resolved_params, topological_order
+
+
+class Cancelled(Exception):
+    pass
+
+
+@dataclass
+class RunResult:
+    status: str  # "ok" | "error" | "cancelled"
+    mode: str
+    target: str | None = None
+    error: dict | None = None
+    timings: dict = field(default_factory=dict)
+    values: dict = field(default_factory=dict)  # node id -> tensor
+    node_grads: dict = field(default_factory=dict)  # node id -> tensor
+    edge_grads: dict = field(default_factory=dict)  # edge id -> tensor
+    leaf_grads: dict = field(default_factory=dict)  # node id or "node.param" -> tensor
+    skipped: list = field(default_factory=list)
+
+
+class ForwardCache:
+    """Values of earlier forward runs by content signature (a node's op and params and its
+    inputs' signatures), so that editing one leaf recomputes only what depends on it."""
+
+    def __init__(self, max_entries=20000):
+        self.max_entries = max_entries
+        self._store = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def get(self, sig):
+        with self._lock:
+            t = self._store.get(sig)
+            if t is not None:
+                self._store.move_to_end(sig)
+                self.hits += 1
+            else:
+                self.misses += 1
+            return t
+
+    def put(self, sig, tensor):
+        with self._lock:
+            self._store[sig] = tensor
+            self._store.move_to_end(sig)
+            while len(self._store) > self.max_entries:
+                self._store.popitem(last=False)
+
+
+class _Context:
+    """What an op may ask of the run (the catalog's `ctx`)."""
+
+    def __init__(self, run, node_id):
+        self.run, self.node_id = run, node_id
+
+    def check_numel(self, n):
+        self.run.check_numel(n, self.node_id)
+
+    def add_parameters(self, named):
+        for name, p in named:
+            self.run.add_leaf(self.node_id, name, p)
+
+
+class _Run:
+    def __init__(self, doc, mode, target, emit, cancel, limits, cache):
+        self.doc, self.mode, self.emit, self.cancel = doc, mode, emit, cancel
+        self.limits, self.cache = limits, cache if mode == "forward" else None
+        self.backward = mode == "backward"
+        self.nodes = {n.id: n for n in doc.nodes}
+        self.specs = {n.id: registry.get(n.op) for n in doc.nodes}
+        self.params = {n.id: resolved_params(self.specs[n.id], n.params) for n in doc.nodes}
+        self.incoming = defaultdict(lambda: defaultdict(list))
+        self.outgoing = defaultdict(list)
+        for e in doc.edges:
+            self.incoming[e.target][e.targetPort].append(e)
+            self.outgoing[e.source].append(e)
+        self.order, _ = topological_order(doc)
+        self.target = target or doc.target
+        self.result = RunResult("ok", mode)
+        self.values = self.result.values
+        self.owner = {}  # engine node -> ("node", id) | ("edge", id) | ("leaf", id, param)
+        self.leaves = []  # (node id, param name or None, tensor)
+        self.picked = {}  # if-node id -> the port it ran
+        self.signatures = {}
+        self.total_bytes = 0
+        self.started = time.perf_counter()
+        self.preview = limits.preview_elements
+
+    # -- limits and cancellation --------------------------------------------------------------
+    def check_numel(self, n, node_id):
+        if n > self.limits.max_elements:
+            raise LimitExceeded(
+                f"a tensor of {n:,} elements is over the limit of "
+                f"{self.limits.max_elements:,} elements per tensor"
+            )
+
+    def checkpoint(self):
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled()
+        if time.perf_counter() - self.started > self.limits.max_seconds:
+            raise LimitExceeded(
+                f"the run took longer than {self.limits.max_seconds:g} s, the limit for one run"
+            )
+
+    def add_leaf(self, node_id, param, tensor):
+        self.leaves.append((node_id, param, tensor))
+        if tensor.requires_grad:
+            self.owner[accumulator_of(tensor)] = ("leaf", node_id, param)
+
+    # -- forward --------------------------------------------------------------------------------
+    def forward(self):
+        wanted = [nid for nid in self.order if not self.outgoing[nid]]
+        if self.target and self.target not in wanted:
+            wanted.append(self.target)
+        for nid in wanted:
+            self.demand(nid)
+        for nid in self.order:
+            if nid not in self.values:
+                reason = self._skip_reason(nid)
+                self.result.skipped.append(nid)
+                self.emit({"kind": "skipped", "node": nid, "reason": reason})
+
+    def _skip_reason(self, nid):
+        for e in self.outgoing[nid]:
+            if e.target in self.picked and e.targetPort not in ("condition", self.picked[e.target]):
+                return f"the branch of '{e.target}' that did not run"
+        return "feeds only nodes that did not run"
+
+    def demand(self, root):
+        """Compute `root` after everything it needs (iteratively: graphs can be deep)."""
+        stack = [(root, 0)]
+        while stack:
+            nid, stage = stack.pop()
+            if nid in self.values:
+                continue
+            spec = self.specs[nid]
+            ports = self.incoming[nid]
+            if spec.name == "if":
+                if stage == 0:
+                    stack.append((nid, 1))
+                    stack.append((ports["condition"][0].source, 0))
+                elif stage == 1:
+                    cond = self.values[ports["condition"][0].source]
+                    try:
+                        branch = "then" if bool(cond) else "else"
+                    except Exception as exc:
+                        raise _NodeError(nid, exc) from exc
+                    self.picked[nid] = branch
+                    stack.append((nid, 2))
+                    stack.append((ports[branch][0].source, 0))
+                else:
+                    self.run_node(nid)
+                continue
+            if stage == 0:
+                stack.append((nid, 1))
+                for port in reversed(spec.inputs):
+                    for e in reversed(ports.get(port.name, [])):
+                        stack.append((e.source, 0))
+            else:
+                self.run_node(nid)
+
+    def _input(self, edge):
+        t = self.values[edge.source]
+        if not (self.backward and t.requires_grad):
+            return t
+        a = alias(t)  # this edge's own node: its hook sees the gradient sent along the edge
+        self.owner[a.grad_fn] = ("edge", edge.id)
+        a.grad_fn.register_hook(self._edge_hook(edge))
+        return a
+
+    def _edge_hook(self, edge):
+        def hook(grad_inputs, grad_outputs):
+            self.checkpoint()
+            g = grad_outputs[0]
+            self.result.edge_grads[edge.id] = g
+            self.emit(
+                {
+                    "kind": "edge_grad",
+                    "edge": edge.id,
+                    "source": edge.source,
+                    "target": edge.target,
+                    "summary": summarize(g, self.preview),
+                }
+            )
+
+        return hook
+
+    def _node_hook(self, nid):
+        def hook(grad):
+            self.checkpoint()
+            self.result.node_grads[nid] = grad
+            self.emit({"kind": "node_grad", "node": nid, "summary": summarize(grad, self.preview)})
+
+        return hook
+
+    def signature(self, nid):
+        node, spec = self.nodes[nid], self.specs[nid]
+        parts = [node.op, json.dumps(self.params[nid], sort_keys=True, default=str)]
+        for port in spec.inputs:
+            parts += [port.name] + [
+                self.signatures[e.source] for e in self.incoming[nid].get(port.name, [])
+            ]
+        sig = hashlib.blake2b("\x1f".join(parts).encode(), digest_size=16).hexdigest()
+        self.signatures[nid] = sig
+        return sig
+
+    def run_node(self, nid):
+        self.checkpoint()
+        spec, params = self.specs[nid], self.params[nid]
+        sig = self.signature(nid) if self.cache is not None else None
+        out = self.cache.get(sig) if sig is not None else None
+        cached = out is not None
+        if not cached:
+            inputs = []
+            for port in spec.inputs:
+                edges = self.incoming[nid].get(port.name, [])
+                if spec.name == "if" and port.name not in ("condition", self.picked[nid]):
+                    inputs.append(None)
+                    continue
+                vals = [self._input(e) for e in edges]
+                inputs.append(vals if port.variadic else (vals[0] if vals else None))
+            try:
+                out = spec.run(_Context(self, nid), inputs, params)
+                if not isinstance(out, eg.Tensor):
+                    raise TypeError(f"{spec.name} gave no tensor")
+                self.check_numel(out.numel(), nid)
+            except (Cancelled, LimitExceeded):
+                raise
+            except Exception as exc:
+                raise _NodeError(nid, exc) from exc
+            if sig is not None:
+                self.cache.put(sig, out)
+        self.total_bytes += out.numel() * out.element_size()
+        if self.total_bytes > self.limits.max_total_bytes:
+            raise LimitExceeded(
+                f"the run's values take more than "
+                f"{self.limits.max_total_bytes / 2**20:,.0f} MiB, the limit"
+            )
+        self.values[nid] = out
+        if spec.source and out.requires_grad and out.grad_fn is None:
+            self.add_leaf(nid, None, out)
+        self._claim(nid, out)
+        if self.backward and out.requires_grad:
+            out.register_hook(self._node_hook(nid))
+        record = {"kind": "value", "node": nid, "summary": summarize(out, self.preview)}
+        if cached:
+            record["cached"] = True
+        self.emit(record)
+
+    def _claim(self, nid, out):
+        """Mark the engine nodes this editor node created, for the autograd view."""
+        stack = [out.grad_fn] if out.grad_fn is not None else []
+        while stack:
+            n = stack.pop()
+            if n in self.owner:
+                continue
+            self.owner[n] = ("node", nid)
+            stack.extend(
+                f
+                for f, _ in n.next_functions
+                if f is not None and f not in self.owner and not isinstance(f, AccumulateGrad)
+            )
+
+    # -- backward ---------------------------------------------------------------------------------
+    def pick_target(self):
+        if self.target is not None:
+            if self.target not in self.values:
+                raise _NodeError(
+                    self.target,
+                    RuntimeError(
+                        "the backward target did not run (it is on a branch that was not taken)"
+                    ),
+                )
+            return self.target
+        for nid in reversed(self.order):
+            t = self.values.get(nid)
+            if t is not None and t.numel() == 1 and t.requires_grad:
+                return nid
+        raise _NodeError(
+            None,
+            RuntimeError(
+                "backward needs a scalar target: no node gives a one-element tensor that requires "
+                "grad"
+            ),
+        )
+
+    def run_backward(self, target):
+        out = self.values[target]
+        try:
+            out.backward()
+        except (Cancelled, LimitExceeded):
+            raise
+        except Exception as exc:
+            raise _NodeError(target, exc) from exc
+        for nid, param, t in self.leaves:
+            if t.requires_grad and t.grad is not None:
+                key = nid if param is None else f"{nid}.{param}"
+                self.result.leaf_grads[key] = t.grad
+                self.emit(
+                    {
+                        "kind": "leaf_grad",
+                        "node": nid,
+                        "param": param,
+                        "summary": summarize(t.grad, self.preview),
+                    }
+                )
+
+
+class _NodeError(Exception):
+    def __init__(self, node, exc):
+        self.node, self.exc = node, exc
+
+
+def run(
+    doc,
+    mode="forward",
+    target=None,
+    emit=None,
+    *,
+    cancel=None,
+    limits=DEFAULT,
+    cache=None,
+    validated=False,
+):
+    """Run `doc` forward (values) or backward (values, then gradients from the scalar `target`,
+    by default the document's, else the last scalar node). Records go to `emit` as they are
+    made; the RunResult keeps the tensors for full-value requests."""
+    if mode not in ("forward", "backward"):
+        raise ValueError(f"mode must be 'forward' or 'backward', not {mode!r}")
+    if not validated:
+        check(doc, limits)
+    records = []
+    r = _Run(doc, mode, target, emit or records.append, cancel, limits, cache)
+    res = r.result
+    t0 = time.perf_counter()
+    try:
+        with eg.enable_grad():
+            r.forward()
+            t1 = time.perf_counter()
+            res.timings["forward_ms"] = (t1 - t0) * 1e3
+            if r.backward:
+                res.target = r.pick_target()
+                graph = autograd_record(r.values[res.target], r.owner)
+                r.run_backward(res.target)
+                res.timings["backward_ms"] = (time.perf_counter() - t1) * 1e3
+            else:
+                graph = autograd_record(None, r.owner, roots=list(r.values.values()))
+            r.emit(graph)
+    except Cancelled:
+        res.status = "cancelled"
+    except _NodeError as exc:
+        res.status = "error"
+        res.error = {
+            "kind": "error",
+            "node": exc.node,
+            "message": _message(exc.exc),
+            "type": type(exc.exc).__name__,
+        }
+        r.emit(res.error)
+    except LimitExceeded as exc:
+        res.status = "error"
+        res.error = {"kind": "error", "node": None, "message": str(exc), "type": "LimitExceeded"}
+        r.emit(res.error)
+    res.timings["total_ms"] = (time.perf_counter() - t0) * 1e3
+    if emit is None:
+        res.records = records
+    return res
+
+
+def _message(exc):
+    text = str(exc)
+    if isinstance(exc, KeyError) and len(exc.args) == 1:
+        text = str(exc.args[0])
+    return text or type(exc).__name__
+
+
+def run_records(doc, mode="forward", target=None, **kwargs):
+    """(RunResult, records): a run with its records collected in a list."""
+    records = []
+    res = run(doc, mode, target, records.append, **kwargs)
+    return res, records
+
+
+_ = math  # math is used by ops through ctx.check_numel callers

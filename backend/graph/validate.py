@@ -1,0 +1,360 @@
+"""Validation: every problem of a document at once, each tied to its node, edge, port or param,
+before anything runs.
+
+Structure first (unknown ops and ports, missing inputs, two edges into one input, cycles, params
+out of range); then, when the structure is sound, shapes: the graph runs once on zero-filled
+stand-ins under no_grad, so a shape that cannot work fails with exactly PyTorch's words.
+"""
+
+import math
+from collections import defaultdict
+from dataclasses import asdict, dataclass
+
+import engine as eg
+
+from . import registry
+from .limits import DEFAULT
+
+_META_ELEMENTS = 1_000_000  # bigger stand-ins are skipped: their shape is checked when run
+
+
+@dataclass
+class Problem:
+    message: str
+    node: str | None = None
+    edge: str | None = None
+    port: str | None = None
+    param: str | None = None
+
+    def to_dict(self):
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+class GraphInvalid(ValueError):
+    """A document that cannot run; `.problems` lists why, each tied to where it is."""
+
+    def __init__(self, problems):
+        self.problems = problems
+        super().__init__(
+            "; ".join(
+                (f"{p.node or p.edge}: " if p.node or p.edge else "") + p.message for p in problems
+            )
+        )
+
+
+# -- params ----------------------------------------------------------------------------------
+def _check_value(param, value):
+    """None if `value` suits `param`, else the reason it does not."""
+    if value is None:
+        return None if param.nullable or param.type in ("str",) else "must not be empty"
+    t = param.type
+    if t == "bool":
+        return None if isinstance(value, bool) else "must be true or false"
+    if t in ("int", "float"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return "must be a number"
+        if t == "int" and not float(value).is_integer():
+            return "must be a whole number"
+        if not math.isfinite(value):
+            return "must be finite"
+        if param.min is not None and value < param.min:
+            return f"must be at least {param.min:g}"
+        if param.max is not None and value > param.max:
+            return f"must be at most {param.max:g}"
+        return None
+    if t == "choice":
+        return None if value in param.choices else f"must be one of {', '.join(param.choices)}"
+    if t == "str":
+        return None if isinstance(value, str) and len(value) <= 200 else "must be a short text"
+    if t == "shape":
+        ok = isinstance(value, list) and all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= -1 for v in value
+        )
+        return None if ok and len(value) <= 16 else "must be a list of sizes, e.g. [2, 3]"
+    if t == "dims":
+        if isinstance(value, int) and not isinstance(value, bool):
+            return None
+        ok = isinstance(value, list) and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value
+        )
+        return None if ok else "must be a dim or a list of dims"
+    if t == "tensor":
+        return None if _is_nested_numbers(value) else "must be a number or nested lists of numbers"
+    return f"has an unknown type {t}"
+
+
+def _is_nested_numbers(v, depth=0):
+    if isinstance(v, (bool, int, float)):
+        return True
+    if isinstance(v, list) and depth < 16:
+        return all(_is_nested_numbers(x, depth + 1) for x in v)
+    return False
+
+
+def resolved_params(spec, params):
+    """The node's params with defaults filled in (the executor runs on these)."""
+    out = {p.name: p.default for p in spec.params}
+    out.update({k: v for k, v in params.items() if spec.param(k) is not None})
+    return out
+
+
+# -- structure ---------------------------------------------------------------------------------
+def topological_order(doc):
+    """Node ids in an order where every edge points forward (document order breaks ties); the
+    second value is the set of nodes left over because they sit on or behind a cycle."""
+    ids = [n.id for n in doc.nodes]
+    index = {nid: i for i, nid in enumerate(ids)}
+    indegree = dict.fromkeys(ids, 0)
+    out = defaultdict(list)
+    for e in doc.edges:
+        if e.source in index and e.target in index:
+            indegree[e.target] += 1
+            out[e.source].append(e.target)
+    import heapq
+
+    ready = [index[n] for n in ids if indegree[n] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        nid = ids[heapq.heappop(ready)]
+        order.append(nid)
+        for t in out[nid]:
+            indegree[t] -= 1
+            if indegree[t] == 0:
+                heapq.heappush(ready, index[t])
+    return order, {n for n in ids if indegree[n] > 0}
+
+
+def _find_cycle(doc, stuck):
+    """One cycle among the stuck nodes, as a list of ids in order."""
+    succ = defaultdict(list)
+    for e in doc.edges:
+        if e.source in stuck and e.target in stuck:
+            succ[e.source].append(e.target)
+    start = next(n.id for n in doc.nodes if n.id in stuck)
+    path, seen = [start], {start: 0}
+    while True:
+        nxt = next(iter(succ[path[-1]]), None)
+        if nxt is None:
+            return path
+        if nxt in seen:
+            return path[seen[nxt] :]
+        seen[nxt] = len(path)
+        path.append(nxt)
+
+
+def structural_problems(doc, limits=DEFAULT):
+    problems = []
+    if len(doc.nodes) > limits.max_nodes:
+        problems.append(
+            Problem(f"the graph has {len(doc.nodes)} nodes; the limit is {limits.max_nodes}")
+        )
+    if len(doc.edges) > limits.max_edges:
+        problems.append(
+            Problem(f"the graph has {len(doc.edges)} edges; the limit is {limits.max_edges}")
+        )
+    nodes = {}
+    for n in doc.nodes:
+        if n.id in nodes:
+            problems.append(Problem(f"duplicate node id '{n.id}'", node=n.id))
+        nodes[n.id] = n
+    edge_ids = set()
+    for e in doc.edges:
+        if e.id in edge_ids:
+            problems.append(Problem(f"duplicate edge id '{e.id}'", edge=e.id))
+        edge_ids.add(e.id)
+
+    for n in doc.nodes:
+        spec = registry.get(n.op)
+        if spec is None:
+            problems.append(Problem(f"unknown op '{n.op}'", node=n.id))
+            continue
+        for key, value in n.params.items():
+            param = spec.param(key)
+            if param is None:
+                if not (spec.source and key == "requires_grad" and spec.name != "scalar"):
+                    problems.append(
+                        Problem(f"unknown param '{key}' for {n.op}", node=n.id, param=key)
+                    )
+                continue
+            why = _check_value(param, value)
+            if why:
+                problems.append(Problem(f"{key} {why}", node=n.id, param=key))
+
+    filled = defaultdict(list)
+    for e in doc.edges:
+        src, dst = nodes.get(e.source), nodes.get(e.target)
+        if src is None:
+            problems.append(Problem(f"edge from unknown node '{e.source}'", edge=e.id))
+        if dst is None:
+            problems.append(Problem(f"edge into unknown node '{e.target}'", edge=e.id))
+        if src is None or dst is None:
+            continue
+        if e.source == e.target:
+            problems.append(
+                Problem(f"edge from '{e.source}' into itself", edge=e.id, node=e.target)
+            )
+        src_spec, dst_spec = registry.get(src.op), registry.get(dst.op)
+        if src_spec is not None and e.sourcePort not in src_spec.outputs:
+            problems.append(
+                Problem(
+                    f"{src.op} has no output '{e.sourcePort}'",
+                    edge=e.id,
+                    node=e.source,
+                    port=e.sourcePort,
+                )
+            )
+        if dst_spec is not None:
+            port = dst_spec.port(e.targetPort)
+            if port is None:
+                problems.append(
+                    Problem(
+                        f"{dst.op} has no input '{e.targetPort}'",
+                        edge=e.id,
+                        node=e.target,
+                        port=e.targetPort,
+                    )
+                )
+                continue
+            filled[(e.target, e.targetPort)].append(e.id)
+            if not port.variadic and len(filled[(e.target, e.targetPort)]) == 2:
+                problems.append(
+                    Problem(
+                        f"input '{e.targetPort}' of {dst.op} already has an "
+                        "edge; an input takes one",
+                        edge=e.id,
+                        node=e.target,
+                        port=e.targetPort,
+                    )
+                )
+
+    for n in doc.nodes:
+        spec = registry.get(n.op)
+        if spec is None:
+            continue
+        for port in spec.inputs:
+            connected = bool(filled.get((n.id, port.name)))
+            if not port.optional and not connected:
+                problems.append(
+                    Problem(
+                        f"input '{port.name}' of {n.op} is not connected", node=n.id, port=port.name
+                    )
+                )
+            elif (
+                spec.extra.get("scalar_for") == port.name
+                and not connected
+                and n.params.get("scalar") is None
+            ):
+                problems.append(
+                    Problem(
+                        f"input '{port.name}' of {n.op} is not connected and no scalar is set",
+                        node=n.id,
+                        port=port.name,
+                    )
+                )
+
+    _, stuck = topological_order(doc)
+    if stuck:
+        cycle = _find_cycle(doc, stuck)
+        text = " -> ".join(cycle + [cycle[0]])
+        for nid in cycle:
+            problems.append(Problem(f"cycle: {text}", node=nid))
+    if doc.target is not None and doc.target not in nodes:
+        problems.append(Problem(f"the target '{doc.target}' is not a node of the graph"))
+    return problems
+
+
+# -- shapes -------------------------------------------------------------------------------------
+class _MetaContext:
+    """What ops may ask of the executor, answered for a dry run."""
+
+    def __init__(self, limits):
+        self.limits = limits
+
+    def check_numel(self, n):
+        if n > self.limits.max_elements:
+            raise ValueError(
+                f"a tensor of {n:,} elements is over the limit of {self.limits.max_elements:,}"
+            )
+
+    def add_parameters(self, named):
+        pass
+
+
+def shape_problems(doc, limits=DEFAULT, skip=frozenset()):
+    """Run the graph on zero-filled stand-ins; each failing node reports PyTorch's message.
+    Nodes in `skip` (they have problems of their own) and what depends on them are left out."""
+    order, _ = topological_order(doc)
+    nodes = {n.id: n for n in doc.nodes}
+    incoming = defaultdict(list)
+    for e in doc.edges:
+        incoming[e.target].append(e)
+    meta, problems = {}, []
+    ctx = _MetaContext(limits)
+    with eg.no_grad():
+        for nid in order:
+            if nid in skip:
+                continue
+            node = nodes[nid]
+            spec = registry.get(node.op)
+            params = resolved_params(spec, node.params)
+            try:
+                inputs = _meta_inputs(spec, incoming[nid], meta)
+            except _Unknown:
+                continue
+            try:
+                if spec.source:
+                    out = _meta_source(ctx, spec, params)
+                elif spec.name == "if":
+                    out = inputs[1]  # either branch may run; the then-branch stands for both
+                else:
+                    out = spec.run(ctx, inputs, params)
+            except Exception as exc:  # the op's own error, in the engine's (PyTorch's) words
+                problems.append(Problem(str(exc).strip("'\""), node=nid))
+                continue
+            if out is not None and out.numel() <= _META_ELEMENTS:
+                meta[nid] = out
+    return problems
+
+
+class _Unknown(Exception):
+    pass
+
+
+def _meta_inputs(spec, edges, meta):
+    inputs = []
+    for port in spec.inputs:
+        mine = [e for e in edges if e.targetPort == port.name]
+        vals = []
+        for e in mine:
+            if e.source not in meta:
+                raise _Unknown
+            vals.append(meta[e.source])
+        inputs.append(vals if port.variadic else (vals[0] if vals else None))
+    return inputs
+
+
+def _meta_source(ctx, spec, params):
+    if params.get("value") is not None or spec.name == "scalar":
+        return spec.run(ctx, [], params)
+    shape = tuple(params.get("shape") or ())
+    ctx.check_numel(math.prod(shape))
+    if math.prod(shape) > _META_ELEMENTS:
+        return None
+    return eg.zeros(*shape, dtype=getattr(eg, params.get("dtype") or "float32"))
+
+
+def validate(doc, limits=DEFAULT):
+    """All problems of the document (an empty list when it can run)."""
+    problems = structural_problems(doc, limits)
+    if any(p.node is None and p.edge is None for p in problems):
+        return problems  # a graph-wide problem (its size): do not go on to run it
+    skip = {p.node for p in problems if p.node} | {
+        e.target for e in doc.edges if any(p.edge == e.id for p in problems)}
+    return problems + shape_problems(doc, limits, frozenset(skip))
+
+
+def check(doc, limits=DEFAULT):
+    problems = validate(doc, limits)
+    if problems:
+        raise GraphInvalid(problems)
