@@ -62,19 +62,20 @@ def _on_inputs(fn, kwargs=None):
 def make_tensor(ctx, params, requires_grad):
     """A leaf from a literal `value`, or from `shape` + `init` (+ `seed` for random inits)."""
     dtype = getattr(eg, params.get("dtype") or "float32")
+    device = ctx.device
     if params.get("value") is not None:
-        t = eg.tensor(params["value"], dtype=dtype)
+        t = eg.tensor(params["value"], dtype=dtype, device=device)
     else:
         shape = tuple(params.get("shape") or ())
         ctx.check_numel(math.prod(shape))
         init = params.get("init") or "zeros"
         if init in ("randn", "rand"):
             g = eg.Generator().manual_seed(params.get("seed") or 0)
-            t = getattr(eg, init)(*shape, dtype=dtype, generator=g)
+            t = getattr(eg, init)(*shape, dtype=dtype, generator=g, device=device)
         elif init == "arange":
-            t = eg.arange(math.prod(shape), dtype=dtype).reshape(shape)
+            t = eg.arange(math.prod(shape), dtype=dtype, device=device).reshape(shape)
         else:
-            t = getattr(eg, init)(*shape, dtype=dtype)
+            t = getattr(eg, init)(*shape, dtype=dtype, device=device)
     if requires_grad:
         t.requires_grad_()
     return t
@@ -153,7 +154,7 @@ register(
         "sources",
         "A constant number (a 0-d tensor without grad).",
         (),
-        run=lambda ctx, ins, p: eg.tensor(float(p.get("value", 0.0))),
+        run=lambda ctx, ins, p: eg.tensor(float(p.get("value", 0.0)), device=ctx.device),
         code=lambda lib, args, p: f"{lib}.tensor({float(p.get('value', 0.0))!r})",
         params=(Param("value", "float", 1.0), Param("name", "str", "")),
         source=True,
@@ -349,6 +350,7 @@ register(
         (Port("condition"), Port("then"), Port("else")),
         run=lambda ctx, ins, p: ins[1] if ins[1] is not None else ins[2],  # the executor picks
         code=lambda lib, args, p: f"{args[1]} if {args[0]} else {args[2]}",
+        extra={"composite": True},
     )
 )
 
@@ -565,7 +567,8 @@ def linear_run(ctx, ins, p):
     x = ins[0]
     in_features = x.shape[-1] if x.ndim else 1
     layer = nn.Linear(
-        in_features, int(p.get("out_features", 1)), bias=p.get("bias", True), dtype=x.dtype
+        in_features, int(p.get("out_features", 1)), bias=p.get("bias", True), dtype=x.dtype,
+        device=x.device,
     )
     layer.reset_parameters(eg.Generator().manual_seed(p.get("seed") or 0))
     with eg.no_grad():
@@ -585,6 +588,7 @@ register(
         INPUT,
         run=linear_run,
         code=None,  # written by the exporter (it declares the layer)
+        extra={"composite": True},
         params=(
             Param("out_features", "int", 1, min=1, max=65536),
             Param("bias", "bool", True),
@@ -610,5 +614,7 @@ for _name, _doc in (
             run=_on_inputs(getattr(F, _name), lambda p: {"reduction": p.get("reduction", "mean")}),
             code=_call(_name, ("reduction",), {"reduction": "mean"}, functional=True),
             params=(Param("reduction", "choice", "mean", choices=REDUCTIONS),),
+            # l1_loss and cross_entropy are several engine ops (PyTorch's are too)
+            extra={"composite": _name in ("l1_loss", "cross_entropy")},
         )
     )

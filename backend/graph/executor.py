@@ -7,34 +7,42 @@ it exists, in compute order:
 
     {"kind": "value",     "node": id, "summary": {...}}
     {"kind": "skipped",   "node": id, "reason": "..."}
+    {"kind": "branch_not_taken", "node": if-node id, "port": "then" | "else", "edge": id}
     {"kind": "edge_grad", "edge": id, "source": id, "target": id, "summary": {...}}
     {"kind": "node_grad", "node": id, "summary": {...}}
     {"kind": "leaf_grad", "node": id, "param": None | "weight" | "bias", "summary": {...}}
     {"kind": "autograd",  "nodes": [...], "edges": [...]}
     {"kind": "error",     "node": id | None, "message": str, "type": str}
 
-Edge gradients come from the engine itself: each edge hands its consumer an `alias` of the
-producer's value, and a hook on that alias's node sees exactly what the consumer sent back
-along the edge. Where a node feeds two consumers, its two edge gradients sum to its gradient.
+Edge gradients come from the engine's node hooks, not recomputed: a post-hook on the
+consumer's node sees, for each input, exactly what it sends back along that edge. An op that is
+several engine ops (a composite: cross_entropy, linear, `if`) instead gets an `alias` node on
+each input edge, hooked the same way. Where a node feeds two consumers, its two edge gradients
+sum to its gradient.
+
+Summaries are made in batches (see summary.summarize_many): records wait in a short buffer and
+go to `emit` together: at most 64 at a time, whenever 10 ms have passed, and at the end.
 """
 
 import hashlib
 import json
-import math
 import threading
 import time
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 
 import engine as eg
-from engine.autograd.graph import AccumulateGrad, accumulator_of
+from engine.autograd.graph import AccumulateGrad, accumulator_of, edge_of
 from engine.ops.shape import alias
 
 from . import registry
 from .autograd_view import autograd_record
 from .limits import DEFAULT, LimitExceeded
-from .summary import summarize
-from .validate import check, resolved_params, topological_order
+from .summary import summarize_many
+from .validate import GraphInvalid, Problem, check, resolved_params, topological_order
+
+FLUSH_RECORDS = 64
+FLUSH_SECONDS = 0.01
 
 
 class Cancelled(Exception):
@@ -88,6 +96,7 @@ class _Context:
 
     def __init__(self, run, node_id):
         self.run, self.node_id = run, node_id
+        self.device = run.device
 
     def check_numel(self, n):
         self.run.check_numel(n, self.node_id)
@@ -119,8 +128,28 @@ class _Run:
         self.picked = {}  # if-node id -> the port it ran
         self.signatures = {}
         self.total_bytes = 0
-        self.started = time.perf_counter()
+        self.started = self.last_flush = time.perf_counter()
         self.preview = limits.preview_elements
+        self.pending = []  # (record, tensor to summarise or None), waiting for flush()
+
+    # -- records ---------------------------------------------------------------------------------
+    def record(self, rec, tensor=None):
+        self.pending.append((rec, tensor))
+        if (
+            len(self.pending) >= FLUSH_RECORDS
+            or time.perf_counter() - self.last_flush >= FLUSH_SECONDS
+        ):
+            self.flush()
+
+    def flush(self):
+        pending, self.pending = self.pending, []
+        self.last_flush = time.perf_counter()
+        tensors = [t for _, t in pending if t is not None]
+        summaries = iter(summarize_many(tensors, self.preview)) if tensors else None
+        for rec, t in pending:
+            if t is not None:
+                rec["summary"] = next(summaries)
+            self.emit(rec)
 
     # -- limits and cancellation --------------------------------------------------------------
     def check_numel(self, n, node_id):
@@ -131,12 +160,17 @@ class _Run:
             )
 
     def checkpoint(self):
+        """Between nodes (and in backward hooks): honour cancel and the time limit, and send
+        records that have waited, so a slow node does not hold back the ones before it."""
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled()
-        if time.perf_counter() - self.started > self.limits.max_seconds:
+        now = time.perf_counter()
+        if now - self.started > self.limits.max_seconds:
             raise LimitExceeded(
                 f"the run took longer than {self.limits.max_seconds:g} s, the limit for one run"
             )
+        if self.pending and now - self.last_flush >= FLUSH_SECONDS:
+            self.flush()
 
     def add_leaf(self, node_id, param, tensor):
         self.leaves.append((node_id, param, tensor))
@@ -154,7 +188,7 @@ class _Run:
             if nid not in self.values:
                 reason = self._skip_reason(nid)
                 self.result.skipped.append(nid)
-                self.emit({"kind": "skipped", "node": nid, "reason": reason})
+                self.record({"kind": "skipped", "node": nid, "reason": reason})
 
     def _skip_reason(self, nid):
         for e in self.outgoing[nid]:
@@ -182,6 +216,16 @@ class _Run:
                     except Exception as exc:
                         raise _NodeError(nid, exc) from exc
                     self.picked[nid] = branch
+                    other = "else" if branch == "then" else "then"
+                    for e in ports[other]:
+                        self.record(
+                            {
+                                "kind": "branch_not_taken",
+                                "node": nid,
+                                "port": other,
+                                "edge": e.id,
+                            }
+                        )
                     stack.append((nid, 2))
                     stack.append((ports[branch][0].source, 0))
                 else:
@@ -195,37 +239,78 @@ class _Run:
             else:
                 self.run_node(nid)
 
-    def _input(self, edge):
+    def _inputs(self, nid, spec, use_alias):
+        """The node's inputs in port order (variadic ports as lists), and for each edge the
+        position of its input among the op's arguments (what its engine node's
+        next_functions and post-hook grad_inputs follow)."""
+        inputs, positions, pos = [], [], 0
+        for port in spec.inputs:
+            edges = self.incoming[nid].get(port.name, [])
+            if spec.name == "if" and port.name not in ("condition", self.picked[nid]):
+                inputs.append(None)
+                pos += 1
+                continue
+            vals = []
+            for e in edges:
+                vals.append(self._alias(e) if use_alias else self.values[e.source])
+                positions.append((e, pos))
+                if port.variadic:
+                    pos += 1
+            if not port.variadic:
+                pos += 1
+            inputs.append(vals if port.variadic else (vals[0] if vals else None))
+        return inputs, positions
+
+    def _alias(self, edge):
         t = self.values[edge.source]
-        if not (self.backward and t.requires_grad):
+        if not t.requires_grad:
             return t
         a = alias(t)  # this edge's own node: its hook sees the gradient sent along the edge
         self.owner[a.grad_fn] = ("edge", edge.id)
-        a.grad_fn.register_hook(self._edge_hook(edge))
+        a.grad_fn.register_hook(self._edge_hook([(edge, 0)]))
         return a
 
-    def _edge_hook(self, edge):
+    def _edge_hook(self, positions):
         def hook(grad_inputs, grad_outputs):
             self.checkpoint()
-            g = grad_outputs[0]
-            self.result.edge_grads[edge.id] = g
-            self.emit(
-                {
-                    "kind": "edge_grad",
-                    "edge": edge.id,
-                    "source": edge.source,
-                    "target": edge.target,
-                    "summary": summarize(g, self.preview),
-                }
-            )
+            for edge, pos in positions:
+                g = grad_inputs[pos]
+                if g is not None:
+                    self.result.edge_grads[edge.id] = g
+                    self.record(
+                        {
+                            "kind": "edge_grad",
+                            "edge": edge.id,
+                            "source": edge.source,
+                            "target": edge.target,
+                        },
+                        g,
+                    )
 
         return hook
+
+    def _hook_edges(self, out, inputs, positions, spec):
+        """Hook the op's own node for its edges' gradients; False when its next_functions do
+        not line up with the inputs (then the caller falls back to aliases)."""
+        node = out.grad_fn
+        flat = [x for v in inputs for x in (v if isinstance(v, list) else [v])]
+        nf = node.next_functions
+        mine = []
+        for (edge, pos), t in zip(positions, (x for x in flat if x is not None)):
+            want = edge_of(t)[0]
+            if pos >= len(nf) or nf[pos][0] is not want:
+                return False
+            if want is not None:
+                mine.append((edge, pos))
+        if mine:
+            node.register_hook(self._edge_hook(mine))
+        return True
 
     def _node_hook(self, nid):
         def hook(grad):
             self.checkpoint()
             self.result.node_grads[nid] = grad
-            self.emit({"kind": "node_grad", "node": nid, "summary": summarize(grad, self.preview)})
+            self.record({"kind": "node_grad", "node": nid}, grad)
 
         return hook
 
@@ -233,6 +318,8 @@ class _Run:
         node, spec = self.nodes[nid], self.specs[nid]
         parts = [node.op, json.dumps(self.params[nid], sort_keys=True, default=str)]
         for port in spec.inputs:
+            if spec.name == "if" and port.name not in ("condition", self.picked[nid]):
+                continue  # the branch that did not run is no part of the value
             parts += [port.name] + [
                 self.signatures[e.source] for e in self.incoming[nid].get(port.name, [])
             ]
@@ -247,23 +334,12 @@ class _Run:
         out = self.cache.get(sig) if sig is not None else None
         cached = out is not None
         if not cached:
-            inputs = []
-            for port in spec.inputs:
-                edges = self.incoming[nid].get(port.name, [])
-                if spec.name == "if" and port.name not in ("condition", self.picked[nid]):
-                    inputs.append(None)
-                    continue
-                vals = [self._input(e) for e in edges]
-                inputs.append(vals if port.variadic else (vals[0] if vals else None))
-            try:
-                out = spec.run(_Context(self, nid), inputs, params)
-                if not isinstance(out, eg.Tensor):
-                    raise TypeError(f"{spec.name} gave no tensor")
-                self.check_numel(out.numel(), nid)
-            except (Cancelled, LimitExceeded):
-                raise
-            except Exception as exc:
-                raise _NodeError(nid, exc) from exc
+            composite = spec.extra.get("composite", False)
+            out = self._compute(nid, spec, params, self.backward and composite)
+            if self.backward and not composite and out.grad_fn is not None:
+                inputs, positions = self._last_inputs
+                if not self._hook_edges(out, inputs, positions, spec):
+                    out = self._compute(nid, spec, params, True)
             if sig is not None:
                 self.cache.put(sig, out)
         self.total_bytes += out.numel() * out.element_size()
@@ -278,10 +354,24 @@ class _Run:
         self._claim(nid, out)
         if self.backward and out.requires_grad:
             out.register_hook(self._node_hook(nid))
-        record = {"kind": "value", "node": nid, "summary": summarize(out, self.preview)}
+        record = {"kind": "value", "node": nid}
         if cached:
             record["cached"] = True
-        self.emit(record)
+        self.record(record, out)
+
+    def _compute(self, nid, spec, params, use_alias):
+        inputs, positions = self._inputs(nid, spec, use_alias)
+        self._last_inputs = (inputs, positions)
+        try:
+            out = spec.run(_Context(self, nid), inputs, params)
+            if not isinstance(out, eg.Tensor):
+                raise TypeError(f"{spec.name} gave no tensor")
+            self.check_numel(out.numel(), nid)
+        except Cancelled:
+            raise
+        except Exception as exc:  # LimitExceeded included: it belongs to this node too
+            raise _NodeError(nid, exc) from exc
+        return out
 
     def _claim(self, nid, out):
         """Mark the engine nodes this editor node created, for the autograd view."""
@@ -332,14 +422,7 @@ class _Run:
             if t.requires_grad and t.grad is not None:
                 key = nid if param is None else f"{nid}.{param}"
                 self.result.leaf_grads[key] = t.grad
-                self.emit(
-                    {
-                        "kind": "leaf_grad",
-                        "node": nid,
-                        "param": param,
-                        "summary": summarize(t.grad, self.preview),
-                    }
-                )
+                self.record({"kind": "leaf_grad", "node": nid, "param": param}, t.grad)
 
 
 class _NodeError(Exception):
@@ -357,16 +440,21 @@ def run(
     limits=DEFAULT,
     cache=None,
     validated=False,
+    device="cpu",
 ):
     """Run `doc` forward (values) or backward (values, then gradients from the scalar `target`,
     by default the document's, else the last scalar node). Records go to `emit` as they are
-    made; the RunResult keeps the tensors for full-value requests."""
+    made; the RunResult keeps the tensors for full-value requests. Sources are made on
+    `device` ("cpu" or "cuda"); every op follows its inputs there."""
     if mode not in ("forward", "backward"):
         raise ValueError(f"mode must be 'forward' or 'backward', not {mode!r}")
     if not validated:
         check(doc, limits)
+    if target is not None and all(n.id != target for n in doc.nodes):
+        raise GraphInvalid([Problem(f"the target '{target}' is not a node of the graph")])
     records = []
     r = _Run(doc, mode, target, emit or records.append, cancel, limits, cache)
+    r.device = device
     res = r.result
     t0 = time.perf_counter()
     try:
@@ -381,7 +469,7 @@ def run(
                 res.timings["backward_ms"] = (time.perf_counter() - t1) * 1e3
             else:
                 graph = autograd_record(None, r.owner, roots=list(r.values.values()))
-            r.emit(graph)
+            r.record(graph)
     except Cancelled:
         res.status = "cancelled"
     except _NodeError as exc:
@@ -392,11 +480,14 @@ def run(
             "message": _message(exc.exc),
             "type": type(exc.exc).__name__,
         }
-        r.emit(res.error)
+        r.record(res.error)
     except LimitExceeded as exc:
         res.status = "error"
         res.error = {"kind": "error", "node": None, "message": str(exc), "type": "LimitExceeded"}
-        r.emit(res.error)
+        r.record(res.error)
+    if res.status == "cancelled":
+        r.pending = [(rec, t) for rec, t in r.pending if rec["kind"] == "value"]
+    r.flush()
     res.timings["total_ms"] = (time.perf_counter() - t0) * 1e3
     if emit is None:
         res.records = records
@@ -415,6 +506,3 @@ def run_records(doc, mode="forward", target=None, **kwargs):
     records = []
     res = run(doc, mode, target, records.append, **kwargs)
     return res, records
-
-
-_ = math  # math is used by ops through ctx.check_numel callers

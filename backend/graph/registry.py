@@ -54,6 +54,9 @@ class OpSpec:
     params: tuple[Param, ...] = ()
     outputs: tuple[str, ...] = ("out",)
     source: bool = False  # a leaf-making op: tensor, parameter, scalar
+    # extra["composite"]: the op is several engine ops, or none (`if`), so the executor cannot
+    # read its edges' gradients off one node and gives each input an alias node instead.
+    # extra["scalar_for"]: the port that param `scalar` stands in for while unconnected.
     extra: dict = field(default_factory=dict)
 
     def port(self, name):

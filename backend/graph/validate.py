@@ -53,9 +53,11 @@ def _check_value(param, value):
     if t in ("int", "float"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return "must be a number"
-        if t == "int" and not float(value).is_integer():
+        if t == "int" and not isinstance(value, int):
             return "must be a whole number"
-        if not math.isfinite(value):
+        if isinstance(value, float) and not math.isfinite(value):
+            return "must be finite"
+        if t == "float" and abs(value) > 1.7e308:  # a huge JSON integer: no float can hold it
             return "must be finite"
         if param.min is not None and value < param.min:
             return f"must be at least {param.min:g}"
@@ -143,7 +145,7 @@ def _find_cycle(doc, stuck):
         path.append(nxt)
 
 
-def structural_problems(doc, limits=DEFAULT):
+def size_problems(doc, limits=DEFAULT):
     problems = []
     if len(doc.nodes) > limits.max_nodes:
         problems.append(
@@ -153,6 +155,11 @@ def structural_problems(doc, limits=DEFAULT):
         problems.append(
             Problem(f"the graph has {len(doc.edges)} edges; the limit is {limits.max_edges}")
         )
+    return problems
+
+
+def structural_problems(doc, limits=DEFAULT):
+    problems = []
     nodes = {}
     for n in doc.nodes:
         if n.id in nodes:
@@ -268,6 +275,8 @@ def structural_problems(doc, limits=DEFAULT):
 class _MetaContext:
     """What ops may ask of the executor, answered for a dry run."""
 
+    device = "cpu"  # stand-ins live on the CPU whatever device the run will use
+
     def __init__(self, limits):
         self.limits = limits
 
@@ -341,16 +350,21 @@ def _meta_source(ctx, spec, params):
     ctx.check_numel(math.prod(shape))
     if math.prod(shape) > _META_ELEMENTS:
         return None
-    return eg.zeros(*shape, dtype=getattr(eg, params.get("dtype") or "float32"))
+    t = eg.zeros(*shape, dtype=getattr(eg, params.get("dtype") or "float32"))
+    if spec.name == "parameter" or params.get("requires_grad"):
+        t.requires_grad_()  # an integer dtype fails here, with PyTorch's words
+    return t
 
 
 def validate(doc, limits=DEFAULT):
     """All problems of the document (an empty list when it can run)."""
+    too_big = size_problems(doc, limits)
+    if too_big:
+        return too_big  # checking a graph over the limits would itself cost too much
     problems = structural_problems(doc, limits)
-    if any(p.node is None and p.edge is None for p in problems):
-        return problems  # a graph-wide problem (its size): do not go on to run it
     skip = {p.node for p in problems if p.node} | {
-        e.target for e in doc.edges if any(p.edge == e.id for p in problems)}
+        e.target for e in doc.edges if any(p.edge == e.id for p in problems)
+    }
     return problems + shape_problems(doc, limits, frozenset(skip))
 
 

@@ -45,7 +45,8 @@ def _binary(a, b, compute, node_cls, save, dunder=False):
         raise broadcast_error(ad.shape, getattr(bd, "shape", ())) from None
     out = wrap(data)
     if STATE.enabled and (a._requires_grad or (b_is_tensor and b._requires_grad)):
-        node = node_cls((a, b), ((a, b) if b_is_tensor else (a,)) if save else ())
+        # with a Python number as `other`, mul and div need nothing saved (PyTorch's choice too)
+        node = node_cls((a, b), (a, b) if save and b_is_tensor else ())
         if b_is_tensor:
             sa, sb = ad.shape, bd.shape
             node.shapes = None if sa == sb else (sa, sb)  # None: nothing was broadcast
@@ -136,10 +137,9 @@ class MulBackward0(_BinaryNode):
     __slots__ = ()
 
     def backward(self, g):
-        saved = self.unpack()
         if self.other is not None:
             return (g * self.other, None)
-        a, b = saved
+        a, b = self.unpack()
         (na, _), (nb, _) = self.next_functions
         return (
             self.reduce(g * b, 0) if na is not None else None,
@@ -155,10 +155,9 @@ class DivBackward0(_BinaryNode):
     __slots__ = ()
 
     def backward(self, g):
-        saved = self.unpack()
         if self.other is not None:
             return (g / self.other, None)
-        a, b = saved
+        a, b = self.unpack()
         return (
             self.reduce(g / b, 0) if self.needs_grad(0) else None,
             self.reduce(-g * a / (b * b), 1) if self.needs_grad(1) else None,

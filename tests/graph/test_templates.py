@@ -1,0 +1,411 @@
+"""The templates: each one parses, validates, runs backward and shows the numbers of the text it
+comes from. Where a text prints no number, PyTorch runs the same computation as the oracle."""
+
+import json
+from functools import cache
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import engine as eg
+from backend.graph import GraphDocument, parse, run_records, validate
+from backend.graph.templates import FOLDER, list_templates, load_template
+
+IDS = [t["id"] for t in list_templates()]
+TEXT_EXAMPLES = [
+    "mean-of-3a",
+    "five-weight-network",
+    "quadratic",
+    "doubling-loop",
+    "branch-on-sign",
+    "classifier-cross-entropy",
+    "detach-stops-gradient",
+    "square-of-a-sum",
+    "branch-square-or-negate",
+    "mlp-mse",
+    "detached-encoder",
+]
+
+
+@cache
+def run_template(template_id):
+    """One backward run per template, shared by the tests (they only read it)."""
+    res, records = run_records(load_template(template_id), "backward")
+    assert res.status == "ok", res.error
+    return res, records
+
+
+def host(t):
+    return np.asarray(t.detach().numpy())
+
+
+def close(actual, expected):
+    if isinstance(expected, torch.Tensor):
+        expected = expected.detach().numpy()
+    actual = host(actual) if isinstance(actual, eg.Tensor) else actual
+    np.testing.assert_allclose(actual, np.asarray(expected), rtol=1e-5, atol=1e-6)
+
+
+def torch_leaf(res, node_id, requires_grad=True):
+    """The engine's value of a source node as a torch tensor (random inits use the engine's
+    generator, so the oracle starts from the same numbers)."""
+    return torch.tensor(host(res.values[node_id]), requires_grad=requires_grad)
+
+
+def torch_linear(doc, node_id, in_features):
+    """A torch Linear holding the weights the graph's linear node starts from."""
+    p = doc.node(node_id).params
+    layer = eg.nn.Linear(in_features, p["out_features"])
+    layer.reset_parameters(eg.Generator().manual_seed(p.get("seed", 0)))
+    tl = torch.nn.Linear(in_features, p["out_features"])
+    with torch.no_grad():
+        tl.weight.copy_(torch.tensor(host(layer.weight)))
+        tl.bias.copy_(torch.tensor(host(layer.bias)))
+    return tl
+
+
+def grad_fn_names(records):
+    (graph,) = [r for r in records if r["kind"] == "autograd"]
+    return {(n["node"], n["name"]) for n in graph["nodes"]}
+
+
+# -- every template ------------------------------------------------------------------------------
+@pytest.mark.parametrize("template_id", IDS)
+def test_template_parses_validates_and_runs(template_id):
+    raw = json.loads((FOLDER / f"{template_id}.json").read_text())
+    doc = parse(raw)
+    assert doc == load_template(template_id)
+    assert validate(doc) == []
+    res, records = run_template(template_id)
+    assert res.target == doc.target
+    assert res.values[doc.target].numel() == 1
+    assert res.leaf_grads, "backward reaches at least one leaf"
+    ran = {r["node"] for r in records if r["kind"] == "value"}
+    assert ran == set(res.values) == {n.id for n in doc.nodes} - set(res.skipped)
+    forward, _ = run_records(doc, "forward")
+    assert forward.status == "ok"
+
+
+@pytest.mark.parametrize("template_id", IDS)
+def test_template_is_well_formed(template_id):
+    doc = load_template(template_id)
+    assert doc.name and len(doc.description) >= 100
+    node_ids = [n.id for n in doc.nodes]
+    assert len(set(node_ids)) == len(node_ids)
+    assert len({e.id for e in doc.edges}) == len(doc.edges)
+    assert doc.target in node_ids
+    assert 3 <= len(doc.lesson) <= 5
+    assert any(step.run == "backward" for step in doc.lesson)
+    for step in doc.lesson:
+        assert step.text and set(step.select) <= set(node_ids)
+    for n in doc.nodes:
+        if n.op in ("tensor", "parameter"):
+            assert n.params.get("name"), f"{n.id} has no name"
+        assert n.position.x % 220 == 0 and n.position.y % 110 == 0
+    for e in doc.edges:  # left to right
+        assert doc.node(e.source).position.x < doc.node(e.target).position.x
+
+
+@pytest.mark.parametrize("template_id", IDS)
+def test_edge_gradients_out_of_a_node_sum_to_its_gradient(template_id):
+    doc = load_template(template_id)
+    res, _ = run_template(template_id)
+    for node_id, grad in res.node_grads.items():
+        carried = [
+            res.edge_grads[e.id]
+            for e in doc.edges
+            if e.source == node_id and e.id in res.edge_grads
+        ]
+        if carried:
+            close(sum(host(g) for g in carried), host(grad))
+
+
+FAN_OUT = {
+    "quadratic": ("x", 3),
+    "five-weight-network": ("a", 2),
+    "branch-on-sign": ("x", 2),
+    "two-paths-add-up": ("h", 2),
+    "shared-weight": ("w", 3),
+}
+
+
+@pytest.mark.parametrize("template_id", sorted(FAN_OUT))
+def test_fan_out_templates_show_several_edge_gradients(template_id):
+    node_id, count = FAN_OUT[template_id]
+    doc = load_template(template_id)
+    res, _ = run_template(template_id)
+    edges = [e.id for e in doc.edges if e.source == node_id and e.id in res.edge_grads]
+    assert len(edges) == count
+
+
+# -- the texts' numbers ----------------------------------------------------------------------------
+def test_mean_of_3a():
+    res, records = run_template("mean-of-3a")
+    close(res.values["b"], [6.0, 9.0])
+    close(res.values["c"], 7.5)
+    close(res.leaf_grads["a"], [1.5, 1.5])
+    assert {("b", "MulBackward0"), ("c", "MeanBackward0")} <= grad_fn_names(records)
+    assert res.values["a"].grad_fn is None
+
+
+def test_five_weight_network_against_torch():
+    res, records = run_template("five-weight-network")
+    a, w1, w2, w3, w4 = (torch_leaf(res, n) for n in ("a", "w1", "w2", "w3", "w4"))
+    assert a.shape == (3, 3) and not torch.equal(w1, w2)
+    b = w1 * a
+    c = w2 * a
+    d = w3 * b + w4 * c
+    L = (10 - d).sum()
+    L.backward()
+    close(res.values["d"], d)
+    close(res.values["L"], L)
+    for name, t in (("a", a), ("w1", w1), ("w2", w2), ("w3", w3), ("w4", w4)):
+        close(res.leaf_grads[name], t.grad)
+    # the products along each path, as the text derives them
+    close(res.leaf_grads["w4"], -c)
+    close(res.leaf_grads["w3"], -b)
+    close(res.edge_grads["a-b-other"], -(w3 * w1))
+    close(res.edge_grads["a-c-other"], -(w4 * w2))
+    assert ("d", "AddBackward0") in grad_fn_names(records)
+
+
+def test_quadratic():
+    res, _ = run_template("quadratic")
+    close(res.values["y"], 11.0)
+    close(res.leaf_grads["x"], 7.0)
+    close(res.edge_grads["x-a"], 2.0)
+    close(res.edge_grads["x-a-other"], 2.0)
+    close(res.edge_grads["x-b"], 3.0)
+
+
+def test_doubling_loop():
+    doc = load_template("doubling-loop")
+    assert [n.op for n in doc.nodes].count("mul") == 5
+    res, _ = run_template("doubling-loop")
+    close(res.values["y"], 32.0)
+    close(res.leaf_grads["x"], 32.0)
+    close(res.node_grads["y1"], 16.0)
+
+
+def _torch_branch_on_sign(value):
+    x = torch.tensor(value, requires_grad=True)
+    y = x if x.item() > 0 else x * x
+    y.backward()
+    return y, x.grad
+
+
+def test_branch_on_sign_takes_the_else_branch():
+    res, _ = run_template("branch-on-sign")
+    y, grad = _torch_branch_on_sign(-2.0)
+    close(res.values["y"], 4.0)
+    close(res.leaf_grads["x"], -4.0)
+    close(res.values["y"], y)
+    close(res.leaf_grads["x"], grad)
+    assert "sq-y-else" in res.edge_grads
+    assert "x-y-then" not in res.edge_grads  # the branch not taken carries nothing
+
+
+def test_branch_on_sign_with_positive_x_skips_the_else_branch():
+    doc = load_template("branch-on-sign")
+    doc.node("x").params["value"] = 3.0
+    res, records = run_records(doc, "backward")
+    assert res.status == "ok"
+    y, grad = _torch_branch_on_sign(3.0)
+    close(res.values["y"], y)
+    close(res.leaf_grads["x"], grad)
+    assert res.skipped == ["sq"]
+    assert "sq-y-else" not in res.edge_grads and "x-y-then" in res.edge_grads
+
+
+def test_classifier_cross_entropy_against_torch():
+    doc = load_template("classifier-cross-entropy")
+    res, _ = run_template("classifier-cross-entropy")
+    x = torch_leaf(res, "x", requires_grad=False)
+    target = torch.tensor(host(res.values["target"]))
+    assert x.shape == (3, 4) and target.dtype == torch.int64
+    model = torch_linear(doc, "model", 4)
+    logits = model(x)
+    close(res.values["model"], logits)
+    loss = TF.cross_entropy(logits, target)
+    loss.backward()
+    close(res.values["loss"], loss)
+    assert tuple(res.leaf_grads["model.weight"].shape) == (2, 4)
+    assert tuple(res.leaf_grads["model.bias"].shape) == (2,)
+    close(res.leaf_grads["model.weight"], model.weight.grad)
+    close(res.leaf_grads["model.bias"], model.bias.grad)
+    assert set(res.leaf_grads) == {"model.weight", "model.bias"}
+
+
+def test_detach_stops_the_gradient():
+    res, _ = run_template("detach-stops-gradient")
+    close(res.values["z"], 4.0)
+    close(res.values["L"], 16.0)
+    assert not res.values["z"].requires_grad and not res.values["w"].requires_grad
+    close(res.leaf_grads["x"], 4.0)  # only the direct path
+    assert "y-z" not in res.edge_grads and "w" not in res.node_grads
+    for detach in (True, False):
+        x = torch.tensor(2.0, requires_grad=True)
+        y = x**2
+        z = y.detach() if detach else y
+        (z * 3 + y).backward()
+        if detach:
+            close(res.leaf_grads["x"], x.grad)
+        else:
+            assert x.grad.item() == 16.0  # what the detach takes away
+
+
+def test_square_of_a_sum():
+    res, records = run_template("square-of-a-sum")
+    close(res.values["a"], 5.0)
+    close(res.values["z"], 25.0)
+    close(res.leaf_grads["x"], 10.0)
+    close(res.leaf_grads["y"], 10.0)
+    close(res.node_grads["a"], 10.0)  # what retain_grad would keep
+    assert ("z", "PowBackward0") in grad_fn_names(records)
+
+
+def test_branch_square_or_negate_skips_the_else_branch():
+    res, records = run_template("branch-square-or-negate")
+    close(res.values["y"], 4.0)
+    close(res.leaf_grads["x"], 4.0)
+    assert res.skipped == ["negx"]
+    (skip,) = [r for r in records if r["kind"] == "skipped"]
+    assert skip["node"] == "negx" and "did not run" in skip["reason"]
+    assert all(node != "negx" for node, _ in grad_fn_names(records))
+
+
+def test_mlp_mse_against_torch():
+    doc = load_template("mlp-mse")
+    res, _ = run_template("mlp-mse")
+    X = torch_leaf(res, "X", requires_grad=False)
+    target = torch_leaf(res, "target", requires_grad=False)
+    assert X.shape == (16, 10) and target.shape == (16, 1)
+    layer1, layer2 = torch_linear(doc, "layer1", 10), torch_linear(doc, "layer2", 32)
+    pred = layer2(torch.relu(layer1(X)))
+    loss = ((pred - target) ** 2).mean()
+    loss.backward()
+    close(res.values["layer2"], pred)
+    close(res.values["loss"], loss)
+    close(res.values["loss"], TF.mse_loss(pred, target))
+    shapes = {
+        "layer1.weight": (32, 10),
+        "layer1.bias": (32,),
+        "layer2.weight": (1, 32),
+        "layer2.bias": (1,),
+    }
+    assert {k: tuple(v.shape) for k, v in res.leaf_grads.items()} == shapes
+    for layer, name in ((layer1, "layer1"), (layer2, "layer2")):
+        close(res.leaf_grads[f"{name}.weight"], layer.weight.grad)
+        close(res.leaf_grads[f"{name}.bias"], layer.bias.grad)
+
+
+def test_detached_encoder_gets_no_gradient():
+    doc = load_template("detached-encoder")
+    res, _ = run_template("detached-encoder")
+    assert set(res.leaf_grads) == {"decoder.weight", "decoder.bias"}
+    x = torch_leaf(res, "x", requires_grad=False)
+    encoder, decoder = torch_linear(doc, "encoder", 3), torch_linear(doc, "decoder", 5)
+    loss = TF.mse_loss(decoder(encoder(x).detach()), torch_leaf(res, "target", False))
+    loss.backward()
+    assert encoder.weight.grad is None and encoder.bias.grad is None
+    close(res.values["loss"], loss)
+    close(res.leaf_grads["decoder.weight"], decoder.weight.grad)
+    close(res.leaf_grads["decoder.bias"], decoder.bias.grad)
+
+
+# -- the other templates ---------------------------------------------------------------------------
+def test_two_paths_add_up():
+    res, _ = run_template("two-paths-add-up")
+    close(res.values["L"], 24.0)
+    close(res.edge_grads["h-u"], 6.0)
+    close(res.edge_grads["h-v"], 5.0)
+    close(res.node_grads["h"], 11.0)
+    close(res.leaf_grads["x"], 33.0)
+
+
+def test_shared_weight():
+    res, _ = run_template("shared-weight")
+    close(res.values["h3"], 1.0)
+    for edge in ("w-h1", "w-h2", "w-h3"):
+        close(res.edge_grads[edge], 2.0)
+    close(res.leaf_grads["w"], 6.0)
+    assert set(res.leaf_grads) == {"w"}  # x is data
+
+
+def test_broadcast_sums_the_gradient_back():
+    res, _ = run_template("broadcast-sum-back")
+    X = torch.arange(6.0).reshape(2, 3)
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    L = (X * w).sum()
+    L.backward()
+    close(res.values["X"], X)
+    close(res.values["L"], 34.0)
+    close(res.leaf_grads["w"], [3.0, 5.0, 7.0])
+    close(res.leaf_grads["w"], w.grad)
+    assert tuple(res.node_grads["y"].shape) == (2, 3)
+
+
+def test_softmax_expected_value_against_torch():
+    res, _ = run_template("softmax-expected-value")
+    logits = torch.tensor([2.0, 1.0, 0.1], requires_grad=True)
+    v = torch.tensor([0.0, 1.0, 2.0])
+    p = torch.softmax(logits, dim=-1)
+    E = (p * v).sum()
+    E.backward()
+    close(res.values["p"], p)
+    close(res.values["E"], E)
+    close(res.leaf_grads["logits"], logits.grad)
+    close(res.leaf_grads["logits"], p * (v - E))
+
+
+# -- the loader ------------------------------------------------------------------------------------
+def test_list_templates_puts_the_texts_first():
+    listed = list_templates()
+    assert [t["id"] for t in listed][: len(TEXT_EXAMPLES)] == TEXT_EXAMPLES
+    assert len(listed) == len(list(FOLDER.glob("*.json"))) >= 14
+    for entry in listed:
+        assert set(entry) == {"id", "name", "description"}
+        assert entry["name"] == load_template(entry["id"]).name
+    assert listed == list_templates()  # stable
+
+
+def test_load_template_returns_a_document():
+    doc = load_template("square-of-a-sum")
+    assert isinstance(doc, GraphDocument)
+    doc.nodes.clear()  # a fresh copy each time
+    assert load_template("square-of-a-sum").nodes
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "../secrets",
+        "..",
+        "/etc/passwd",
+        "templates/quadratic",
+        "quadratic.json",
+        "Quadratic",
+        "quadratic\n",
+        "",
+        "no-such-template",
+        "a" * 65,
+        None,
+    ],
+)
+def test_load_template_rejects_unknown_ids(bad):
+    with pytest.raises(KeyError):
+        load_template(bad)
+
+
+def test_load_template_never_leaves_its_folder(tmp_path, monkeypatch):
+    import backend.graph.templates as templates
+
+    inner = tmp_path / "templates"
+    inner.mkdir()
+    (tmp_path / "secrets.json").write_text(json.dumps({"name": "secret"}))
+    monkeypatch.setattr(templates, "FOLDER", inner)
+    with pytest.raises(KeyError):
+        templates.load_template("../secrets")
+    assert templates.list_templates() == []
