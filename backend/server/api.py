@@ -1,0 +1,157 @@
+"""The JSON API under /api: ops, templates, stored graphs with revisions, validation, export and
+import, health. Errors are JSON: {"error": message} and, for graphs, {"node_errors": [...]}."""
+
+from flask import Blueprint, current_app, jsonify, request
+
+from ..graph import all_ops, parse, validate
+from ..graph.templates import list_templates, load_template
+from .store import BadId, NotFound
+
+api = Blueprint("api", __name__, url_prefix="/api")
+
+
+class ApiError(Exception):
+    def __init__(self, message, status=400, **extra):
+        super().__init__(message)
+        self.message, self.status, self.extra = message, status, extra
+
+
+@api.errorhandler(ApiError)
+def _api_error(exc):
+    return jsonify({"error": exc.message, **exc.extra}), exc.status
+
+
+@api.errorhandler(NotFound)
+def _not_found(exc):
+    return jsonify({"error": f"not found: {exc.args[0]}"}), 404
+
+
+@api.errorhandler(BadId)
+def _bad_id(exc):
+    return jsonify({"error": str(exc)}), 400
+
+
+def _store():
+    return current_app.extensions["wiregrad.store"]
+
+
+def _json_body():
+    data = request.get_json(silent=True)
+    if data is None:
+        raise ApiError("expected a JSON body (Content-Type: application/json)")
+    return data
+
+
+def _document(data):
+    """A validated document as a dict, or an ApiError naming each problem at its node."""
+    try:
+        doc = parse(data)
+    except Exception as exc:  # pydantic's ValidationError
+        raise ApiError(
+            "invalid graph document: " + " ".join(str(exc).splitlines()[:6]), node_errors=[]
+        ) from None
+    return doc
+
+
+@api.get("/health")
+def health():
+    return jsonify({"status": "ok", "device": current_app.config["WIREGRAD"].device})
+
+
+@api.get("/ops")
+def ops():
+    return jsonify({"ops": [op.describe() for op in all_ops()]})
+
+
+@api.get("/templates")
+def templates():
+    return jsonify({"templates": list_templates()})
+
+
+@api.get("/templates/<template_id>")
+def template(template_id):
+    try:
+        return jsonify(load_template(template_id).model_dump(mode="json"))
+    except KeyError:
+        raise ApiError(f"no template {template_id!r}", 404) from None
+
+
+@api.post("/validate")
+def validate_graph():
+    doc = _document(_json_body())
+    problems = validate(doc, current_app.config["WIREGRAD"].limits)
+    return jsonify({"ok": not problems, "node_errors": [p.to_dict() for p in problems]})
+
+
+# -- stored graphs ----------------------------------------------------------------------------
+@api.get("/graphs")
+def list_graphs():
+    return jsonify({"graphs": _store().list()})
+
+
+@api.post("/graphs")
+def create_graph():
+    doc = _document(_json_body())
+    return jsonify(_store().create(doc.model_dump(mode="json"))), 201
+
+
+@api.get("/graphs/<graph_id>")
+def get_graph(graph_id):
+    rev = request.args.get("revision", type=int)
+    return jsonify(_store().get(graph_id, rev))
+
+
+@api.put("/graphs/<graph_id>")
+def save_graph(graph_id):
+    doc = _document(_json_body())
+    return jsonify(_store().save(graph_id, doc.model_dump(mode="json")))
+
+
+@api.delete("/graphs/<graph_id>")
+def delete_graph(graph_id):
+    _store().delete(graph_id)
+    return jsonify({"deleted": graph_id})
+
+
+@api.get("/graphs/<graph_id>/revisions")
+def revisions(graph_id):
+    return jsonify({"revisions": _store().revisions(graph_id)})
+
+
+@api.post("/graphs/<graph_id>/revisions/<int:rev>/restore")
+def restore(graph_id, rev):
+    return jsonify(_store().restore(graph_id, rev))
+
+
+# -- code ---------------------------------------------------------------------------------------
+@api.post("/export")
+def export_code():
+    from ..graph.export import to_python
+
+    data = _json_body()
+    flavor = data.get("flavor", "engine") if isinstance(data, dict) else None
+    if flavor not in ("engine", "torch"):
+        raise ApiError("flavor must be 'engine' or 'torch'")
+    doc = _document(data.get("graph"))
+    problems = validate(doc, current_app.config["WIREGRAD"].limits)
+    if problems:
+        raise ApiError("the graph has problems", node_errors=[p.to_dict() for p in problems])
+    return jsonify({"flavor": flavor, "code": to_python(doc, flavor)})
+
+
+@api.post("/import")
+def import_code():
+    from ..graph.importer import ImportFailed, from_python
+
+    data = _json_body()
+    code = data.get("code") if isinstance(data, dict) else None
+    if not isinstance(code, str):
+        raise ApiError('expected {"code": "..."}')
+    try:
+        doc = from_python(code)  # parsed with ast, never executed
+    except ImportFailed as exc:
+        raise ApiError(
+            "the script has lines that cannot be imported",
+            problems=[p.to_dict() if hasattr(p, "to_dict") else str(p) for p in exc.problems],
+        ) from None
+    return jsonify(doc.model_dump(mode="json"))

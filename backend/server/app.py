@@ -1,0 +1,140 @@
+"""create_app: the Flask app (API + the built editor) and its Socket.IO server, from Settings."""
+
+import functools
+from pathlib import Path
+
+from flask import Flask, abort, jsonify, request, send_from_directory
+from flask_socketio import SocketIO
+
+from .api import api
+from .config import Settings
+from .protocol import CancelRequest, RunRequest, TensorRequest, parse
+from .runs import RunManager
+from .store import Store
+
+_FRONTEND = Path(__file__).resolve().parents[2] / "frontend" / "dist"
+
+_PLACEHOLDER = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Wiregrad</title></head><body><main><h1>Wiregrad server</h1>
+<p>The editor has not been built. <code>make run</code> builds it and serves it here.</p>
+<p>The API is at <a href="/api/ops">/api/ops</a>, <a href="/api/templates">/api/templates</a>
+and <a href="/api/health">/api/health</a>.</p></main></body></html>"""
+
+
+def create_app(settings: Settings | None = None):
+    settings = settings or Settings()
+    app = Flask(__name__, static_folder=None)
+    app.config["WIREGRAD"] = settings
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_message_bytes
+    app.extensions["wiregrad.store"] = Store(settings.data_dir)
+    app.register_blueprint(api)
+    origins = settings.origins()
+
+    @app.before_request
+    def refuse_foreign_origins():
+        origin = request.headers.get("Origin")
+        if origin and origin not in origins:
+            return jsonify({"error": f"origin {origin} is not allowed (see --allow-origin)"}), 403
+        return None
+
+    @app.errorhandler(413)
+    def too_large(_exc):
+        return jsonify(
+            {"error": f"the request is larger than {settings.max_message_bytes:,} bytes"}
+        ), 413
+
+    frontend = Path(settings.frontend_dir) if settings.frontend_dir else _FRONTEND
+
+    @app.get("/")
+    @app.get("/<path:path>")
+    def editor(path="index.html"):
+        if path.startswith("api/"):
+            abort(404)
+        if not (frontend / "index.html").is_file():
+            return _PLACEHOLDER
+        if not (frontend / path).is_file():
+            path = "index.html"  # the editor's own routes
+        return send_from_directory(frontend, path)
+
+    socketio = SocketIO(
+        app,
+        async_mode="threading",
+        cors_allowed_origins=origins,
+        max_http_buffer_size=settings.max_message_bytes,
+        json=_Json,
+    )
+    runs = RunManager(socketio, settings)
+    app.extensions["wiregrad.runs"] = runs
+    _register_events(socketio, runs)
+    return app, socketio
+
+
+class _Json:
+    """JSON for Socket.IO packets: compact, and never NaN (summaries spell it out)."""
+
+    @staticmethod
+    def dumps(obj, **kwargs):
+        import json
+
+        kwargs.setdefault("separators", (",", ":"))
+        return json.dumps(obj, **kwargs)
+
+    @staticmethod
+    def loads(s, **kwargs):
+        import json
+
+        return json.loads(s, **kwargs)
+
+
+def _guarded(fn):
+    """A handler that answers every message, even one that breaks it, and never takes the
+    server down."""
+
+    @functools.wraps(fn)
+    def handler(*args):
+        try:
+            return fn(*args)
+        except Exception as exc:
+            return {"error": f"internal error: {type(exc).__name__}"}
+
+    return handler
+
+
+def _register_events(socketio, runs):
+    @socketio.on("disconnect")
+    def on_disconnect(*_args):
+        runs.disconnect(request.sid)
+
+    @socketio.on("run")
+    @_guarded
+    def on_run(data=None):
+        msg, err = parse(RunRequest, data)
+        return err or runs.start(request.sid, msg)
+
+    @socketio.on("cancel")
+    @_guarded
+    def on_cancel(data=None):
+        msg, err = parse(CancelRequest, data)
+        return err or runs.cancel(request.sid, msg.run_id)
+
+    @socketio.on("tensor")
+    @_guarded
+    def on_tensor(data=None):
+        msg, err = parse(TensorRequest, data)
+        return err or runs.tensor(request.sid, msg)
+
+    @socketio.on("*")
+    def on_unknown(event, *_args):
+        return {"error": f"unknown event {event!r}; see docs/protocol.md"}
+
+
+def serve(settings: Settings):
+    import logging
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
+    app, socketio = create_app(settings)
+    url = f"http://{settings.host}:{settings.port}/"
+    print(f"Wiregrad is running: open {url}", flush=True)
+    socketio.run(
+        app, host=settings.host, port=settings.port, allow_unsafe_werkzeug=True, log_output=False
+    )

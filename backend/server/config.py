@@ -1,0 +1,40 @@
+"""Server settings: one object built from the command line (or tests), passed everywhere."""
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..graph.limits import Limits
+
+
+def default_data_dir() -> Path:
+    """A per-user data directory: $WIREGRAD_DATA, else $XDG_DATA_HOME/wiregrad, else
+    ~/.local/share/wiregrad."""
+    if os.environ.get("WIREGRAD_DATA"):
+        return Path(os.environ["WIREGRAD_DATA"])
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "wiregrad"
+
+
+@dataclass
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 5000
+    data_dir: Path = field(default_factory=default_data_dir)
+    device: str = "cpu"
+    allowed_origins: list[str] = field(default_factory=list)
+    limits: Limits = field(default_factory=Limits)
+    max_message_bytes: int = 8 * 1024 * 1024  # one Socket.IO message or API body
+    max_runs_kept: int = 8  # per client: recent runs whose tensors can still be fetched
+    flush_seconds: float = 0.05  # trace records go out at least this often while a run goes on
+    max_records_per_packet: int = 2000
+    frontend_dir: Path | None = None  # the built editor; None: frontend/dist beside the package
+
+    def origins(self):
+        """Origins Socket.IO and the API accept: the server's own, plus the allowed ones."""
+        own = {
+            f"http://{self.host}:{self.port}",
+            f"http://localhost:{self.port}",
+            f"http://127.0.0.1:{self.port}",
+        }
+        return sorted(own | set(self.allowed_origins))

@@ -1,0 +1,243 @@
+"""Runs over Socket.IO: each client's runs are its own, each in a thread of its own.
+
+A run's records go out as `trace` packets: collected as the executor emits them and sent when
+50 ms have passed or a packet is full, and once more at the end, so a 1,000-node run is a few
+dozen packets rather than thousands. A new `run` from a client cancels its run in progress;
+a disconnect cancels all of them. The last few runs' tensors stay for `tensor` requests."""
+
+import threading
+import time
+import uuid
+from collections import OrderedDict
+
+from ..graph import ForwardCache, GraphInvalid, parse, validate
+from ..graph import run as run_graph
+from ..graph.summary import full_values
+
+
+class _Trace:
+    """Records waiting to be sent for one run."""
+
+    def __init__(self, send, run_id, flush_seconds, max_records):
+        self.send, self.run_id = send, run_id
+        self.flush_seconds, self.max_records = flush_seconds, max_records
+        self.records = []
+        self.lock = threading.Lock()
+        self.last = time.perf_counter()
+        self.count = 0
+
+    def add(self, record):
+        with self.lock:
+            self.records.append(record)
+            self.count += 1
+            due = (
+                len(self.records) >= self.max_records
+                or time.perf_counter() - self.last >= self.flush_seconds
+            )
+        if due:
+            self.flush()
+
+    def flush(self):
+        with self.lock:
+            records, self.records = self.records, []
+            self.last = time.perf_counter()
+        if records:
+            self.send("trace", {"run_id": self.run_id, "records": records})
+
+
+class Client:
+    """One connected browser: its run in progress, its recent runs, its forward cache."""
+
+    def __init__(self, sid, settings):
+        self.sid = sid
+        self.settings = settings
+        self.active = None  # (run_id, cancel Event)
+        self.finished = OrderedDict()  # run_id -> RunResult
+        self.cache = ForwardCache()
+        self.lock = threading.Lock()
+
+    def cancel_active(self):
+        with self.lock:
+            if self.active is not None:
+                self.active[1].set()
+
+    def remember(self, run_id, result):
+        with self.lock:
+            self.finished[run_id] = result
+            while len(self.finished) > self.settings.max_runs_kept:
+                self.finished.popitem(last=False)
+
+
+class RunManager:
+    def __init__(self, socketio, settings):
+        self.socketio = socketio
+        self.settings = settings
+        self.clients = {}
+        self.lock = threading.Lock()
+
+    def client(self, sid):
+        with self.lock:
+            c = self.clients.get(sid)
+            if c is None:
+                c = self.clients[sid] = Client(sid, self.settings)
+            return c
+
+    def disconnect(self, sid):
+        with self.lock:
+            c = self.clients.pop(sid, None)
+        if c is not None:
+            c.cancel_active()
+
+    # -- run ---------------------------------------------------------------------------------
+    def start(self, sid, request):
+        """Validate and start a run; the ack: {"run_id"} or {"error", "node_errors"}."""
+        try:
+            doc = parse(request.graph)
+        except Exception as exc:  # pydantic's ValidationError: the document's structure
+            return {"error": f"invalid graph document: {_first_lines(exc)}", "node_errors": []}
+        problems = validate(doc, self.settings.limits)
+        target = request.target
+        if target is not None and all(n.id != target for n in doc.nodes):
+            from ..graph import Problem
+
+            problems.append(Problem(f"the target '{target}' is not a node of the graph"))
+        if problems:
+            return {
+                "error": f"the graph has {len(problems)} problem"
+                f"{'s' if len(problems) != 1 else ''}",
+                "node_errors": [p.to_dict() for p in problems],
+            }
+        client = self.client(sid)
+        client.cancel_active()
+        run_id = uuid.uuid4().hex[:12]
+        cancel = threading.Event()
+        with client.lock:
+            client.active = (run_id, cancel)
+        self.socketio.start_background_task(self._run, client, run_id, cancel, doc, request)
+        return {"run_id": run_id}
+
+    def _run(self, client, run_id, cancel, doc, request):
+        sid = client.sid
+
+        def send(event, data):
+            self.socketio.emit(event, data, to=sid)
+
+        trace = _Trace(
+            send, run_id, self.settings.flush_seconds, self.settings.max_records_per_packet
+        )
+        send(
+            "run_started",
+            {
+                "run_id": run_id,
+                "mode": request.mode,
+                "target": request.target,
+                "nodes": len(doc.nodes),
+            },
+        )
+        done = threading.Event()
+
+        def ticker():  # records waiting while a long op runs still go out every 50 ms
+            while not done.wait(self.settings.flush_seconds):
+                trace.flush()
+
+        threading.Thread(target=ticker, daemon=True).start()
+        t0 = time.perf_counter()
+        try:
+            cache = client.cache if request.options.use_cache else None
+            result = run_graph(
+                doc,
+                request.mode,
+                request.target,
+                trace.add,
+                cancel=cancel,
+                limits=self.settings.limits,
+                cache=cache,
+                validated=True,
+                device=self.settings.device,
+            )
+        except GraphInvalid as exc:  # raced with nothing: validation ran just before
+            done.set()
+            trace.flush()
+            send(
+                "run_finished",
+                {"run_id": run_id, "status": "error", "error": str(exc), "timings": {}},
+            )
+            return
+        except Exception as exc:  # a bug of ours: report it and keep serving
+            done.set()
+            trace.flush()
+            send(
+                "run_finished",
+                {
+                    "run_id": run_id,
+                    "status": "error",
+                    "error": f"internal error: {type(exc).__name__}: {exc}",
+                    "timings": {},
+                },
+            )
+            return
+        done.set()
+        trace.flush()
+        client.remember(run_id, result)
+        with client.lock:
+            if client.active and client.active[0] == run_id:
+                client.active = None
+        timings = dict(result.timings)
+        timings["server_ms"] = (time.perf_counter() - t0) * 1e3
+        finished = {
+            "run_id": run_id,
+            "status": result.status,
+            "timings": timings,
+            "records": trace.count,
+            "target": result.target,
+        }
+        if result.error:
+            finished["error"] = result.error
+        send("run_finished", finished)
+
+    def cancel(self, sid, run_id):
+        client = self.client(sid)
+        with client.lock:
+            active = client.active
+        if active is None or active[0] != run_id:
+            return {"error": f"no run {run_id} in progress"}
+        active[1].set()
+        return {"ok": True}
+
+    # -- tensor ------------------------------------------------------------------------------
+    def tensor(self, sid, request):
+        client = self.client(sid)
+        with client.lock:
+            result = client.finished.get(request.run_id)
+        if result is None:
+            return {
+                "error": f"no finished run {request.run_id} of this client (the last "
+                f"{self.settings.max_runs_kept} are kept)"
+            }
+        if (request.node is None) == (request.edge is None):
+            return {"error": "give either node or edge"}
+        if request.edge is not None:
+            if request.kind != "grad":
+                return {"error": "an edge carries its producer's value; ask for the node"}
+            t = result.edge_grads.get(request.edge)
+            where = f"edge {request.edge}"
+        elif request.kind == "value":
+            t = result.values.get(request.node)
+            where = f"node {request.node}"
+        elif request.param is not None:
+            t = result.leaf_grads.get(f"{request.node}.{request.param}")
+            where = f"{request.param} of node {request.node}"
+        else:
+            t = result.node_grads.get(request.node)
+            if t is None:
+                t = result.leaf_grads.get(request.node)
+            where = f"node {request.node}"
+        if t is None:
+            return {"error": f"the run has no {request.kind} for {where}"}
+        if t.numel() > self.settings.limits.max_elements:
+            return {"error": f"{where} has {t.numel():,} elements, more than can be sent"}
+        return {"run_id": request.run_id, "kind": request.kind, **full_values(t)}
+
+
+def _first_lines(exc, n=5):
+    return " ".join(str(exc).splitlines()[:n])
