@@ -6,6 +6,8 @@ puts on edges are collapsed away: the view shows the graph as the user's code wo
 
 from engine.autograd.graph import AccumulateGrad
 
+from .summary import dtype_name
+
 
 def autograd_record(target, owner, roots=None):
     starts = []
@@ -48,9 +50,7 @@ def autograd_record(target, owner, roots=None):
         else:
             info = node.saved_tensors_info
             entry["saved"] = (
-                [{"shape": list(s), "dtype": d.removeprefix("engine.")} for s, d in info]
-                if info
-                else []
+                [{"shape": list(s), "dtype": dtype_name(d)} for s, d in info] if info else []
             )
         entries.append(entry)
         for i, (nxt, _) in enumerate(node.next_functions):

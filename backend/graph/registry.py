@@ -98,12 +98,11 @@ def register(spec: OpSpec) -> OpSpec:
 
 
 def get(name) -> OpSpec | None:
-    from . import catalog  # noqa: F401 - filling the registry is importing the catalog
-
     return REGISTRY.get(name)
 
 
 def all_ops():
-    from . import catalog  # noqa: F401
-
     return list(REGISTRY.values())
+
+
+from . import catalog  # noqa: E402, F401 - importing the catalog is what fills the registry

@@ -35,7 +35,7 @@ def _json_values(a, finite=True):
 _DTYPE_NAMES = {}  # numpy's dtype.name is a slow Python property: look each one up once
 
 
-def _dtype_name(dt):
+def dtype_name(dt):
     name = _DTYPE_NAMES.get(dt)
     if name is None:
         name = _DTYPE_NAMES[dt] = dt.name
@@ -45,7 +45,7 @@ def _dtype_name(dt):
 def _head(t, a):
     return {
         "shape": list(a.shape),
-        "dtype": _dtype_name(a.dtype),
+        "dtype": dtype_name(a.dtype),
         "numel": int(a.size),
         "requires_grad": bool(t._requires_grad),
         "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
@@ -181,6 +181,6 @@ def full_values(t):
     a = _host(t)
     return {
         "shape": list(a.shape),
-        "dtype": _dtype_name(a.dtype),
+        "dtype": dtype_name(a.dtype),
         "values": _json_values(a, a.dtype.kind != "f" or bool(np.isfinite(a).all())),
     }

@@ -132,10 +132,11 @@ class Node:
 
     @property
     def saved_tensors_info(self):
-        """Shapes and dtypes of the saved tensors, for the editor's autograd view."""
+        """(shape, numpy dtype) of each saved tensor, for the editor's autograd view; None
+        once they were freed by a backward."""
         if self._saved is None:
             return None
-        return [(tuple(t._data.shape), str(t.dtype)) for t in self._saved]
+        return [(t._data.shape, t._data.dtype) for t in self._saved]
 
     # -- hooks ----------------------------------------------------------------------------
     def register_hook(self, fn):
