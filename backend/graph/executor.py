@@ -25,7 +25,6 @@ go to `emit` together: at most 64 at a time, whenever 10 ms have passed, and at 
 """
 
 import hashlib
-import json
 import threading
 import time
 from collections import OrderedDict, defaultdict
@@ -64,8 +63,9 @@ class RunResult:
 
 
 class ForwardCache:
-    """Values of earlier forward runs by content signature (a node's op and params and its
-    inputs' signatures), so that editing one leaf recomputes only what depends on it."""
+    """Values of earlier forward runs by signature (the node's id, op and params and its inputs'
+    signatures), so that editing one leaf recomputes only what depends on it. An entry keeps
+    the value and, once made, its summary: a node that did not change costs a lookup."""
 
     def __init__(self, max_entries=20000):
         self.max_entries = max_entries
@@ -74,21 +74,24 @@ class ForwardCache:
         self.hits = self.misses = 0
 
     def get(self, sig):
+        """The entry [tensor, summary or None] for `sig`, or None."""
         with self._lock:
-            t = self._store.get(sig)
-            if t is not None:
+            entry = self._store.get(sig)
+            if entry is not None:
                 self._store.move_to_end(sig)
                 self.hits += 1
             else:
                 self.misses += 1
-            return t
+            return entry
 
     def put(self, sig, tensor):
+        entry = [tensor, None]
         with self._lock:
-            self._store[sig] = tensor
+            self._store[sig] = entry
             self._store.move_to_end(sig)
             while len(self._store) > self.max_entries:
                 self._store.popitem(last=False)
+        return entry
 
 
 class _Context:
@@ -130,11 +133,13 @@ class _Run:
         self.total_bytes = 0
         self.started = self.last_flush = time.perf_counter()
         self.preview = limits.preview_elements
-        self.pending = []  # (record, tensor to summarise or None), waiting for flush()
+        self.pending = []  # (record, tensor to summarise, cache entry), waiting for flush()
 
     # -- records ---------------------------------------------------------------------------------
-    def record(self, rec, tensor=None):
-        self.pending.append((rec, tensor))
+    def record(self, rec, tensor=None, entry=None):
+        """Queue a record; `tensor` gets summarised at the flush (or its cache `entry` already
+        holds the summary)."""
+        self.pending.append((rec, tensor, entry))
         if (
             len(self.pending) >= FLUSH_RECORDS
             or time.perf_counter() - self.last_flush >= FLUSH_SECONDS
@@ -144,11 +149,16 @@ class _Run:
     def flush(self):
         pending, self.pending = self.pending, []
         self.last_flush = time.perf_counter()
-        tensors = [t for _, t in pending if t is not None]
+        tensors = [t for _, t, e in pending if t is not None and (e is None or e[1] is None)]
         summaries = iter(summarize_many(tensors, self.preview)) if tensors else None
-        for rec, t in pending:
+        for rec, t, entry in pending:
             if t is not None:
-                rec["summary"] = next(summaries)
+                if entry is not None and entry[1] is not None:
+                    rec["summary"] = entry[1]
+                else:
+                    rec["summary"] = next(summaries)
+                    if entry is not None:
+                        entry[1] = rec["summary"]
             self.emit(rec)
 
     # -- limits and cancellation --------------------------------------------------------------
@@ -316,7 +326,7 @@ class _Run:
 
     def signature(self, nid):
         node, spec = self.nodes[nid], self.specs[nid]
-        parts = [node.op, json.dumps(self.params[nid], sort_keys=True, default=str)]
+        parts = [nid, node.op, repr(sorted(self.params[nid].items()))]
         for port in spec.inputs:
             if spec.name == "if" and port.name not in ("condition", self.picked[nid]):
                 continue  # the branch that did not run is no part of the value
@@ -331,9 +341,11 @@ class _Run:
         self.checkpoint()
         spec, params = self.specs[nid], self.params[nid]
         sig = self.signature(nid) if self.cache is not None else None
-        out = self.cache.get(sig) if sig is not None else None
-        cached = out is not None
-        if not cached:
+        entry = self.cache.get(sig) if sig is not None else None
+        cached = entry is not None
+        if cached:
+            out = entry[0]
+        else:
             composite = spec.extra.get("composite", False)
             out = self._compute(nid, spec, params, self.backward and composite)
             if self.backward and not composite and out.grad_fn is not None:
@@ -341,12 +353,12 @@ class _Run:
                 if not self._hook_edges(out, inputs, positions, spec):
                     out = self._compute(nid, spec, params, True)
             if sig is not None:
-                self.cache.put(sig, out)
+                entry = self.cache.put(sig, out)
         self.total_bytes += out.numel() * out.element_size()
         if self.total_bytes > self.limits.max_total_bytes:
             raise LimitExceeded(
-                f"the run's values take more than "
-                f"{self.limits.max_total_bytes / 2**20:,.0f} MiB, the limit"
+                f"the run's values take more than {_size(self.limits.max_total_bytes)}, the "
+                "limit for one run"
             )
         self.values[nid] = out
         if spec.source and out.requires_grad and out.grad_fn is None:
@@ -357,7 +369,7 @@ class _Run:
         record = {"kind": "value", "node": nid}
         if cached:
             record["cached"] = True
-        self.record(record, out)
+        self.record(record, out, entry)
 
     def _compute(self, nid, spec, params, use_alias):
         inputs, positions = self._inputs(nid, spec, use_alias)
@@ -485,13 +497,18 @@ def run(
         res.status = "error"
         res.error = {"kind": "error", "node": None, "message": str(exc), "type": "LimitExceeded"}
         r.record(res.error)
-    if res.status == "cancelled":
-        r.pending = [(rec, t) for rec, t in r.pending if rec["kind"] == "value"]
     r.flush()
     res.timings["total_ms"] = (time.perf_counter() - t0) * 1e3
     if emit is None:
         res.records = records
     return res
+
+
+def _size(n):
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:,.1f} {unit}"
+    return f"{n:,} bytes"
 
 
 def _message(exc):

@@ -179,10 +179,13 @@ def structural_problems(doc, limits=DEFAULT):
         for key, value in n.params.items():
             param = spec.param(key)
             if param is None:
-                if not (spec.source and key == "requires_grad" and spec.name != "scalar"):
-                    problems.append(
-                        Problem(f"unknown param '{key}' for {n.op}", node=n.id, param=key)
-                    )
+                if n.op == "parameter" and key == "requires_grad":  # allowed, and always on
+                    if value is not True:
+                        problems.append(
+                            Problem("a parameter always requires grad", node=n.id, param=key)
+                        )
+                    continue
+                problems.append(Problem(f"unknown param '{key}' for {n.op}", node=n.id, param=key))
                 continue
             why = _check_value(param, value)
             if why:

@@ -1,0 +1,220 @@
+"""Benchmark the graph executor's overhead; prints a markdown table.
+
+Run:  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/graph.py [--quick]
+
+The graph: 1,000 nodes of 8x8 float32 tensors. Five leaves that require grad (three 8x8, a
+1x8 row and an 8x1 column, for broadcasting), then a chain in which every node takes the
+previous one, and binary nodes also a random earlier node (so many nodes have two or more
+consumers, and every node is on a path to the end), a mix of add/sub/mul/maximum/tanh/sigmoid/
+sin/relu/mul-by-scalar, and a final `sum` to a scalar. A sixth leaf, `b` (shape 8), feeds only
+the last 5 nodes before the sum: the leaf edited in the cache case.
+
+(a) forward + backward of the whole graph, traced: `backend.graph.run(doc, "backward")` with
+    every record (each value, each edge's and node's gradient, each leaf's .grad, the autograd
+    view) collected into a list; against the same computation written directly on the engine
+    (straight-line Python, the ops in the same order, then `.backward()`). Target: <= 1.5x.
+(b) after editing leaf `b`'s value: a forward run with a warm ForwardCache (recomputes `b` and
+    the 5 nodes it feeds, reads the other ~995 from the cache) against a full forward run
+    without a cache, both traced. Target: <= 0.1x.
+
+run() validates the document first (a dry run of the whole graph on zero-filled stand-ins); a
+server validates each document once, so the timed runs pass validated=True, and one more row
+shows the cost of validate() itself. Every repeat times each case in turn (interleaved); the
+table shows the median over repeats and the best in brackets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(_ROOT))
+
+import numpy as np  # noqa: E402
+
+import engine as eg  # noqa: E402
+from backend.graph import ForwardCache, parse, run, validate  # noqa: E402
+
+N_NODES = 1000
+SIZE = 8
+EDITED_FEEDS = 5  # nodes downstream of the edited leaf (before the final sum)
+UNARY = ("tanh", "sigmoid", "sin", "relu", "half")
+BINARY = ("add", "sub", "mul", "maximum")
+
+
+def make_graph(seed=0, b_value=None):
+    """The graph document and the same computation as straight-line engine Python."""
+    rng = np.random.default_rng(seed)
+    nodes, edges, lines = [], [], []
+
+    def edge(src, dst, port="input"):
+        edges.append({"id": f"e{len(edges)}", "source": src, "target": dst, "targetPort": port})
+
+    leaves = [("w0", [SIZE, SIZE]), ("w1", [SIZE, SIZE]), ("w2", [SIZE, SIZE])]
+    leaves += [("row", [1, SIZE]), ("col", [SIZE, 1])]
+    for k, (nid, shape) in enumerate(leaves):
+        nodes.append(
+            {
+                "id": nid,
+                "op": "tensor",
+                "params": {"shape": shape, "init": "randn", "seed": k, "requires_grad": True},
+            }
+        )
+        lines.append(
+            f"{nid} = eg.randn({', '.join(map(str, shape))}, "
+            f"generator=eg.Generator().manual_seed({k}), requires_grad=True)"
+        )
+    b = [0.1 * i for i in range(SIZE)] if b_value is None else b_value
+    ids = [n for n, _ in leaves]
+    prev = "w0"
+    n_body = N_NODES - len(leaves) - 1 - 1 - EDITED_FEEDS  # leaves, b, the tail, the sum
+    for i in range(n_body):
+        nid = f"n{i}"
+        if rng.random() < 0.5:
+            op = UNARY[int(rng.integers(len(UNARY)))]
+            if op == "half":
+                nodes.append({"id": nid, "op": "mul", "params": {"scalar": 0.5}})
+                lines.append(f"{nid} = {prev} * 0.5")
+            else:
+                nodes.append({"id": nid, "op": op, "params": {}})
+                lines.append(f"{nid} = eg.{op}({prev})")
+            edge(prev, nid)
+        else:
+            op = BINARY[int(rng.integers(len(BINARY)))]
+            if rng.random() < 0.15:
+                other = ids[int(rng.integers(len(leaves)))]  # a leaf: broadcasting for row, col
+            else:
+                other = ids[-1 - int(rng.integers(min(len(ids), 40)))]
+            nodes.append({"id": nid, "op": op, "params": {}})
+            sym = {"add": "+", "sub": "-", "mul": "*"}.get(op)
+            lines.append(
+                f"{nid} = {prev} {sym} {other}" if sym else f"{nid} = eg.{op}({prev}, {other})"
+            )
+            edge(prev, nid)
+            edge(other, nid, "other")
+        ids.append(nid)
+        prev = nid
+    # the edited leaf and the few nodes it feeds
+    nodes.append({"id": "b", "op": "tensor", "params": {"value": b, "requires_grad": True}})
+    lines.append(f"b = eg.tensor({b!r}, requires_grad=True)")
+    tail = [("t0", "add", "b"), ("t1", "tanh", None), ("t2", "mul", "b")]
+    tail += [("t3", "sigmoid", None), ("t4", "sub", "b")]
+    for nid, op, other in tail:
+        nodes.append({"id": nid, "op": op, "params": {}})
+        edge(prev, nid)
+        if other:
+            edge(other, nid, "other")
+            sym = {"add": "+", "sub": "-", "mul": "*"}[op]
+            lines.append(f"{nid} = {prev} {sym} {other}")
+        else:
+            lines.append(f"{nid} = eg.{op}({prev})")
+        prev = nid
+    nodes.append({"id": "loss", "op": "sum", "params": {}})
+    edge(prev, "loss")
+    lines.append(f"loss = eg.sum({prev})")
+    lines.append("loss.backward()")
+    lines.append("result = loss")
+    doc = parse({"name": "bench", "nodes": nodes, "edges": edges, "target": "loss"})
+    assert len(doc.nodes) == N_NODES, len(doc.nodes)
+    code = compile("\n".join(lines), "<direct>", "exec")
+    return doc, code
+
+
+def direct(code):
+    scope = {"eg": eg}
+    exec(code, scope)  # noqa: S102 - our own generated straight-line code
+    return scope["result"]
+
+
+def traced(doc, mode="backward", cache=None):
+    records = []
+    res = run(doc, mode, emit=records.append, cache=cache, validated=True)
+    assert res.status == "ok", res.error
+    return res, records
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def cell(v):
+    return f"{statistics.median(v) * 1e3:.1f} ({min(v) * 1e3:.1f})"
+
+
+def ratio(a, b):
+    return f"{statistics.median(a) / statistics.median(b):.2f}x ({min(a) / min(b):.2f}x)"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repeats")
+    args = ap.parse_args(argv)
+    repeats = 5 if args.quick else 21
+
+    doc, code = make_graph()
+    assert validate(doc) == []
+    # the same numbers both ways
+    res, records = traced(doc)
+    ref = direct(code)
+    assert np.isfinite(ref.item())
+    np.testing.assert_allclose(res.values["loss"].item(), ref.item(), rtol=1e-5)
+    n_records = len(records)
+    consumers = {}
+    for e in doc.edges:
+        consumers[e.source] = consumers.get(e.source, 0) + 1
+    multi = sum(1 for c in consumers.values() if c >= 2)
+
+    cache = ForwardCache()
+    traced(doc, "forward", cache)  # warm
+    t = {k: [] for k in ("direct", "traced", "validate", "full", "cached")}
+    hits_misses = []
+    for r in range(repeats):
+        edited, _ = make_graph(b_value=[0.01 * (r + 1) * i for i in range(SIZE)])
+        t["direct"].append(timed(lambda: direct(code)))
+        t["traced"].append(timed(lambda: traced(doc)))
+        t["validate"].append(timed(lambda: validate(doc)))
+        t["full"].append(timed(lambda ed=edited: traced(ed, "forward")))
+        h0, m0 = cache.hits, cache.misses
+        t["cached"].append(timed(lambda ed=edited: traced(ed, "forward", cache)))
+        hits_misses.append((cache.hits - h0, cache.misses - m0))
+
+    print("## graph executor benchmark\n")
+    print(f"- python {platform.python_version()}, numpy {np.__version__}, {os.cpu_count()} CPUs")
+    print(
+        f"- graph: {len(doc.nodes)} nodes, {len(doc.edges)} edges, {SIZE}x{SIZE} float32; "
+        f"{multi} nodes feed two or more consumers; a backward run emits {n_records} records"
+    )
+    h, m = hits_misses[-1]
+    print(
+        f"- cache case: leaf `b` feeds only {EDITED_FEEDS} of {len(doc.nodes)} nodes; "
+        f"each cached run: {h} hits, {m} misses"
+    )
+    print(f"- {repeats} repeats, interleaved\n")
+    print("| case | ms: median (best) | ratio: of medians (of bests) | target |")
+    print("|---|---|---|---|")
+    print(f"| forward + backward, direct on the engine | {cell(t['direct'])} | 1 | |")
+    print(
+        f"| forward + backward, traced (run, all records) | {cell(t['traced'])} | "
+        f"{ratio(t['traced'], t['direct'])} of direct | <= 1.5x |"
+    )
+    print(
+        f"| validate() alone (before a run; not in the rows above) | {cell(t['validate'])} | "
+        f"{ratio(t['validate'], t['direct'])} of direct | |"
+    )
+    print(f"| forward, full run after editing `b` (no cache) | {cell(t['full'])} | 1 | |")
+    print(
+        f"| forward, with a warm ForwardCache after editing `b` | {cell(t['cached'])} | "
+        f"{ratio(t['cached'], t['full'])} of full | <= 0.1x |"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,38 @@
+"""Small builders for graph documents in tests: nodes, edges and documents as plain dicts."""
+
+from backend.graph import parse
+
+
+def tensor(node_id, shape=None, **params):
+    """A `tensor` source; `shape` (with `init`) or `value=` in params."""
+    if shape is not None:
+        params["shape"] = list(shape)
+    return {"id": node_id, "op": "tensor", "params": params}
+
+
+def node(node_id, op, **params):
+    return {"id": node_id, "op": op, "params": params}
+
+
+def edge(edge_id, source, target, port="input", source_port="out"):
+    return {
+        "id": edge_id,
+        "source": source,
+        "sourcePort": source_port,
+        "target": target,
+        "targetPort": port,
+    }
+
+
+def doc(nodes, edges=(), **fields):
+    return parse({"nodes": list(nodes), "edges": list(edges), **fields})
+
+
+def chain(ids_ops, first="x"):
+    """Edges `first -> ids_ops[0] -> ids_ops[1] ...` (each into port `input`), with the nodes."""
+    nodes, edges, prev = [], [], first
+    for nid, op, params in ids_ops:
+        nodes.append(node(nid, op, **params))
+        edges.append(edge(f"{prev}-{nid}", prev, nid))
+        prev = nid
+    return nodes, edges
