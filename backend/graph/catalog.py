@@ -81,30 +81,49 @@ def make_tensor(ctx, params, requires_grad):
     return t
 
 
+def _as_floats(value):
+    """Nested lists with every number a float, so `eg.tensor(2.0)` is float like the run's."""
+    if isinstance(value, list):
+        return [_as_floats(v) for v in value]
+    return (
+        float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+    )
+
+
 def tensor_code(lib, args, params, requires_grad):
+    """The source as code that makes the same tensor the executor makes."""
     rg = ", requires_grad=True" if requires_grad else ""
     dtype = params.get("dtype") or "float32"
     dt = "" if dtype == "float32" else f", dtype={lib}.{dtype}"
     if params.get("value") is not None:
-        return f"{lib}.tensor({params['value']!r}{dt}{rg})"
-    shape = ", ".join(str(s) for s in params.get("shape") or ())
+        value = params["value"]
+        if dtype == "float32":
+            value = _as_floats(value)
+        elif dtype == "int64" and not _has_float(value):
+            dt = ""  # integers are int64 by default
+        return f"{lib}.tensor({value!r}{dt}{rg})"
+    shape = tuple(params.get("shape") or ())
     init = params.get("init") or "zeros"
     if init in ("randn", "rand"):
         seed = params.get("seed") or 0
         if lib == "eg":
-            return f"{lib}.{init}({shape}{dt}, generator=eg.Generator().manual_seed({seed}){rg})"
+            return f"eg.{init}({shape!r}{dt}, generator=eg.Generator().manual_seed({seed}){rg})"
         # PyTorch's generator draws other numbers: take the engine's (numpy's default_rng)
         draw = "standard_normal" if init == "randn" else "random"
         return (
-            f"torch.tensor(np.random.default_rng({seed}).{draw}(({shape},)), "
+            f"torch.tensor(np.random.default_rng({seed}).{draw}({shape!r}), "
             f"dtype=torch.{dtype}{rg})"
         )
     if init == "arange":
-        n = math.prod(params.get("shape") or ())
-        shape_tuple = tuple(params.get("shape") or ())
         grad = ".requires_grad_()" if requires_grad else ""
-        return f"{lib}.arange({n}{dt}).reshape({shape_tuple!r}){grad}"
-    return f"{lib}.{init}({shape}{dt}{rg})"
+        return f"{lib}.arange({math.prod(shape)}, dtype={lib}.{dtype}).reshape({shape!r}){grad}"
+    return f"{lib}.{init}({shape!r}{dt}{rg})"
+
+
+def _has_float(value):
+    if isinstance(value, list):
+        return any(_has_float(v) for v in value)
+    return isinstance(value, float)
 
 
 SOURCE_PARAMS = (
@@ -567,7 +586,10 @@ def linear_run(ctx, ins, p):
     x = ins[0]
     in_features = x.shape[-1] if x.ndim else 1
     layer = nn.Linear(
-        in_features, int(p.get("out_features", 1)), bias=p.get("bias", True), dtype=x.dtype,
+        in_features,
+        int(p.get("out_features", 1)),
+        bias=p.get("bias", True),
+        dtype=x.dtype,
         device=x.device,
     )
     layer.reset_parameters(eg.Generator().manual_seed(p.get("seed") or 0))

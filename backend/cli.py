@@ -1,0 +1,215 @@
+"""The `wiregrad` command: run, export and import graph documents, and the engine's demo.
+
+    wiregrad run GRAPH.json [--backward [NODE]]
+    wiregrad export GRAPH.json --to python|torch [-o FILE]
+    wiregrad import SCRIPT.py [-o GRAPH.json]
+    wiregrad demo
+
+Errors are one clear line each on stderr (validation problems one per node), with exit status 1
+(2 for a bad command line, as argparse does).
+"""
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+
+class _Fail(Exception):
+    """A user-facing error: its lines go to stderr and the command exits with status 1."""
+
+    def __init__(self, *lines):
+        self.lines = lines
+        super().__init__("\n".join(lines))
+
+
+def _parser():
+    p = argparse.ArgumentParser(
+        prog="wiregrad", description="Wiregrad: see autograd at work on graph documents."
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    r = sub.add_parser("run", help="run a graph document and print each node's value and grad")
+    r.add_argument("graph", metavar="GRAPH.json")
+    r.add_argument(
+        "--backward",
+        nargs="?",
+        const=True,
+        default=None,
+        metavar="NODE",
+        help="also run backward (from NODE, else the graph's target or its last scalar)",
+    )
+    e = sub.add_parser("export", help="write a graph document as a Python script")
+    e.add_argument("graph", metavar="GRAPH.json")
+    e.add_argument("--to", choices=("python", "torch"), default="python")
+    e.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    i = sub.add_parser("import", help="read a Python script (without running it) into a graph")
+    i.add_argument("script", metavar="SCRIPT.py")
+    i.add_argument("-o", "--output", metavar="GRAPH.json", help="write here instead of stdout")
+    sub.add_parser("demo", help="walk through the engine's first examples")
+    return p
+
+
+def _read(path):
+    p = Path(path)
+    if not p.exists():
+        raise _Fail(f"wiregrad: {path}: file not found")
+    if not p.is_file():
+        raise _Fail(f"wiregrad: {path}: not a file")
+    try:
+        return p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _Fail(f"wiregrad: {path}: cannot read it ({exc})") from exc
+
+
+def _load(path):
+    """A validated GraphDocument from a JSON file."""
+    from pydantic import ValidationError
+
+    from backend.graph import parse, validate
+
+    text = _read(path)
+    try:
+        json.loads(text)
+    except ValueError as exc:
+        raise _Fail(f"wiregrad: {path}: invalid JSON: {exc}") from exc
+    try:
+        doc = parse(text)
+    except ValidationError as exc:
+        lines = [f"wiregrad: {path}: not a graph document:"]
+        for err in exc.errors():
+            where = ".".join(str(x) for x in err["loc"])
+            lines.append(f"  {where}: {err['msg']}")
+        raise _Fail(*lines) from exc
+    problems = validate(doc)
+    if problems:
+        lines = [f"wiregrad: {path}: the graph cannot run ({len(problems)} problems):"]
+        for pr in problems:
+            where = f"node {pr.node}" if pr.node else f"edge {pr.edge}" if pr.edge else "graph"
+            lines.append(f"  {where}: {pr.message}")
+        raise _Fail(*lines)
+    return doc
+
+
+def _write(text, output):
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _Fail(f"wiregrad: {output}: cannot write it ({exc.strerror or exc})") from exc
+    print(f"wrote {output}", file=sys.stderr)
+
+
+def _fmt(v):
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v) or math.isinf(v):
+            return str(v)
+        return f"{v:.4g}"
+    return str(v)
+
+
+def _preview(t, limit=6):
+    """A short text of a tensor's values: all of them when few, else the first ones."""
+    if t is None:
+        return ""
+    flat = t.detach().reshape(-1).tolist() if t.ndim else [t.item()]
+    text = ", ".join(_fmt(v) for v in flat[:limit])
+    if t.ndim == 0:
+        return text
+    if len(flat) > limit:
+        text += ", ..."
+    return f"[{text}]"
+
+
+def _shape(t):
+    return "(" + ", ".join(str(s) for s in t.shape) + ("," if t.ndim == 1 else "") + ")"
+
+
+def cmd_run(args):
+    from backend.graph.executor import run
+
+    doc = _load(args.graph)
+    mode = "backward" if args.backward is not None else "forward"
+    target = args.backward if isinstance(args.backward, str) else None
+    if target is not None and target not in {n.id for n in doc.nodes}:
+        raise _Fail(f"wiregrad: --backward {target}: no such node in {args.graph}")
+    res = run(doc, mode, target, validated=True)
+    rows = [("node", "op", "shape", "dtype", "value", "grad")]
+    for n in doc.nodes:
+        t = res.values.get(n.id)
+        if t is None:
+            rows.append((n.id, n.op, "-", "-", "(not run)", ""))
+            continue
+        grad = res.node_grads.get(n.id)
+        rows.append(
+            (n.id, n.op, _shape(t), str(t.dtype).split(".")[-1], _preview(t), _preview(grad))
+        )
+        for key in ("weight", "bias"):  # a linear node's own parameters
+            g = res.leaf_grads.get(f"{n.id}.{key}")
+            if g is not None:
+                rows.append((f"{n.id}.{key}", "param", _shape(g), "", "", _preview(g)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1])
+    if res.target:
+        print(f"\nbackward from {res.target}")
+    if res.status != "ok":
+        err = res.error or {}
+        where = f"node {err['node']}: " if err.get("node") else ""
+        raise _Fail(f"wiregrad: {args.graph}: the run failed: {where}{err.get('message', '')}")
+    return 0
+
+
+def cmd_export(args):
+    from backend.graph.export import to_python
+
+    doc = _load(args.graph)
+    text = to_python(doc, "torch" if args.to == "torch" else "engine")
+    _write(text, args.output)
+    return 0
+
+
+def cmd_import(args):
+    from backend.graph.importer import ImportFailed, from_python
+
+    text = _read(args.script)
+    try:
+        doc = from_python(text)
+    except ImportFailed as exc:
+        lines = [f"wiregrad: {args.script}: cannot import it ({len(exc.problems)} problems):"]
+        lines += [f"  {args.script}:{p.line}: {p.message}" for p in exc.problems]
+        raise _Fail(*lines) from exc
+    _write(doc.model_dump_json(indent=2, exclude_none=False) + "\n", args.output)
+    return 0
+
+
+def cmd_demo(args):
+    from engine.__main__ import demo
+
+    demo()
+    return 0
+
+
+def main(argv=None):
+    parser = _parser()
+    args = parser.parse_args(argv)
+    commands = {"run": cmd_run, "export": cmd_export, "import": cmd_import, "demo": cmd_demo}
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return commands[args.command](args)
+    except _Fail as exc:
+        for line in exc.lines:
+            print(line, file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

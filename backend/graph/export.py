@@ -1,0 +1,552 @@
+"""Code export: a graph document as a readable, runnable Python script, in engine Python or in
+PyTorch, that rebuilds the graph, runs it (forward, then backward from its target) and prints
+every value and gradient in a fixed, parseable format:
+
+    value <node-id> <json of tolist()>
+    grad <node-id> <json>            (a leaf's .grad, or a kept intermediate gradient)
+    grad <node-id>.weight <json>     (a linear node's parameters)
+
+One line per node, in topological order, each ending with `# node <id> (x, y)` (and, where the
+code cannot say it, a JSON object of what the importer needs: op, label, params), so that
+`importer.from_python` rebuilds the same document. An `if` node becomes an `if`/`else`
+statement holding the nodes only its branches need, so only the chosen branch runs.
+
+Sources use the catalog's code. Random sources and linear layers draw the engine's numbers
+(numpy's `default_rng(seed)`) in the PyTorch script too, so both scripts print the same numbers.
+"""
+
+import builtins
+import json
+import keyword
+import math
+import re
+import textwrap
+from collections import defaultdict
+
+import engine as eg
+
+from . import registry
+from .validate import check, resolved_params, topological_order
+
+FLAVORS = ("engine", "torch")
+_RESERVED = (
+    {"eg", "torch", "F", "nn", "np", "math", "json", "show", "init_like_engine", "t"}
+    | set(dir(builtins))
+    | set(keyword.kwlist)
+    | set(keyword.softkwlist)
+)
+_NO_GRAD_OPS = {"gt", "lt", "ge", "le", "eq", "ne", "detach"}
+_MAYBE = "maybe"  # requires_grad that depends on which branch of an `if` runs
+
+_TORCH_INIT = '''
+def init_like_engine(layer, seed):
+    """The engine's default init of a Linear (PyTorch's formula, numpy's default_rng(seed)),
+    so that this script starts from the same numbers as the engine's."""
+    rng = np.random.default_rng(seed)
+    dtype = layer.weight.detach().numpy().dtype
+    fan_in = layer.weight.shape[1]
+    bound = math.sqrt(3.0) * math.sqrt(2.0 / (1 + math.sqrt(5) ** 2)) / math.sqrt(fan_in)
+    weight = rng.uniform(-bound, bound, tuple(layer.weight.shape)).astype(dtype)
+    with torch.no_grad():
+        layer.weight.copy_(torch.from_numpy(weight))
+        if layer.bias is not None:
+            bound = 1 / math.sqrt(fan_in)
+            bias = rng.uniform(-bound, bound, tuple(layer.bias.shape)).astype(dtype)
+            layer.bias.copy_(torch.from_numpy(bias))
+'''
+
+_SHOW = '''
+def show(kind, key, t):
+    """Print one result line: kind, node id and the values as JSON (nothing for None)."""
+    if t is not None:
+        print(kind, key, json.dumps(t.tolist()))
+'''
+
+
+def to_python(doc, flavor="engine") -> str:
+    """The document as a script; flavor "engine" (import engine as eg) or "torch".
+    Raises validate.GraphInvalid for a document that cannot run."""
+    if flavor == "python":
+        flavor = "engine"
+    if flavor not in FLAVORS:
+        raise ValueError(f"flavor must be 'engine' or 'torch', not {flavor!r}")
+    check(doc)
+    ex = _Exporter(doc, flavor)
+    hints = ex.initial_hints()
+    source = ex.script(hints)
+    # Self-check: read the script back; whatever the code cannot carry goes into the comments.
+    from .importer import ImportFailed, _import
+
+    for _ in range(3):
+        try:
+            back = _import(source)
+        except ImportFailed:
+            break
+        if not ex.add_hints(hints, back):
+            break
+        source = ex.script(hints)
+    return source
+
+
+def _ident(text):
+    """`text` as an ASCII identifier ('' when nothing is left)."""
+    s = re.sub(r"[^A-Za-z0-9_]+", "_", str(text or "")).strip("_")
+    s = re.sub(r"_+", "_", s)
+    if s and s[0].isdigit():
+        s = "n" + s
+    return s
+
+
+def _is_good_name(text):
+    return (
+        isinstance(text, str)
+        and text.isascii()
+        and text.isidentifier()
+        and not keyword.iskeyword(text)
+        and text not in _RESERVED
+    )
+
+
+def _num(v):
+    v = float(v)
+    return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
+
+
+def _floats(v):
+    """Nested numbers as floats (so that a float tensor is written `2.0`, not `2`)."""
+    if isinstance(v, list):
+        return [_floats(x) for x in v]
+    return float(v)
+
+
+class _Exporter:
+    def __init__(self, doc, flavor):
+        self.doc, self.flavor = doc, flavor
+        self.lib = "eg" if flavor == "engine" else "torch"
+        self.nodes = {n.id: n for n in doc.nodes}
+        self.specs = {n.id: registry.get(n.op) for n in doc.nodes}
+        self.params = {n.id: resolved_params(self.specs[n.id], n.params) for n in doc.nodes}
+        self.incoming = defaultdict(lambda: defaultdict(list))
+        self.outgoing = defaultdict(list)
+        for e in doc.edges:
+            self.incoming[e.target][e.targetPort].append(e)
+            self.outgoing[e.source].append(e)
+        self.order, _ = topological_order(doc)
+        self.meta = self._infer()
+        self.var = self._names()
+        self.layer = {}
+        taken = set(self.var.values())
+        for nid in self.order:
+            if self.specs[nid].name == "linear":
+                base = self.var[nid] + "_layer"
+                name, k = base, 2
+                while name in taken:
+                    name, k = f"{base}_{k}", k + 1
+                taken.add(name)
+                self.layer[nid] = name
+        self.rg = self._requires_grad()
+        self.target, self.target_from_doc = self._target()
+        self.owner = self._owners()
+        self.uses_np = flavor == "torch" and any(
+            (
+                self.specs[n].source
+                and self.params[n].get("value") is None
+                and self.params[n].get("init") in ("randn", "rand")
+            )
+            or self.specs[n].name == "linear"
+            for n in self.order
+        )
+        self.uses_nn = any(self.specs[n].name == "linear" for n in self.order)
+
+    # -- analysis ---------------------------------------------------------------------------
+    def _names(self):
+        out, taken = {}, set()
+        for nid in self.order:
+            node, p = self.nodes[nid], self.params[nid]
+            # the name param (made an identifier), a label that is an identifier, or the id
+            given = _ident(p.get("name")) if self.specs[nid].source else ""
+            if not str(p.get("name") or "").strip()[:1].isalpha():
+                given = ""
+            label = node.label if _is_good_name(node.label) else ""
+            name = given or label or _ident(nid) or node.op
+            base, k = name, 2
+            while name in taken or not _is_good_name(name):
+                name, k = f"{base}_{k}", k + 1
+            taken.add(name)
+            out[nid] = name
+        return out
+
+    def _inputs(self, nid):
+        """The connected input node ids in port order (variadic ports in edge order)."""
+        return [e.source for port in self.specs[nid].inputs for e in self.incoming[nid][port.name]]
+
+    def _infer(self):
+        """Shapes and dtypes of every node, from a dry run on the document's own sources (under
+        no_grad; an `if` takes whichever branch is known). Nodes that fail are left out."""
+
+        class Ctx:
+            device = "cpu"
+
+            def check_numel(self, n):
+                pass
+
+            def add_parameters(self, named):
+                pass
+
+        meta = {}
+        with eg.no_grad():
+            for nid in self.order:
+                spec = self.specs[nid]
+                try:
+                    ins = []
+                    for port in spec.inputs:
+                        vals = [meta[e.source] for e in self.incoming[nid][port.name]]
+                        ins.append(vals if port.variadic else (vals[0] if vals else None))
+                    out = spec.run(Ctx(), ins, self.params[nid])
+                    meta[nid] = out
+                except Exception:
+                    continue
+        return meta
+
+    def _requires_grad(self):
+        rg = {}
+        for nid in self.order:
+            spec, p = self.specs[nid], self.params[nid]
+            if spec.source:
+                rg[nid] = spec.name == "parameter" or (
+                    spec.name == "tensor" and bool(p.get("requires_grad"))
+                )
+            elif spec.name == "linear":
+                rg[nid] = True
+            elif spec.name in _NO_GRAD_OPS:
+                rg[nid] = False
+            elif spec.name == "if":
+                a = [rg[e.source] for port in ("then", "else") for e in self.incoming[nid][port]]
+                rg[nid] = True if all(x is True for x in a) else (_MAYBE if any(a) else False)
+            else:
+                a = [rg[s] for s in self._inputs(nid)]
+                rg[nid] = True if True in a else (_MAYBE if _MAYBE in a else False)
+        return rg
+
+    def _target(self):
+        if self.doc.target is not None:
+            return self.doc.target, True
+        from .executor import run
+
+        try:
+            res = run(self.doc, "forward", validated=True)
+            values = res.values if res.status == "ok" else None
+        except Exception:
+            values = None
+        for nid in reversed(self.order):
+            if values is not None:
+                t = values.get(nid)
+                if t is not None and t.numel() == 1 and t.requires_grad:
+                    return nid, False
+            elif self.rg[nid] and nid in self.meta and self.meta[nid].numel() == 1:
+                return nid, False
+        return None, False
+
+    def _owners(self):
+        """For each node, the (if-node, branch) whose block holds it: the innermost branch that
+        every use of the node goes through. Top-level nodes are owned by None."""
+        roots = [nid for nid in self.order if not self.outgoing[nid]]
+        if self.target and self.target not in roots:
+            roots.append(self.target)
+        excl = {}
+        for nid in self.order:
+            if self.specs[nid].name != "if":
+                continue
+            for branch in ("then", "else"):
+                edges = self.incoming[nid][branch]
+                if not edges:
+                    continue
+                cut = edges[0]
+                reach = self._reach(roots, cut)
+                anc = self._reach([cut.source], None)
+                excl[(nid, branch)] = anc - reach
+        owner = {}
+        for nid in self.order:
+            best = None
+            for key, members in excl.items():
+                if nid in members and (best is None or len(members) < len(excl[best])):
+                    best = key
+            owner[nid] = best
+        return owner
+
+    def _reach(self, starts, cut):
+        seen, stack = set(), list(starts)
+        while stack:
+            n = stack.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            for port in self.specs[n].inputs:
+                for e in self.incoming[n][port.name]:
+                    if e is not cut:
+                        stack.append(e.source)
+        return seen
+
+    def _block(self, key):
+        return [nid for nid in self.order if self.owner[nid] == key]
+
+    # -- code -----------------------------------------------------------------------------------
+    def _comment(self, nid, hints):
+        pos = self.nodes[nid].position
+        text = f"# node {nid} ({_num(pos.x)}, {_num(pos.y)})"
+        h = hints.get(nid)
+        if h:
+            text += " " + json.dumps(h, separators=(", ", ": "))
+        return text
+
+    def _source_code(self, nid):
+        spec, p, lib = self.specs[nid], dict(self.params[nid]), self.lib
+        if spec.name == "scalar":
+            return spec.code(lib, [], p)
+        dtype = p.get("dtype") or "float32"
+        rg = spec.name == "parameter" or bool(p.get("requires_grad"))
+        dt = "" if dtype == "float32" else f", dtype={lib}.{dtype}"
+        if p.get("value") is not None:
+            if dtype.startswith("float"):
+                p["value"] = _floats(p["value"])
+            return spec.code(lib, [], p)
+        shape = list(p.get("shape") or [])
+        init = p.get("init") or "zeros"
+        if init == "arange":  # the catalog's code leaves out a float dtype (arange gives int64)
+            grad = ".requires_grad_()" if rg else ""
+            return (
+                f"{lib}.arange({math.prod(shape)}, dtype={lib}.{dtype})"
+                f".reshape({tuple(shape)!r}){grad}"
+            )
+        if not shape:  # a 0-d tensor: the catalog's code has no size to write
+            rgs = ", requires_grad=True" if rg else ""
+            if init in ("randn", "rand"):
+                seed = p.get("seed") or 0
+                if lib == "eg":
+                    return f"eg.{init}((){dt}, generator=eg.Generator().manual_seed({seed}){rgs})"
+                draw = "standard_normal" if init == "randn" else "random"
+                return (
+                    f"torch.tensor(np.random.default_rng({seed}).{draw}(()), "
+                    f"dtype=torch.{dtype}{rgs})"
+                )
+            return f"{lib}.{init}((){dt}{rgs})"
+        return spec.code(lib, [], p)
+
+    def _node_lines(self, nid, hints):
+        """The lines that make node `nid` (the last one carries the node comment)."""
+        spec, p, lib, v = self.specs[nid], self.params[nid], self.lib, self.var[nid]
+        args = [self.var[s] for s in self._inputs(nid)]
+        comment = "  " + self._comment(nid, hints)
+        if spec.source:
+            return [f"{v} = {self._source_code(nid)}{comment}"]
+        if spec.name == "linear":
+            return self._linear_lines(nid, args, comment)
+        return [f"{v} = {spec.code(lib, args, p)}{comment}"]
+
+    def _linear_lines(self, nid, args, comment):
+        p, lib, v, layer = self.params[nid], self.lib, self.var[nid], self.layer[nid]
+        x = self._inputs(nid)[0]
+        m = self.meta.get(x)
+        if m is not None:
+            fan_in = str(m.shape[-1] if m.ndim else 1)
+            dtype = str(m.dtype).split(".")[-1]
+        else:
+            fan_in, dtype = f"{args[0]}.shape[-1]", "float32"
+        dt = "" if dtype == "float32" else f", dtype={lib}.{dtype}"
+        bias = "" if p.get("bias", True) else ", bias=False"
+        seed = p.get("seed") or 0
+        lines = [f"{layer} = nn.Linear({fan_in}, {int(p.get('out_features', 1))}{bias}{dt})"]
+        if lib == "eg":
+            lines.append(f"{layer}.reset_parameters(eg.Generator().manual_seed({seed}))")
+        else:
+            lines.append(f"init_like_engine({layer}, seed={seed})")
+        stored = []
+        if p.get("weight") is not None:
+            stored.append(f"    {layer}.weight.copy_({lib}.tensor({_floats(p['weight'])!r}{dt}))")
+        if p.get("bias_value") is not None and p.get("bias", True):
+            stored.append(f"    {layer}.bias.copy_({lib}.tensor({_floats(p['bias_value'])!r}{dt}))")
+        if stored:
+            lines.append(f"with {lib}.no_grad():  # trained values stored in the graph")
+            lines += stored
+        lines.append(f"{v} = {layer}({args[0]}){comment}")
+        return lines
+
+    def _compute(self, key, hints, indent):
+        pad = "    " * indent
+        out = []
+        for nid in self._block(key):
+            if self.specs[nid].name != "if":
+                out += [pad + line for line in self._node_lines(nid, hints)]
+                continue
+            cond = self.var[self.incoming[nid]["condition"][0].source]
+            out.append(f"{pad}if {cond}:  {self._comment(nid, hints)}")
+            for branch in ("then", "else"):
+                if branch == "else":
+                    out.append(f"{pad}else:")
+                out += self._compute((nid, branch), hints, indent + 1)
+                src = self.incoming[nid][branch][0].source
+                out.append(f"{pad}    {self.var[nid]} = {self.var[src]}")
+        return out
+
+    def _mirror(self, key, stmts, indent):
+        """Per-node statements laid out in the same if/else blocks as the computation."""
+        pad = "    " * indent
+        out = []
+        for nid in self._block(key):
+            if self.specs[nid].name == "if":
+                cond = self.var[self.incoming[nid]["condition"][0].source]
+                then = self._mirror((nid, "then"), stmts, indent + 1)
+                other = self._mirror((nid, "else"), stmts, indent + 1)
+                if then:
+                    out += [f"{pad}if {cond}:"] + then
+                    if other:
+                        out += [f"{pad}else:"] + other
+                elif other:
+                    out += [f"{pad}if not {cond}:"] + other
+            out += [pad + s for s in stmts(nid)]
+        return out
+
+    def _retain(self, key, indent):
+        pad = "    " * indent
+        out = []
+        mine = [
+            n
+            for n in self._block(key)
+            if self.rg[n] and not self.specs[n].source and self.specs[n].name != "if"
+        ]
+        if mine:
+            maybe = any(self.rg[n] is _MAYBE for n in mine)
+            if len(mine) == 1 and not maybe:
+                out.append(f"{pad}{self.var[mine[0]]}.retain_grad()")
+            else:
+                names = ", ".join(self.var[n] for n in mine) + ("," if len(mine) == 1 else "")
+                if len(pad) + len(names) + 12 <= 99:
+                    out.append(f"{pad}for t in ({names}):")
+                else:
+                    wrapped = textwrap.wrap(names, 95 - len(pad), break_on_hyphens=False)
+                    out += [f"{pad}for t in ("] + [f"{pad}    {w}" for w in wrapped]
+                    out.append(f"{pad}):")
+                if maybe:
+                    out.append(f"{pad}    if t.requires_grad:")
+                    out.append(f"{pad}        t.retain_grad()")
+                else:
+                    out.append(f"{pad}    t.retain_grad()")
+        for nid in self._block(key):
+            if self.specs[nid].name == "if":
+                cond = self.var[self.incoming[nid]["condition"][0].source]
+                then, other = (
+                    self._retain((nid, "then"), indent + 1),
+                    self._retain((nid, "else"), indent + 1),
+                )
+                if then:
+                    out += [f"{pad}if {cond}:"] + then
+                    if other:
+                        out += [f"{pad}else:"] + other
+                elif other:
+                    out += [f"{pad}if not {cond}:"] + other
+        return out
+
+    def _shows(self, nid):
+        v = self.var[nid]
+        out = [f"show('value', {nid!r}, {v})"]
+        spec = self.specs[nid]
+        if self.rg[nid] and spec.name != "if":
+            out.append(f"show('grad', {nid!r}, {v}.grad)")
+        if spec.name == "linear":
+            layer = self.layer[nid]
+            out.append(f"show('grad', {nid + '.weight'!r}, {layer}.weight.grad)")
+            if self.params[nid].get("bias", True):
+                out.append(f"show('grad', {nid + '.bias'!r}, {layer}.bias.grad)")
+        return out
+
+    def header(self):
+        doc = self.doc
+        lang = "engine Python" if self.flavor == "engine" else "PyTorch"
+        run = "python graph.py   (from a Wiregrad checkout: it imports `engine`)"
+        if self.flavor == "torch":
+            run = "python graph.py   (needs torch and numpy)"
+        what = "runs it forward"
+        if self.target:
+            what += f" and backward from `{self.var[self.target]}`"
+        text = [doc.name.splitlines()[0] if doc.name.strip() else "untitled"]
+        if doc.description.strip():
+            text += ["", doc.description.strip()]
+        text += [
+            "",
+            f"Exported from Wiregrad as {lang}. Run it with:",
+            f"    {run}",
+            f"It rebuilds the graph, {what}, and prints one line per value and",
+            'gradient: "value <node> <json>" and "grad <node> <json>".',
+        ]
+        body = "\n".join(text).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+        return f'"""{body}\n"""'
+
+    def script(self, hints):
+        lib = self.lib
+        lines = [self.header(), ""]
+        lines.append("import json")
+        if self.uses_np and self.uses_nn:
+            lines.append("import math")
+        lines.append("")
+        if self.uses_np:
+            lines.append("import numpy as np")
+        if lib == "eg":
+            lines += ["import engine as eg", "import engine.nn.functional as F"]
+            if self.uses_nn:
+                lines.append("from engine import nn")
+        else:
+            lines += ["import torch", "import torch.nn.functional as F"]
+            if self.uses_nn:
+                lines.append("from torch import nn")
+        lines += ["", ""]
+        if lib == "torch" and self.uses_nn:
+            lines += _TORCH_INIT.strip("\n").splitlines() + ["", ""]
+        lines += _SHOW.strip("\n").splitlines() + ["", ""]
+        lines.append("# -- the graph, one line per node, in topological order")
+        lines += self._compute(None, hints, 0)
+        if self.target:
+            lines += ["", "# -- backward"]
+            lines += self._retain(None, 0)
+            why = "the graph's target" if self.target_from_doc else "the last one-element value"
+            lines.append(f"{self.var[self.target]}.backward()  # from {why}")
+        lines += ["", '# -- results: "value <node> <json>" and "grad <node> <json>" lines']
+        if self.target:
+            lines += self._mirror(None, self._shows, 0)
+        else:
+            lines += self._mirror(None, lambda n: self._shows(n)[:1], 0)
+        return "\n".join(lines) + "\n"
+
+    # -- hints --------------------------------------------------------------------------------
+    def initial_hints(self):
+        hints = {}
+        for nid in self.order:
+            label = self.nodes[nid].label
+            if label is not None:
+                hints[nid] = {"label": label}
+        return hints
+
+    def add_hints(self, hints, back):
+        """Add to `hints` whatever `back` (the script read back) got wrong; True if any."""
+        got = {n.id: n for n in back.nodes}
+        changed = False
+        for nid in self.order:
+            node, spec = self.nodes[nid], self.specs[nid]
+            b = got.get(nid)
+            if b is None:
+                continue
+            h = hints.setdefault(nid, {})
+            if b.op != node.op:
+                if h.get("op") != node.op:
+                    h["op"] = node.op
+                    changed = True
+                continue  # its params are compared once the op is right
+            b_params = resolved_params(spec, b.params)
+            for k, v in self.params[nid].items():
+                if k in b_params and b_params[k] == v:
+                    continue
+                if h.setdefault("params", {}).get(k, object()) != v:
+                    h["params"][k] = v
+                    changed = True
+            if not h:
+                del hints[nid]
+        return changed
