@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m engine demo
+	$(VENV)/bin/wiregrad serve $(ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

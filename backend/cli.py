@@ -1,5 +1,6 @@
-"""The `wiregrad` command: run, export and import graph documents, and the engine's demo.
+"""The `wiregrad` command: serve the editor; run, export and import graph documents; the demo.
 
+    wiregrad serve [--host H] [--port P] [--data-dir DIR] [--device cpu|cuda] [--allow-origin URL]
     wiregrad run GRAPH.json [--backward [NODE]]
     wiregrad export GRAPH.json --to python|torch [-o FILE]
     wiregrad import SCRIPT.py [-o GRAPH.json]
@@ -29,6 +30,18 @@ def _parser():
         prog="wiregrad", description="Wiregrad: see autograd at work on graph documents."
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    s = sub.add_parser("serve", help="serve the editor, the API and Socket.IO runs")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=5000)
+    s.add_argument("--data-dir", metavar="DIR", help="where graphs are stored (SQLite)")
+    s.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    s.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="another origin allowed to use the API and Socket.IO (repeatable)",
+    )
     r = sub.add_parser("run", help="run a graph document and print each node's value and grad")
     r.add_argument("graph", metavar="GRAPH.json")
     r.add_argument(
@@ -189,6 +202,27 @@ def cmd_import(args):
     return 0
 
 
+def cmd_serve(args):
+    from .server.app import serve
+    from .server.config import Settings
+
+    settings = Settings(
+        host=args.host, port=args.port, device=args.device, allowed_origins=list(args.allow_origin)
+    )
+    if args.data_dir:
+        settings.data_dir = Path(args.data_dir)
+    if args.device == "cuda":
+        import engine as eg
+
+        if not eg.cuda.is_available():
+            raise _Fail("wiregrad: --device cuda needs cupy and an NVIDIA GPU; none is usable")
+    try:
+        serve(settings)
+    except OSError as exc:  # the port is taken, or the host is not ours
+        raise _Fail(f"wiregrad: cannot serve on {args.host}:{args.port}: {exc.strerror}") from exc
+    return 0
+
+
 def cmd_demo(args):
     from engine.__main__ import demo
 
@@ -199,7 +233,13 @@ def cmd_demo(args):
 def main(argv=None):
     parser = _parser()
     args = parser.parse_args(argv)
-    commands = {"run": cmd_run, "export": cmd_export, "import": cmd_import, "demo": cmd_demo}
+    commands = {
+        "serve": cmd_serve,
+        "run": cmd_run,
+        "export": cmd_export,
+        "import": cmd_import,
+        "demo": cmd_demo,
+    }
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2

@@ -16,7 +16,7 @@ _FRONTEND = Path(__file__).resolve().parents[2] / "frontend" / "dist"
 
 _PLACEHOLDER = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>Wiregrad</title></head><body><main><h1>Wiregrad server</h1>
-<p>The editor has not been built. <code>make run</code> builds it and serves it here.</p>
+<p>The browser editor is not in frontend/dist: this build serves the API and Socket.IO only.</p>
 <p>The API is at <a href="/api/ops">/api/ops</a>, <a href="/api/templates">/api/templates</a>
 and <a href="/api/health">/api/health</a>.</p></main></body></html>"""
 

@@ -160,6 +160,8 @@ class Store:
 
     def get(self, graph_id, rev=None):
         check_id(graph_id)
+        if rev is not None and not 1 <= int(rev) < 2**62:
+            raise NotFound(f"{graph_id} revision {rev}")
         with self._connect() as db:
             if rev is None:
                 row = db.execute(
