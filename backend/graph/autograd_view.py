@@ -4,49 +4,43 @@ Each engine node (a grad_fn such as MulBackward0, or an AccumulateGrad) becomes 
 its name, the editor node that made it, and its saved tensors' shapes. The aliases the executor
 puts on edges are collapsed away: the view shows the graph as the user's code would make it."""
 
-from engine.autograd.graph import AccumulateGrad
+from engine.autograd.graph import AccumulateGrad, accumulator_of
 
 from .summary import dtype_name
 
 
 def autograd_record(target, owner, roots=None):
+    """{"kind": "autograd", "nodes": [...], "edges": [...]} for the graph behind `target` (or
+    behind every tensor of `roots`). `owner` maps engine nodes to ("node", id),
+    ("edge", id) for the executor's aliases, or ("leaf", id, param)."""
     starts = []
     for t in [target] if target is not None else roots or []:
         if t is not None and t.grad_fn is not None:
             starts.append(t.grad_fn)
         elif t is not None and t.requires_grad:
-            from engine.autograd.graph import accumulator_of
-
             starts.append(accumulator_of(t))
+    aliases = {n for n, who in owner.items() if who[0] == "edge"}
 
-    ids, entries, edges = {}, [], []
-
-    def skip_aliases(node):
-        while node is not None and owner.get(node, ("",))[0] == "edge":
+    def skip(node):
+        while node in aliases:
             node = node.next_functions[0][0]
         return node
 
-    stack = [skip_aliases(n) for n in starts]
-    seen = set()
-    order = []
+    # one walk: number each node when first seen, list its entry and its edges
+    ids, entries, edges = {}, [], []
+    stack = [skip(n) for n in starts]
+    for n in stack:
+        if n is not None and n not in ids:
+            ids[n] = f"g{len(ids)}"
     while stack:
         node = stack.pop()
-        if node is None or node in seen:
+        if node is None:  # each node is pushed once, when it is first numbered
             continue
-        seen.add(node)
-        order.append(node)
-        for nxt, _ in node.next_functions:
-            nxt = skip_aliases(nxt)
-            if nxt is not None and nxt not in seen:
-                stack.append(nxt)
-    for k, node in enumerate(order):
-        ids[node] = f"g{k}"
-    for node in order:
         who = owner.get(node)
         entry = {"id": ids[node], "name": type(node).__name__, "node": who[1] if who else None}
-        if isinstance(node, AccumulateGrad):
+        if node.__class__ is AccumulateGrad:
             entry["param"] = who[2] if who and who[0] == "leaf" else None
-            entry["variable_shape"] = list(node.variable.shape)
+            entry["variable_shape"] = list(node.variable._data.shape)
         else:
             info = node.saved_tensors_info
             entry["saved"] = (
@@ -54,7 +48,13 @@ def autograd_record(target, owner, roots=None):
             )
         entries.append(entry)
         for i, (nxt, _) in enumerate(node.next_functions):
-            nxt = skip_aliases(nxt)
-            if nxt is not None:
-                edges.append({"source": ids[node], "target": ids[nxt], "input": i})
+            if nxt is None:
+                continue
+            if aliases:
+                nxt = skip(nxt)
+            nid = ids.get(nxt)
+            if nid is None:
+                nid = ids[nxt] = f"g{len(ids)}"
+                stack.append(nxt)
+            edges.append({"source": entry["id"], "target": nid, "input": i})
     return {"kind": "autograd", "nodes": entries, "edges": edges}

@@ -129,6 +129,7 @@ class _Run:
         self.owner = {}  # engine node -> ("node", id) | ("edge", id) | ("leaf", id, param)
         self.leaves = []  # (node id, param name or None, tensor)
         self.picked = {}  # if-node id -> the port it ran
+        self.single_consumer = set()  # nodes whose gradient their one edge hook reports
         self.signatures = {}
         self.total_bytes = 0
         self.started = self.last_flush = time.perf_counter()
@@ -296,6 +297,9 @@ class _Run:
                         },
                         g,
                     )
+                    if edge.source in self.single_consumer:
+                        self.result.node_grads[edge.source] = g
+                        self.record({"kind": "node_grad", "node": edge.source}, g)
 
         return hook
 
@@ -365,7 +369,11 @@ class _Run:
             self.add_leaf(nid, None, out)
         self._claim(nid, out)
         if self.backward and out.requires_grad:
-            out.register_hook(self._node_hook(nid))
+            if len(self.outgoing[nid]) == 1 and nid != self.target:
+                # one consumer: the node's gradient is that edge's, reported by the edge hook
+                self.single_consumer.add(nid)
+            else:
+                out.register_hook(self._node_hook(nid))
         record = {"kind": "value", "node": nid}
         if cached:
             record["cached"] = True
@@ -476,6 +484,9 @@ def run(
             res.timings["forward_ms"] = (t1 - t0) * 1e3
             if r.backward:
                 res.target = r.pick_target()
+                if res.target in r.single_consumer:  # its one consumer is not on the way back
+                    r.single_consumer.discard(res.target)
+                    r.values[res.target].register_hook(r._node_hook(res.target))
                 graph = autograd_record(r.values[res.target], r.owner)
                 r.run_backward(res.target)
                 res.timings["backward_ms"] = (time.perf_counter() - t1) * 1e3

@@ -158,19 +158,28 @@ def _batch(tensors, arrays, idx, out, preview_elements):
         dev *= ok
     var_w = np.add.reduceat(dev * dev, starts) / count
     norm_w = np.sqrt(np.add.reduceat(w * w, starts))
-    lo, hi = lo.tolist(), hi.tolist()
-    mean, std, norm = (
-        (mean_w * scale).tolist(),
-        (np.sqrt(var_w) * scale).tolist(),
-        (norm_w * scale).tolist(),
+    mean, std, norm = mean_w * scale, np.sqrt(var_w) * scale, norm_w * scale
+    # non-finite stats (all values nan, or sums past 1e308) need spelling out for JSON
+    spell = not (
+        np.isfinite(lo).all()
+        and np.isfinite(hi).all()
+        and np.isfinite(std).all()
+        and np.isfinite(norm).all()
+        and np.isfinite(mean).all()
     )
+    columns = zip(lo.tolist(), hi.tolist(), mean.tolist(), std.tolist(), norm.tolist())
     n_ok = n_ok.tolist() if not all_ok else None
-    for k, (i, a) in enumerate(zip(idx, arrays)):
+    for k, (i, a, (lo_k, hi_k, mean_k, std_k, norm_k)) in enumerate(zip(idx, arrays, columns)):
         s = _head(tensors[i], a)
         c = s["numel"] if all_ok else n_ok[k]
         s["nan"] = 0 if all_ok else int(nan[k])
         s["inf"] = 0 if all_ok else int(bad[k]) - s["nan"]
-        s["stats"] = _stats_dict(lo[k], hi[k], mean[k], std[k], norm[k]) if c else None
+        if not c:
+            s["stats"] = None
+        elif spell:
+            s["stats"] = _stats_dict(lo_k, hi_k, mean_k, std_k, norm_k)
+        else:
+            s["stats"] = {"min": lo_k, "max": hi_k, "mean": mean_k, "std": std_k, "norm": norm_k}
         if s["numel"] <= preview_elements:
             s["preview"] = _json_values(a, all_ok or c == s["numel"])
         out[i] = s
