@@ -1,6 +1,8 @@
 """The JSON API under /api: ops, templates, stored graphs with revisions, validation, export and
 import, health. Errors are JSON: {"error": message} and, for graphs, {"node_errors": [...]}."""
 
+import json
+
 from flask import Blueprint, current_app, jsonify, request
 
 from ..graph import all_ops, parse, validate
@@ -35,11 +37,21 @@ def _store():
     return current_app.extensions["wiregrad.store"]
 
 
+def _reject_constant(name):
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _json_body():
-    data = request.get_json(silent=True)
-    if data is None:
+    """The request's JSON, strictly: no NaN or Infinity (they would come back as null), and
+    nesting too deep for the parser is a 400, not a crash."""
+    if not request.is_json:
         raise ApiError("expected a JSON body (Content-Type: application/json)")
-    return data
+    try:
+        return json.loads(request.get_data(cache=True), parse_constant=_reject_constant)
+    except RecursionError:
+        raise ApiError("the JSON body is nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, NaN/Infinity, bad UTF-8
+        raise ApiError(f"the body is not valid JSON: {exc}") from None
 
 
 def _document(data):
@@ -97,7 +109,12 @@ def create_graph():
 
 @api.get("/graphs/<graph_id>")
 def get_graph(graph_id):
-    rev = request.args.get("revision", type=int)
+    rev = request.args.get("revision")
+    if rev is not None:
+        try:
+            rev = int(rev)
+        except ValueError:
+            raise ApiError("revision must be a whole number") from None
     return jsonify(_store().get(graph_id, rev))
 
 

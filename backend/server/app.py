@@ -43,6 +43,17 @@ def create_app(settings: Settings | None = None):
             {"error": f"the request is larger than {settings.max_message_bytes:,} bytes"}
         ), 413
 
+    @app.errorhandler(404)
+    @app.errorhandler(405)
+    @app.errorhandler(500)
+    def api_errors_as_json(exc):
+        """Under /api every answer is JSON, errors included."""
+        code = getattr(exc, "code", 500)
+        if not request.path.startswith("/api/"):
+            return exc
+        text = {404: "no such API endpoint", 405: f"{request.method} is not allowed here"}
+        return jsonify({"error": text.get(code, "internal error")}), code
+
     frontend = Path(settings.frontend_dir) if settings.frontend_dir else _FRONTEND
 
     @app.get("/")
@@ -60,12 +71,14 @@ def create_app(settings: Settings | None = None):
         app,
         async_mode="threading",
         cors_allowed_origins=origins,
-        max_http_buffer_size=settings.max_message_bytes,
+        # the transport takes up to 4x the limit, so that a message over the limit gets an
+        # error reply from its handler (protocol.parse) rather than a dropped connection
+        max_http_buffer_size=4 * settings.max_message_bytes,
         json=_Json,
     )
     runs = RunManager(socketio, settings)
     app.extensions["wiregrad.runs"] = runs
-    _register_events(socketio, runs)
+    _register_events(socketio, runs, settings.max_message_bytes)
     return app, socketio
 
 
@@ -100,27 +113,28 @@ def _guarded(fn):
     return handler
 
 
-def _register_events(socketio, runs):
+def _register_events(socketio, runs, max_bytes):
     @socketio.on("disconnect")
     def on_disconnect(*_args):
-        runs.disconnect(request.sid)
+        if not socketio.server.manager.is_connected(request.sid, "/"):
+            runs.disconnect(request.sid)  # (a client's own "disconnect" event is not one)
 
     @socketio.on("run")
     @_guarded
     def on_run(data=None):
-        msg, err = parse(RunRequest, data)
+        msg, err = parse(RunRequest, data, max_bytes)
         return err or runs.start(request.sid, msg)
 
     @socketio.on("cancel")
     @_guarded
     def on_cancel(data=None):
-        msg, err = parse(CancelRequest, data)
+        msg, err = parse(CancelRequest, data, max_bytes)
         return err or runs.cancel(request.sid, msg.run_id)
 
     @socketio.on("tensor")
     @_guarded
     def on_tensor(data=None):
-        msg, err = parse(TensorRequest, data)
+        msg, err = parse(TensorRequest, data, max_bytes)
         return err or runs.tensor(request.sid, msg)
 
     @socketio.on("*")

@@ -3,6 +3,7 @@
 Every message is validated here before anything acts on it; a message that does not fit gets
 an error reply, and the connection and the server go on."""
 
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -37,10 +38,17 @@ class TensorRequest(BaseModel):
     kind: Literal["value", "grad"] = "value"
 
 
-def parse(model, data):
+def parse(model, data, max_bytes=None):
     """(message, None) or (None, error reply) for a client's payload."""
     if not isinstance(data, dict):
         return None, {"error": f"expected a JSON object, got {type(data).__name__}"}
+    if max_bytes is not None:
+        try:
+            size = len(json.dumps(data, separators=(",", ":")))
+        except (ValueError, RecursionError):
+            return None, {"error": "the message is not valid JSON (too deep, or NaN)"}
+        if size > max_bytes:
+            return None, {"error": f"the message has {size:,} bytes; the limit is {max_bytes:,}"}
     try:
         return model.model_validate(data), None
     except ValidationError as exc:

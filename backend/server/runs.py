@@ -22,7 +22,8 @@ class _Trace:
         self.send, self.run_id = send, run_id
         self.flush_seconds, self.max_records = flush_seconds, max_records
         self.records = []
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # guards `records`
+        self.sending = threading.Lock()  # one packet at a time, so packets keep their order
         self.last = time.perf_counter()
         self.count = 0
 
@@ -38,11 +39,12 @@ class _Trace:
             self.flush()
 
     def flush(self):
-        with self.lock:
-            records, self.records = self.records, []
-            self.last = time.perf_counter()
-        if records:
-            self.send("trace", {"run_id": self.run_id, "records": records})
+        with self.sending:
+            with self.lock:
+                records, self.records = self.records, []
+                self.last = time.perf_counter()
+            if records:
+                self.send("trace", {"run_id": self.run_id, "records": records})
 
 
 class Client:
@@ -140,7 +142,14 @@ class RunManager:
             while not done.wait(self.settings.flush_seconds):
                 trace.flush()
 
-        threading.Thread(target=ticker, daemon=True).start()
+        tick = threading.Thread(target=ticker, daemon=True)
+        tick.start()
+
+        def stop_ticker():
+            done.set()
+            tick.join()
+            trace.flush()
+
         t0 = time.perf_counter()
         try:
             cache = client.cache if request.options.use_cache else None
@@ -156,16 +165,14 @@ class RunManager:
                 device=self.settings.device,
             )
         except GraphInvalid as exc:  # raced with nothing: validation ran just before
-            done.set()
-            trace.flush()
+            stop_ticker()
             send(
                 "run_finished",
                 {"run_id": run_id, "status": "error", "error": str(exc), "timings": {}},
             )
             return
         except Exception as exc:  # a bug of ours: report it and keep serving
-            done.set()
-            trace.flush()
+            stop_ticker()
             send(
                 "run_finished",
                 {
@@ -176,8 +183,7 @@ class RunManager:
                 },
             )
             return
-        done.set()
-        trace.flush()
+        stop_ticker()
         client.remember(run_id, result)
         with client.lock:
             if client.active and client.active[0] == run_id:

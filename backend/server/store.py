@@ -107,11 +107,11 @@ class Store:
         body = _dump(document)
         with self._transaction() as db:
             row = db.execute(
-                "SELECT head FROM graphs WHERE id = ? AND deleted = 0", (graph_id,)
+                "SELECT head, created FROM graphs WHERE id = ? AND deleted = 0", (graph_id,)
             ).fetchone()
             if row is None:
                 raise NotFound(graph_id)
-            rev = row[0] + 1
+            rev, created = row[0] + 1, row[1]
             db.execute(
                 "INSERT INTO revisions (graph_id, rev, created, name, document) "
                 "VALUES (?, ?, ?, ?, ?)",
@@ -121,7 +121,8 @@ class Store:
                 "UPDATE graphs SET head = ?, updated = ?, name = ? WHERE id = ?",
                 (rev, now, name, graph_id),
             )
-        return self.info(graph_id)
+        # what this save wrote, not whatever is newest by the time we answer
+        return {"id": graph_id, "name": name, "created": created, "updated": now, "revision": rev}
 
     def restore(self, graph_id, rev):
         """Make an older revision the newest again (as a new revision: history only grows)."""

@@ -1,0 +1,264 @@
+"""Helpers for the server tests: a recording Socket.IO client, record finders, graph builders."""
+
+import functools
+import threading
+import time
+from dataclasses import dataclass, field
+
+import engineio
+import socketio
+
+EVENTS = ("run_started", "trace", "run_finished")
+
+
+@dataclass
+class Recorder:
+    """A connected client and what the server sent it, in arrival order."""
+
+    client: socketio.Client
+    received: list = field(default_factory=list)  # (monotonic time, event, data)
+    cond: threading.Condition = field(default_factory=threading.Condition)
+
+    def on(self, event, data):
+        with self.cond:
+            self.received.append((time.monotonic(), event, data))
+            self.cond.notify_all()
+
+    def call(self, event, data=None, timeout=10):
+        return self.client.call(event, data, timeout=timeout)
+
+    def run(self, graph, mode="forward", **fields):
+        ack = self.call("run", {"graph": graph, "mode": mode, **fields})
+        assert "run_id" in ack, ack
+        return ack["run_id"]
+
+    def packets(self, run_id, event=None):
+        with self.cond:
+            return [
+                (t, ev, d)
+                for t, ev, d in self.received
+                if d.get("run_id") == run_id and (event is None or ev == event)
+            ]
+
+    def wait_finished(self, run_id, timeout=30):
+        """The run's `run_finished` payload (waiting for it)."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                for _, ev, d in self.received:
+                    if ev == "run_finished" and d.get("run_id") == run_id:
+                        return d
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"no run_finished for {run_id}")
+                self.cond.wait(left)
+
+    def wait_for(self, predicate, timeout=30):
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while not predicate(self.received):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("the awaited packet did not come")
+                self.cond.wait(left)
+
+    def records(self, run_id):
+        """Every trace record of the run, in the order received."""
+        return [r for _, _, d in self.packets(run_id, "trace") for r in d["records"]]
+
+    def result(self, run_id, timeout=30):
+        """(run_finished payload, records) once the run is over and all its records came
+        (run_finished tells how many there are; a trace packet may come after it)."""
+        finished = self.wait_finished(run_id, timeout)
+        want = finished.get("records")
+        if want is not None:
+            self.wait_for(lambda _: len(self.records(run_id)) >= want, timeout=5)
+        return finished, self.records(run_id)
+
+    def run_to_end(self, graph, mode="forward", timeout=30, **fields):
+        run_id = self.run(graph, mode, **fields)
+        finished, records = self.result(run_id, timeout)
+        return run_id, finished, records
+
+
+class _InOrderEngineIO(engineio.Client):
+    """python-engineio's client hands each message to a new thread, so handlers may see
+    packets out of the order they came in; this one handles them on the reading thread,
+    in order, so the tests see exactly the order the server sent."""
+
+    def _trigger_event(self, event, *args, **kwargs):
+        if event == "message":
+            kwargs["run_async"] = False
+        return super()._trigger_event(event, *args, **kwargs)
+
+    def _connect_websocket(self, *args, **kwargs):
+        # websocket-client waits 3 s for the server's answer to its close frame, which the
+        # threading server never sends once Socket.IO has closed the connection: don't.
+        ok = super()._connect_websocket(*args, **kwargs)
+        if ok and self.ws is not None:
+            self.ws.close = functools.partial(self.ws.close, timeout=0.05)
+        return ok
+
+
+class InOrderClient(socketio.Client):
+    def _engineio_client_class(self):
+        return _InOrderEngineIO
+
+
+def connect(url, origin=None, record=True):
+    options = {"origin": origin} if origin else {}
+    client = InOrderClient(reconnection=False, websocket_extra_options=options)
+    rec = Recorder(client)
+    if record:
+        for event in EVENTS:
+            client.on(event, lambda data, event=event: rec.on(event, data))
+    client.connect(url, transports=["websocket"], wait_timeout=10)
+    return rec
+
+
+# -- records -----------------------------------------------------------------------------------
+def find(records, kind, **fields):
+    """The records of `kind` whose fields match."""
+    return [
+        r for r in records if r["kind"] == kind and all(r.get(k) == v for k, v in fields.items())
+    ]
+
+
+def one(records, kind, **fields):
+    found = find(records, kind, **fields)
+    assert len(found) == 1, (kind, fields, found)
+    return found[0]
+
+
+def key(record):
+    """What a record is about: its kind and where."""
+    return tuple(record.get(k) for k in ("kind", "node", "edge", "param", "port"))
+
+
+def preview(records, kind, **fields):
+    return one(records, kind, **fields)["summary"]["preview"]
+
+
+# -- graphs ------------------------------------------------------------------------------------
+def tensor(node_id, value=None, requires_grad=False, **params):
+    if value is not None:
+        params["value"] = value
+    return {"id": node_id, "op": "tensor", "params": {"requires_grad": requires_grad, **params}}
+
+
+def node(node_id, op, **params):
+    return {"id": node_id, "op": op, "params": params}
+
+
+def edge(source, target, port="input", edge_id=None):
+    return {
+        "id": edge_id or f"{source}-{target}-{port}",
+        "source": source,
+        "sourcePort": "out",
+        "target": target,
+        "targetPort": port,
+    }
+
+
+def graph(nodes, edges=(), **fields):
+    doc = {"format": "wiregrad.graph", "version": 1, "nodes": list(nodes), "edges": list(edges)}
+    return doc | fields
+
+
+def times_k(k, x=3.0):
+    """y = x * k with x a leaf: forward y = x*k, backward x.grad = k."""
+    return graph(
+        [tensor("x", x, True), tensor("k", k), node("y", "mul")],
+        [edge("x", "y"), edge("k", "y", "other")],
+        target="y",
+        name=f"x times {k}",
+    )
+
+
+def slow_chain(n=200, size=512, op="tanh"):
+    """A chain of `n` elementwise ops on a size x size tensor: long enough to cancel."""
+    nodes = [tensor("x", shape=[size, size], init="randn", seed=0, requires_grad=True)]
+    edges = []
+    prev = "x"
+    for i in range(n):
+        nodes.append(node(f"n{i}", op))
+        edges.append(edge(prev, f"n{i}"))
+        prev = f"n{i}"
+    nodes.append(node("loss", "sum"))
+    edges.append(edge(prev, "loss"))
+    return graph(nodes, edges, target="loss", name="slow chain")
+
+
+def wide_graph(n_nodes=1000, size=8, seed=0):
+    """`n_nodes` nodes of size x size tensors: leaves, then a chain of elementwise ops in
+    which binary ops also take an earlier node; a final sum. Forward + backward ready."""
+    import random
+
+    rng = random.Random(seed)
+    nodes = [
+        tensor(f"w{i}", shape=[size, size], init="randn", seed=i, requires_grad=True)
+        for i in range(3)
+    ]
+    edges = []
+    ids = [n["id"] for n in nodes]
+    prev = ids[-1]
+    for i in range(n_nodes - len(nodes) - 1):
+        nid = f"n{i}"
+        if rng.random() < 0.5:
+            nodes.append(node(nid, rng.choice(["tanh", "sigmoid", "sin"])))
+            edges.append(edge(prev, nid))
+        else:
+            nodes.append(node(nid, rng.choice(["add", "sub", "mul"])))
+            edges.append(edge(prev, nid))
+            edges.append(edge(rng.choice(ids[-20:]), nid, "other"))
+        ids.append(nid)
+        prev = nid
+    nodes.append(node("loss", "sum"))
+    edges.append(edge(prev, "loss"))
+    return graph(nodes, edges, target="loss", name=f"{n_nodes} nodes")
+
+
+class RawClient:
+    """A Socket.IO client written by hand over websocket-client, for frames that
+    python-socketio would not send (broken JSON, deep nesting, binary junk)."""
+
+    def __init__(self, url, origin=None):
+        import websocket
+
+        ws_url = url.replace("http://", "ws://") + "/socket.io/?EIO=4&transport=websocket"
+        options = {"origin": origin} if origin else {}
+        self.ws = websocket.create_connection(ws_url, timeout=10, **options)
+        opening = self.ws.recv()
+        assert opening.startswith("0{"), opening
+        self.ws.send("40")
+        self.connected = self._recv_packet()
+        self.next_id = 1
+
+    def _recv_packet(self):
+        while True:
+            msg = self.ws.recv()
+            if msg == "2":  # Engine.IO ping
+                self.ws.send("3")
+                continue
+            return msg
+
+    def send_text(self, text):
+        self.ws.send(text)
+
+    def call_raw(self, event_and_args_json):
+        """Send `42<id><json array text>`, return the ack's decoded arguments (or the first
+        frame that is not an ack, as text)."""
+        import json
+
+        ack_id = self.next_id
+        self.next_id += 1
+        self.ws.send(f"42{ack_id}{event_and_args_json}")
+        while True:
+            msg = self._recv_packet()
+            if msg.startswith(f"43{ack_id}"):
+                return json.loads(msg[len(f"43{ack_id}") :])
+            if not msg.startswith("42"):  # not an event for us: something else went wrong
+                return msg
+
+    def close(self):
+        self.ws.close()
