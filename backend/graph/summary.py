@@ -169,6 +169,7 @@ def _batch(tensors, arrays, idx, out, preview_elements):
     )
     columns = zip(lo.tolist(), hi.tolist(), mean.tolist(), std.tolist(), norm.tolist())
     n_ok = n_ok.tolist() if not all_ok else None
+    short = None  # float32 values rounded for previews, made when first needed
     for k, (i, a, (lo_k, hi_k, mean_k, std_k, norm_k)) in enumerate(zip(idx, arrays, columns)):
         s = _head(tensors[i], a)
         c = s["numel"] if all_ok else n_ok[k]
@@ -181,8 +182,23 @@ def _batch(tensors, arrays, idx, out, preview_elements):
         else:
             s["stats"] = {"min": lo_k, "max": hi_k, "mean": mean_k, "std": std_k, "norm": norm_k}
         if s["numel"] <= preview_elements:
+            if a.dtype.itemsize <= 4 and a.dtype.kind == "f":
+                if short is None:
+                    short = _float32_digits(flat)
+                a = short[starts[k] : starts[k] + s["numel"]].reshape(a.shape)
             s["preview"] = _json_values(a, all_ok or c == s["numel"])
         out[i] = s
+
+
+def _float32_digits(x):
+    """x rounded to 7 significant digits, a float32's precision: 0.30000001192092896 (float32's
+    0.3 seen as a double) previews as 0.3. Only previews are rounded; stats and full values
+    keep every bit. Values that rounding would break (0, inf, nan) are left as they are."""
+    ax = np.abs(x)
+    exponent = np.floor(np.log10(ax, out=np.zeros_like(ax), where=ax > 0))
+    scale = 10.0 ** (6 - exponent)
+    r = np.round(x * scale) / scale
+    return np.where(np.isfinite(r) & (ax > 0), r, x)
 
 
 def full_values(t):
