@@ -25,7 +25,6 @@ go to `emit` together: at most 64 at a time, whenever 10 ms have passed, and at 
 """
 
 import gc
-import hashlib
 import threading
 import time
 from collections import OrderedDict, defaultdict
@@ -66,8 +65,8 @@ class RunResult:
 
 class ForwardCache:
     """Values of earlier forward runs by signature (the node's id, op and params and its inputs'
-    signatures), so that editing one leaf recomputes only what depends on it. An entry keeps
-    the value and, once made, its summary: a node that did not change costs a lookup."""
+    signatures, hashed to 64 bits), so that editing one leaf recomputes only what depends on
+    it. An entry keeps the value and, once made, its summary: an unchanged node costs a lookup."""
 
     def __init__(self, max_entries=20000):
         self.max_entries = max_entries
@@ -339,7 +338,8 @@ class _Run:
             parts += [port.name] + [
                 self.signatures[e.source] for e in self.incoming[nid].get(port.name, [])
             ]
-        sig = hashlib.blake2b("\x1f".join(parts).encode(), digest_size=16).hexdigest()
+        # Python's tuple hash: 64 bits, in-memory only (the cache never leaves the process)
+        sig = hash(tuple(parts))
         self.signatures[nid] = sig
         return sig
 
