@@ -22,8 +22,11 @@ lint: $(STAMP)
 test: $(STAMP) lint
 	$(PY) -m pytest -n 2 tests
 
+# Benchmarks print tables (never assert timings); BLAS tuning variables are unset for fairness.
 bench: $(STAMP)
 	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) bench/engine.py
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) bench/graph.py
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) bench/server.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
