@@ -6,6 +6,7 @@ from pathlib import Path
 from flask import Flask, abort, jsonify, request, send_from_directory
 from flask_socketio import SocketIO
 
+from . import fastjson
 from .api import api
 from .config import Settings
 from .protocol import CancelRequest, RunRequest, TensorRequest, parse
@@ -74,29 +75,12 @@ def create_app(settings: Settings | None = None):
         # the transport takes up to 4x the limit, so that a message over the limit gets an
         # error reply from its handler (protocol.parse) rather than a dropped connection
         max_http_buffer_size=4 * settings.max_message_bytes,
-        json=_Json,
+        json=fastjson,
     )
     runs = RunManager(socketio, settings)
     app.extensions["wiregrad.runs"] = runs
     _register_events(socketio, runs, settings.max_message_bytes)
     return app, socketio
-
-
-class _Json:
-    """JSON for Socket.IO packets: compact, and never NaN (summaries spell it out)."""
-
-    @staticmethod
-    def dumps(obj, **kwargs):
-        import json
-
-        kwargs.setdefault("separators", (",", ":"))
-        return json.dumps(obj, **kwargs)
-
-    @staticmethod
-    def loads(s, **kwargs):
-        import json
-
-        return json.loads(s, **kwargs)
 
 
 def _guarded(fn):

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 import engineio
 import socketio
 
+from backend.server import fastjson
+
 EVENTS = ("run_started", "trace", "run_finished")
 
 
@@ -107,7 +109,8 @@ class InOrderClient(socketio.Client):
 
 def connect(url, origin=None, record=True):
     options = {"origin": origin} if origin else {}
-    client = InOrderClient(reconnection=False, websocket_extra_options=options)
+    # orjson on the client too, as a browser's native JSON.parse would be
+    client = InOrderClient(reconnection=False, websocket_extra_options=options, json=fastjson)
     rec = Recorder(client)
     if record:
         for event in EVENTS:
