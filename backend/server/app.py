@@ -3,6 +3,7 @@
 import functools
 from pathlib import Path
 
+import socketio.packet
 from flask import Flask, abort, jsonify, request, send_from_directory
 from flask_socketio import SocketIO
 
@@ -76,11 +77,21 @@ def create_app(settings: Settings | None = None):
         # error reply from its handler (protocol.parse) rather than a dropped connection
         max_http_buffer_size=4 * settings.max_message_bytes,
         json=fastjson,
+        serializer=_TextPacket,
     )
     runs = RunManager(socketio, settings)
     app.extensions["wiregrad.runs"] = runs
     _register_events(socketio, runs, settings.max_message_bytes)
     return app, socketio
+
+
+class _TextPacket(socketio.packet.Packet):
+    """Socket.IO packets that are JSON text only. python-socketio otherwise walks every
+    outgoing payload looking for bytes to send as binary attachments, which on a trace packet
+    of thousands of floats cost more than encoding it. Wiregrad sends and accepts no binary."""
+
+    uses_binary_events = False
+    json = fastjson
 
 
 def _guarded(fn):

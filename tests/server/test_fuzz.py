@@ -56,8 +56,8 @@ def mutated_graphs(draw):
                 n["params"] = {}
             key = draw(st.sampled_from([*n["params"], "value", "shape", "seed", "bogus"]))
             n["params"][key] = draw(json_values)
-        elif what == "id" and (nodes or edges):
-            item = draw(st.sampled_from(nodes + [e for e in edges if isinstance(e, dict)]))
+        elif what == "id" and (items := nodes + [e for e in edges if isinstance(e, dict)]):
+            item = draw(st.sampled_from(items))
             key = draw(st.sampled_from(["id", "source", "target", "targetPort", "sourcePort"]))
             item[key] = draw(ids)
         elif what == "edge" and nodes:
