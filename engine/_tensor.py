@@ -421,3 +421,4 @@ def wrap_dim(dim, ndim):
 
 
 graph.Tensor = Tensor
+graph.wrap = wrap

@@ -132,6 +132,9 @@ def _loop(ready, state, retain_graph, create_graph, captures, needed, results, a
             slot[0] = left
             if left == 0 and (needed is None or nxt in needed):
                 push(ready, (-nxt._seq, nxt))
+        # drop this node's references to the gradients it sent, so that a leaf can take its
+        # gradient without a copy when nothing else holds it (AccumulateGrad checks refcounts)
+        grad_inputs = g = old = None
 
 
 def _run_pre_hooks(node, grads):

@@ -10,6 +10,7 @@ and freed after a backward that does not retain the graph.
 import itertools
 import weakref
 from collections import OrderedDict
+from sys import getrefcount
 
 from .grad_mode import STATE
 
@@ -194,9 +195,20 @@ class AccumulateGrad(Node):
         if STATE.enabled:  # create_graph: keep the gradient's own graph, accumulate out of place
             var._grad = grad if var._grad is None else var._grad + grad
         elif var._grad is None:
-            # A copy, so that later in-place accumulation or zero_() never writes into an array
-            # that another leaf's .grad or the caller's gradient also holds.
-            var._grad = grad.detach().clone()
+            data = grad._data
+            # .grad must own its array: later accumulation and zero_() write into it in place.
+            # A gradient nobody else holds (the engine's slot and this call are its only
+            # references, and its array is no view) is taken as it is, as PyTorch steals it;
+            # any other is copied, so that no other leaf's .grad or caller's tensor changes.
+            if (
+                getrefcount(grad) <= _UNSHARED_TENSOR
+                and getrefcount(data) <= _UNSHARED_ARRAY
+                and data.base is None
+                and grad._vc is None
+            ):
+                var._grad = wrap(data)
+            else:
+                var._grad = wrap(data.copy())
         else:
             var._grad._data += grad._data
             var._grad._bump_version()
@@ -229,3 +241,9 @@ def accumulator_of(t):
 
 
 Tensor = None  # set by engine._tensor, which imports this module
+wrap = None  # likewise: engine._tensor.wrap (a new tensor around an array)
+
+# References a gradient has when only the backward loop holds it: the loop's slot, the
+# `grad` argument, getrefcount's own argument; its array: the tensor's slot and the argument.
+_UNSHARED_TENSOR = 3
+_UNSHARED_ARRAY = 2

@@ -578,7 +578,9 @@ class ReluBackward0(Node):
 
     def backward(self, g):
         (y,) = self.unpack()
-        return (g * const((y._data > 0).astype(g._data.dtype)),)
+        if STATE.enabled:  # create_graph: keep it an engine op on g
+            return (g * const((y._data > 0).astype(g._data.dtype)),)
+        return (wrap(g._data * (y._data > 0)),)  # one pass, the mask stays boolean
 
 
 def relu(input):
