@@ -244,6 +244,7 @@ Tensor = None  # set by engine._tensor, which imports this module
 wrap = None  # likewise: engine._tensor.wrap (a new tensor around an array)
 
 # References a gradient has when only the backward loop holds it: the loop's slot, the
-# `grad` argument, getrefcount's own argument; its array: the tensor's slot and the argument.
+# `grad` argument, getrefcount's own argument; its array: the tensor's slot, the local `data`
+# in AccumulateGrad.backward and getrefcount's argument.
 _UNSHARED_TENSOR = 3
-_UNSHARED_ARRAY = 2
+_UNSHARED_ARRAY = 3
