@@ -81,10 +81,10 @@ def make_tensor(ctx, params, requires_grad):
     return t
 
 
-def _as_floats(value):
+def as_floats(value):
     """Nested lists with every number a float, so `eg.tensor(2.0)` is float like the run's."""
     if isinstance(value, list):
-        return [_as_floats(v) for v in value]
+        return [as_floats(v) for v in value]
     return (
         float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
     )
@@ -98,7 +98,7 @@ def tensor_code(lib, args, params, requires_grad):
     if params.get("value") is not None:
         value = params["value"]
         if dtype == "float32":
-            value = _as_floats(value)
+            value = as_floats(value)
         elif dtype == "int64" and not _has_float(value):
             dt = ""  # integers are int64 by default
         return f"{lib}.tensor({value!r}{dt}{rg})"

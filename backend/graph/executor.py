@@ -27,7 +27,7 @@ go to `emit` together: at most 64 at a time, whenever 10 ms have passed, and at 
 import gc
 import threading
 import time
-from collections import OrderedDict, defaultdict
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -35,11 +35,11 @@ import engine as eg
 from engine.autograd.graph import AccumulateGrad, accumulator_of, edge_of
 from engine.ops.shape import alias
 
-from . import registry
 from .autograd_view import autograd_record
+from .index import GraphIndex
 from .limits import DEFAULT, LimitExceeded
 from .summary import summarize_many
-from .validate import GraphInvalid, Problem, check, resolved_params, topological_order
+from .validate import GraphInvalid, Problem, check
 
 FLUSH_RECORDS = 64
 FLUSH_SECONDS = 0.01
@@ -110,20 +110,12 @@ class _Context:
             self.run.add_leaf(self.node_id, name, p)
 
 
-class _Run:
+class _Run(GraphIndex):
     def __init__(self, doc, mode, target, emit, cancel, limits, cache):
-        self.doc, self.mode, self.emit, self.cancel = doc, mode, emit, cancel
+        super().__init__(doc)
+        self.mode, self.emit, self.cancel = mode, emit, cancel
         self.limits, self.cache = limits, cache if mode == "forward" else None
         self.backward = mode == "backward"
-        self.nodes = {n.id: n for n in doc.nodes}
-        self.specs = {n.id: registry.get(n.op) for n in doc.nodes}
-        self.params = {n.id: resolved_params(self.specs[n.id], n.params) for n in doc.nodes}
-        self.incoming = defaultdict(lambda: defaultdict(list))
-        self.outgoing = defaultdict(list)
-        for e in doc.edges:
-            self.incoming[e.target][e.targetPort].append(e)
-            self.outgoing[e.source].append(e)
-        self.order, _ = topological_order(doc)
         self.target = target or doc.target
         self.result = RunResult("ok", mode)
         self.values = self.result.values

@@ -18,15 +18,14 @@ Sources use the catalog's code. Random sources and linear layers draw the engine
 import builtins
 import json
 import keyword
-import math
 import re
 import textwrap
-from collections import defaultdict
 
 import engine as eg
 
-from . import registry
-from .validate import check, resolved_params, topological_order
+from .catalog import as_floats
+from .index import GraphIndex
+from .validate import check, resolved_params
 
 FLAVORS = ("engine", "torch")
 _RESERVED = (
@@ -112,26 +111,11 @@ def _num(v):
     return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
 
 
-def _floats(v):
-    """Nested numbers as floats (so that a float tensor is written `2.0`, not `2`)."""
-    if isinstance(v, list):
-        return [_floats(x) for x in v]
-    return float(v)
-
-
-class _Exporter:
+class _Exporter(GraphIndex):
     def __init__(self, doc, flavor):
-        self.doc, self.flavor = doc, flavor
+        super().__init__(doc)
+        self.flavor = flavor
         self.lib = "eg" if flavor == "engine" else "torch"
-        self.nodes = {n.id: n for n in doc.nodes}
-        self.specs = {n.id: registry.get(n.op) for n in doc.nodes}
-        self.params = {n.id: resolved_params(self.specs[n.id], n.params) for n in doc.nodes}
-        self.incoming = defaultdict(lambda: defaultdict(list))
-        self.outgoing = defaultdict(list)
-        for e in doc.edges:
-            self.incoming[e.target][e.targetPort].append(e)
-            self.outgoing[e.source].append(e)
-        self.order, _ = topological_order(doc)
         self.meta = self._infer()
         self.var = self._names()
         self.layer = {}
@@ -300,37 +284,7 @@ class _Exporter:
         return text
 
     def _source_code(self, nid):
-        spec, p, lib = self.specs[nid], dict(self.params[nid]), self.lib
-        if spec.name == "scalar":
-            return spec.code(lib, [], p)
-        dtype = p.get("dtype") or "float32"
-        rg = spec.name == "parameter" or bool(p.get("requires_grad"))
-        dt = "" if dtype == "float32" else f", dtype={lib}.{dtype}"
-        if p.get("value") is not None:
-            if dtype.startswith("float"):
-                p["value"] = _floats(p["value"])
-            return spec.code(lib, [], p)
-        shape = list(p.get("shape") or [])
-        init = p.get("init") or "zeros"
-        if init == "arange":  # the catalog's code leaves out a float dtype (arange gives int64)
-            grad = ".requires_grad_()" if rg else ""
-            return (
-                f"{lib}.arange({math.prod(shape)}, dtype={lib}.{dtype})"
-                f".reshape({tuple(shape)!r}){grad}"
-            )
-        if not shape:  # a 0-d tensor: the catalog's code has no size to write
-            rgs = ", requires_grad=True" if rg else ""
-            if init in ("randn", "rand"):
-                seed = p.get("seed") or 0
-                if lib == "eg":
-                    return f"eg.{init}((){dt}, generator=eg.Generator().manual_seed({seed}){rgs})"
-                draw = "standard_normal" if init == "randn" else "random"
-                return (
-                    f"torch.tensor(np.random.default_rng({seed}).{draw}(()), "
-                    f"dtype=torch.{dtype}{rgs})"
-                )
-            return f"{lib}.{init}((){dt}{rgs})"
-        return spec.code(lib, [], p)
+        return self.specs[nid].code(self.lib, [], self.params[nid])
 
     def _node_lines(self, nid, hints):
         """The lines that make node `nid` (the last one carries the node comment)."""
@@ -362,9 +316,12 @@ class _Exporter:
             lines.append(f"init_like_engine({layer}, seed={seed})")
         stored = []
         if p.get("weight") is not None:
-            stored.append(f"    {layer}.weight.copy_({lib}.tensor({_floats(p['weight'])!r}{dt}))")
+            weight = as_floats(p["weight"])
+            stored.append(f"    {layer}.weight.copy_({lib}.tensor({weight!r}{dt}))")
         if p.get("bias_value") is not None and p.get("bias", True):
-            stored.append(f"    {layer}.bias.copy_({lib}.tensor({_floats(p['bias_value'])!r}{dt}))")
+            stored.append(
+                f"    {layer}.bias.copy_({lib}.tensor({as_floats(p['bias_value'])!r}{dt}))"
+            )
         if stored:
             lines.append(f"with {lib}.no_grad():  # trained values stored in the graph")
             lines += stored

@@ -1,0 +1,23 @@
+"""A document indexed for lookups: what the executor and the exporter both walk."""
+
+from collections import defaultdict
+
+from . import registry
+from .validate import resolved_params, topological_order
+
+
+class GraphIndex:
+    """Nodes by id, their op specs and resolved params, the edges into each node (by port, in
+    document order) and out of it, and a topological order (document order breaks ties)."""
+
+    def __init__(self, doc):
+        self.doc = doc
+        self.nodes = {n.id: n for n in doc.nodes}
+        self.specs = {n.id: registry.get(n.op) for n in doc.nodes}
+        self.params = {n.id: resolved_params(self.specs[n.id], n.params) for n in doc.nodes}
+        self.incoming = defaultdict(lambda: defaultdict(list))
+        self.outgoing = defaultdict(list)
+        for e in doc.edges:
+            self.incoming[e.target][e.targetPort].append(e)
+            self.outgoing[e.source].append(e)
+        self.order, _ = topological_order(doc)
