@@ -49,6 +49,11 @@ def _on_input(fn, args=None, kwargs=None):
     return run
 
 
+def _single_input(name, category, doc):
+    """Register an op that is the engine function of the same name on one input."""
+    register(OpSpec(name, category, doc, INPUT, run=_on_input(getattr(eg, name)), code=_call(name)))
+
+
 def _on_inputs(fn, kwargs=None):
     """run() for an op on all its inputs in port order."""
 
@@ -261,16 +266,7 @@ for _name, _doc in (
     ("cos", "cosine"),
     ("reciprocal", "1 / input"),
 ):
-    register(
-        OpSpec(
-            _name,
-            "elementwise",
-            _doc,
-            INPUT,
-            run=_on_input(getattr(eg, _name)),
-            code=_call(_name),
-        )
-    )
+    _single_input(_name, "elementwise", _doc)
 
 register(
     OpSpec(
@@ -293,16 +289,7 @@ for _name, _doc in (
     ("sigmoid", "1 / (1 + exp(-input))"),
     ("tanh", "hyperbolic tangent"),
 ):
-    register(
-        OpSpec(
-            _name,
-            "activations",
-            _doc,
-            INPUT,
-            run=_on_input(getattr(eg, _name)),
-            code=_call(_name),
-        )
-    )
+    _single_input(_name, "activations", _doc)
 
 register(
     OpSpec(
