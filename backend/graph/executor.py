@@ -110,26 +110,19 @@ class _Context:
             self.run.add_leaf(self.node_id, name, p)
 
 
-class _Run(GraphIndex):
-    def __init__(self, doc, mode, target, emit, cancel, limits, cache):
-        super().__init__(doc)
-        self.mode, self.emit, self.cancel = mode, emit, cancel
-        self.limits, self.cache = limits, cache if mode == "forward" else None
-        self.backward = mode == "backward"
-        self.target = target or doc.target
-        self.result = RunResult("ok", mode)
-        self.values = self.result.values
-        self.owner = {}  # engine node -> ("node", id) | ("edge", id) | ("leaf", id, param)
-        self.leaves = []  # (node id, param name or None, tensor)
-        self.picked = {}  # if-node id -> the port it ran
-        self.single_consumer = set()  # nodes whose gradient their one edge hook reports
-        self.signatures = {}
-        self.total_bytes = 0
+class _Recorder:
+    """A run's outgoing records and its clock: batching, summaries, cancel and time limit.
+
+    Hooks on the engine's nodes hold this object, never the run itself: the run holds the
+    values, the values their grad_fns, the grad_fns the hooks, so a hook holding the run would
+    make every run a reference cycle that only the garbage collector could free."""
+
+    def __init__(self, emit, cancel, limits):
+        self.emit, self.cancel, self.limits = emit, cancel, limits
         self.started = self.last_flush = time.perf_counter()
         self.preview = limits.preview_elements
         self.pending = []  # (record, tensor to summarise, cache entry), waiting for flush()
 
-    # -- records ---------------------------------------------------------------------------------
     def record(self, rec, tensor=None, entry=None):
         """Queue a record; `tensor` gets summarised at the flush (or its cache `entry` already
         holds the summary)."""
@@ -155,14 +148,6 @@ class _Run(GraphIndex):
                         entry[1] = rec["summary"]
             self.emit(rec)
 
-    # -- limits and cancellation --------------------------------------------------------------
-    def check_numel(self, n, node_id):
-        if n > self.limits.max_elements:
-            raise LimitExceeded(
-                f"a tensor of {n:,} elements is over the limit of "
-                f"{self.limits.max_elements:,} elements per tensor"
-            )
-
     def checkpoint(self):
         """Between nodes (and in backward hooks): honour cancel and the time limit, and send
         records that have waited, so a slow node does not hold back the ones before it."""
@@ -175,6 +160,34 @@ class _Run(GraphIndex):
             )
         if self.pending and now - self.last_flush >= FLUSH_SECONDS:
             self.flush()
+
+
+class _Run(GraphIndex):
+    def __init__(self, doc, mode, target, emit, cancel, limits, cache):
+        super().__init__(doc)
+        self.mode, self.limits = mode, limits
+        self.cache = cache if mode == "forward" else None
+        self.backward = mode == "backward"
+        self.target = target or doc.target
+        self.result = RunResult("ok", mode)
+        self.values = self.result.values
+        self.owner = {}  # engine node -> ("node", id) | ("edge", id) | ("leaf", id, param)
+        self.leaves = []  # (node id, param name or None, tensor)
+        self.picked = {}  # if-node id -> the port it ran
+        self.single_consumer = set()  # nodes whose gradient their one edge hook reports
+        self.signatures = {}
+        self.total_bytes = 0
+        self.recorder = _Recorder(emit, cancel, limits)
+        self.record = self.recorder.record
+        self.flush = self.recorder.flush
+        self.checkpoint = self.recorder.checkpoint
+
+    def check_numel(self, n, node_id):
+        if n > self.limits.max_elements:
+            raise LimitExceeded(
+                f"a tensor of {n:,} elements is over the limit of "
+                f"{self.limits.max_elements:,} elements per tensor"
+            )
 
     def add_leaf(self, node_id, param, tensor):
         self.leaves.append((node_id, param, tensor))
@@ -275,13 +288,18 @@ class _Run(GraphIndex):
         return a
 
     def _edge_hook(self, positions):
+        # closes over the recorder and the result's dicts only (see _Recorder)
+        rec = self.recorder
+        edge_grads, node_grads = self.result.edge_grads, self.result.node_grads
+        single = self.single_consumer
+
         def hook(grad_inputs, grad_outputs):
-            self.checkpoint()
+            rec.checkpoint()
             for edge, pos in positions:
                 g = grad_inputs[pos]
                 if g is not None:
-                    self.result.edge_grads[edge.id] = g
-                    self.record(
+                    edge_grads[edge.id] = g
+                    rec.record(
                         {
                             "kind": "edge_grad",
                             "edge": edge.id,
@@ -290,9 +308,9 @@ class _Run(GraphIndex):
                         },
                         g,
                     )
-                    if edge.source in self.single_consumer:
-                        self.result.node_grads[edge.source] = g
-                        self.record({"kind": "node_grad", "node": edge.source}, g)
+                    if edge.source in single:
+                        node_grads[edge.source] = g
+                        rec.record({"kind": "node_grad", "node": edge.source}, g)
 
         return hook
 
@@ -314,10 +332,12 @@ class _Run(GraphIndex):
         return True
 
     def _node_hook(self, nid):
+        rec, node_grads = self.recorder, self.result.node_grads  # not self: see _Recorder
+
         def hook(grad):
-            self.checkpoint()
-            self.result.node_grads[nid] = grad
-            self.record({"kind": "node_grad", "node": nid}, grad)
+            rec.checkpoint()
+            node_grads[nid] = grad
+            rec.record({"kind": "node_grad", "node": nid}, grad)
 
         return hook
 
