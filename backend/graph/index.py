@@ -15,8 +15,8 @@ class GraphIndex:
         self.nodes = {n.id: n for n in doc.nodes}
         self.specs = {n.id: registry.get(n.op) for n in doc.nodes}
         self.params = {n.id: resolved_params(self.specs[n.id], n.params) for n in doc.nodes}
-        self.incoming = defaultdict(lambda: defaultdict(list))
-        self.outgoing = defaultdict(list)
+        self.incoming = {n.id: defaultdict(list) for n in doc.nodes}  # id -> port -> [edges]
+        self.outgoing = {n.id: [] for n in doc.nodes}  # node id -> [edges]
         for e in doc.edges:
             self.incoming[e.target][e.targetPort].append(e)
             self.outgoing[e.source].append(e)
