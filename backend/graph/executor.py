@@ -24,11 +24,9 @@ Summaries are made in batches (see summary.summarize_many): records wait in a sh
 go to `emit` together: at most 64 at a time, whenever 10 ms have passed, and at the end.
 """
 
-import gc
 import threading
 import time
 from collections import OrderedDict
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import engine as eg
@@ -459,34 +457,6 @@ class _Run(GraphIndex):
                 self.record({"kind": "leaf_grad", "node": nid, "param": param}, t.grad)
 
 
-_gc_lock = threading.Lock()
-_gc_pausers = 0
-_gc_was_enabled = False
-
-
-@contextmanager
-def _collector_paused():
-    """Pause Python's cyclic garbage collector while runs build their records.
-
-    A traced run allocates tens of thousands of small containers (records, summaries, previews)
-    that all stay alive until it ends, so every collection during the run would rescan them for
-    nothing: measured, that doubled a 1,000-node run's median time. Reference counting frees
-    memory as usual; the collector resumes when the last concurrent run ends."""
-    global _gc_pausers, _gc_was_enabled
-    with _gc_lock:
-        if _gc_pausers == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_pausers += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pausers -= 1
-            if _gc_pausers == 0 and _gc_was_enabled:
-                gc.enable()
-
-
 class _NodeError(Exception):
     def __init__(self, node, exc):
         self.node, self.exc = node, exc
@@ -519,9 +489,8 @@ def run(
     r.device = device
     res = r.result
     t0 = time.perf_counter()
-    with _collector_paused():
-        _execute(r, res, t0)
-        r.flush()
+    _execute(r, res, t0)
+    r.flush()
     res.timings["total_ms"] = (time.perf_counter() - t0) * 1e3
     if emit is None:
         res.records = records
