@@ -95,7 +95,8 @@ class Node:
 
     @property
     def metadata(self):
-        return {}
+        """A dict that lives with this node, for users' own notes (as PyTorch's)."""
+        return self.__dict__.setdefault("_metadata", {})
 
     def needs_grad(self, i):
         return self.next_functions[i][0] is not None
@@ -126,10 +127,6 @@ class Node:
             out.grad_fn, out._requires_grad = self, True
             return saved[:-1] + (out,)
         return saved
-
-    def release(self):
-        if self._saved:
-            self._saved = None
 
     @property
     def saved_tensors_info(self):
