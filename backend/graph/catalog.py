@@ -407,34 +407,27 @@ def _extremum_code(name):
     return code
 
 
-register(
-    OpSpec(
-        "max",
-        "reductions",
-        "largest element (along dim, if given)",
-        INPUT,
-        run=_extremum_run(
-            eg.max,
-            lambda x, d, k: eg.max(x, d, k).values if isinstance(d, int) else eg.amax(x, d, k),
-        ),
-        code=_extremum_code("max"),
-        params=(DIM, KEEPDIM),
+for _name, _reduce, _by_dims, _doc in (
+    ("max", eg.max, eg.amax, "largest element (along dim, if given)"),
+    ("min", eg.min, eg.amin, "smallest element (along dim, if given)"),
+):
+    register(
+        OpSpec(
+            _name,
+            "reductions",
+            _doc,
+            INPUT,
+            # one dim: the values of max(dim=); several: amax/amin, as PyTorch spells them
+            run=_extremum_run(
+                _reduce,
+                lambda x, d, k, f=_reduce, g=_by_dims: (
+                    f(x, d, k).values if isinstance(d, int) else g(x, d, k)
+                ),
+            ),
+            code=_extremum_code(_name),
+            params=(DIM, KEEPDIM),
+        )
     )
-)
-register(
-    OpSpec(
-        "min",
-        "reductions",
-        "smallest element (along dim, if given)",
-        INPUT,
-        run=_extremum_run(
-            eg.min,
-            lambda x, d, k: eg.min(x, d, k).values if isinstance(d, int) else eg.amin(x, d, k),
-        ),
-        code=_extremum_code("min"),
-        params=(DIM, KEEPDIM),
-    )
-)
 for _name, _doc in (("var", "variance"), ("std", "standard deviation")):
     register(
         OpSpec(

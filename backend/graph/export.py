@@ -319,9 +319,8 @@ class _Exporter(GraphIndex):
             weight = as_floats(p["weight"])
             stored.append(f"    {layer}.weight.copy_({lib}.tensor({weight!r}{dt}))")
         if p.get("bias_value") is not None and p.get("bias", True):
-            stored.append(
-                f"    {layer}.bias.copy_({lib}.tensor({as_floats(p['bias_value'])!r}{dt}))"
-            )
+            bias = as_floats(p["bias_value"])
+            stored.append(f"    {layer}.bias.copy_({lib}.tensor({bias!r}{dt}))")
         if stored:
             lines.append(f"with {lib}.no_grad():  # trained values stored in the graph")
             lines += stored
