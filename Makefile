@@ -3,8 +3,11 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+NPM_STAMP := frontend/node_modules/.installed
+EDITOR := frontend/dist/index.html
+FRONTEND_SRC := $(shell find frontend/src -type f 2>/dev/null) frontend/index.html frontend/vite.config.ts
 
-.PHONY: run test lint bench clean
+.PHONY: chromium run test lint test-python test-frontend test-e2e bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,21 +15,43 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-run: $(STAMP)
+$(NPM_STAMP): frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund --loglevel=error
+	touch $(NPM_STAMP)
+
+# the built editor, which `wiregrad serve` serves (not committed)
+$(EDITOR): $(NPM_STAMP) $(FRONTEND_SRC)
+	cd frontend && npm run --silent build -- --logLevel warn
+
+chromium:
+	./scripts/install-chromium.sh
+
+run: $(STAMP) $(EDITOR)
 	$(VENV)/bin/wiregrad serve $(ARGS)
 
-lint: $(STAMP)
+lint: $(STAMP) $(NPM_STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	cd frontend && npx tsc --noEmit -p .
 
-test: $(STAMP) lint
+test-frontend: $(NPM_STAMP)
+	cd frontend && npx vitest run
+
+test-python: $(STAMP)
 	$(PY) -m pytest -n 2 tests
 
+test-e2e: $(STAMP) $(EDITOR) chromium
+	$(PY) -m pytest -n 2 e2e
+
+test: lint test-frontend $(EDITOR) chromium
+	$(PY) -m pytest -n 2 tests e2e
+
 # Benchmarks print tables (never assert timings); BLAS tuning variables are unset for fairness.
-bench: $(STAMP)
+bench: $(STAMP) $(EDITOR) chromium
 	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) bench/engine.py
 	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) bench/graph.py
 	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) bench/server.py
+	$(PY) bench/editor.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info frontend/dist frontend/node_modules

@@ -1,0 +1,95 @@
+"""What a person does in the editor, as functions over a Playwright page: drag an op from the
+palette, wire two ports, pick a node, type a param, run. Tests read the canvas through the
+same names a screen reader would use."""
+
+import re
+
+from playwright.sync_api import Page, expect
+
+
+def open_editor(page: Page, template: str | None = None):
+    url = page.server.url + (f"/?template={template}" if template else "/")
+    page.goto(url)
+    expect(page.locator(".app.ready")).to_be_visible()
+    expect(page.get_by_role("alert").filter(has_text="Connecting")).to_have_count(0)
+
+
+def canvas_box(page: Page):
+    return page.get_by_label("graph canvas").bounding_box()
+
+
+def drag_op(page: Page, op: str, x: float, y: float) -> str:
+    """Drag `op` from the palette to (x, y) of the canvas; the new node's id."""
+    before = set(node_ids(page))
+    page.get_by_role("button", name=f"op {op}", exact=True).drag_to(
+        page.get_by_label("graph canvas"), target_position={"x": x, "y": y}
+    )
+    expect(page.locator(".react-flow__node")).to_have_count(len(before) + 1)
+    (new,) = set(node_ids(page)) - before
+    return new
+
+
+def node_ids(page: Page):
+    return page.locator(".react-flow__node").evaluate_all(
+        "els => els.map(e => e.getAttribute('data-id'))"
+    )
+
+
+def wire(page: Page, source: str, target: str, port: str = "input", out: str = "out"):
+    page.get_by_label(f"{source} output {out}", exact=True).drag_to(
+        page.get_by_label(f"{target} input {port}", exact=True)
+    )
+
+
+def select_node(page: Page, node: str):
+    page.get_by_test_id(f"node-{node}").locator(".op-node-title").click()
+    expect(page.get_by_label("inspector").get_by_role("heading", level=2)).to_contain_text(node)
+
+
+def set_param(page: Page, name: str, value: str):
+    field = page.get_by_label("inspector").get_by_label(name, exact=True)
+    field.fill(value)
+    field.press("Enter")
+
+
+def check_param(page: Page, name: str):
+    page.get_by_label("inspector").get_by_label(name, exact=True).check()
+
+
+def run_forward(page: Page, status="ok"):
+    before = last_run(page)
+    page.get_by_role("button", name="Forward", exact=True).click()
+    wait_finished(page, before, status)
+
+
+def run_backward(page: Page, target: str | None = None, status="ok"):
+    before = last_run(page)
+    page.get_by_role("button", name="Backward", exact=True).click()
+    if target:
+        page.get_by_label("backward from").select_option(target)
+    page.get_by_role("button", name="run backward").click()
+    wait_finished(page, before, status)
+
+
+def last_run(page: Page) -> str:
+    return page.get_by_label("run status").get_attribute("data-run") or ""
+
+
+def wait_finished(page: Page, before: str, status="ok"):
+    """Wait until a run newer than `before` has finished with `status`."""
+    run_status = page.get_by_label("run status")
+    expect(run_status).not_to_have_attribute("data-run", before or re.compile("^$"))
+    expect(run_status).to_have_attribute("data-status", re.compile("ok|error|cancelled"))
+    assert run_status.get_attribute("data-status") == status, run_status.inner_text()
+
+
+def value_of(page: Page, node: str) -> str:
+    return page.get_by_test_id(f"value-{node}").inner_text()
+
+
+def grad_of(page: Page, node: str) -> str:
+    return page.get_by_test_id(f"grad-{node}").inner_text().removeprefix("∇").strip()
+
+
+def edge_grad(page: Page, edge: str) -> str:
+    return page.get_by_test_id(f"edge-grad-{edge}").inner_text().removeprefix("∇").strip()

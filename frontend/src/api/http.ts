@@ -1,0 +1,60 @@
+// The JSON API under /api (docs/protocol.md). Every error answer is JSON with `error`.
+import type { GraphDocument, GraphInfo, NodeProblem, OpSpec } from "./types";
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly problems: NodeProblem[] = [],
+  ) {
+    super(message);
+  }
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(`/api${path}`, {
+    method,
+    headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await res.json().catch(() => ({ error: `${res.status} ${res.statusText}` }));
+  if (!res.ok) {
+    // validation problems come as node_errors; an import's as problems with line numbers
+    const problems: NodeProblem[] =
+      data.node_errors ??
+      (data.problems || []).map((p: string | { line: number; message: string }) =>
+        typeof p === "string" ? { message: p } : { message: `line ${p.line}: ${p.message}` },
+      );
+    throw new ApiError(data.error ?? `${res.status} ${res.statusText}`, res.status, problems);
+  }
+  return data as T;
+}
+
+export const api = {
+  ops: () => call<{ ops: OpSpec[] }>("GET", "/ops").then((d) => d.ops),
+  templates: () =>
+    call<{ templates: { id: string; name: string; description: string }[] }>(
+      "GET",
+      "/templates",
+    ).then((d) => d.templates),
+  template: (id: string) => call<GraphDocument>("GET", `/templates/${encodeURIComponent(id)}`),
+  validate: (graph: GraphDocument) =>
+    call<{ ok: boolean; node_errors: NodeProblem[] }>("POST", "/validate", graph),
+  graphs: () => call<{ graphs: GraphInfo[] }>("GET", "/graphs").then((d) => d.graphs),
+  graph: (id: string, revision?: number) =>
+    call<GraphDocument>(
+      "GET",
+      `/graphs/${encodeURIComponent(id)}${revision ? `?revision=${revision}` : ""}`,
+    ),
+  create: (graph: GraphDocument) => call<GraphInfo>("POST", "/graphs", graph),
+  save: (id: string, graph: GraphDocument) =>
+    call<GraphInfo>("PUT", `/graphs/${encodeURIComponent(id)}`, graph),
+  revisions: (id: string) =>
+    call<{ revisions: { revision: number; created: string; name: string }[] }>(
+      "GET",
+      `/graphs/${encodeURIComponent(id)}/revisions`,
+    ).then((d) => d.revisions),
+  exportCode: (graph: GraphDocument, flavor: "engine" | "torch") =>
+    call<{ flavor: string; code: string }>("POST", "/export", { graph, flavor }).then((d) => d.code),
+  importCode: (code: string) => call<GraphDocument>("POST", "/import", { code }),
+};

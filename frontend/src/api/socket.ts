@@ -1,0 +1,70 @@
+// The Socket.IO side of the protocol (docs/protocol.md): run, cancel and tensor, each
+// acknowledged; trace packets and run_finished pushed by the server.
+import { io, type Socket } from "socket.io-client";
+import type {
+  GraphDocument,
+  NodeProblem,
+  RunFinished,
+  RunMode,
+  TensorReply,
+  TraceRecord,
+} from "./types";
+
+export interface RunHandlers {
+  onStarted?: (runId: string, info: { mode: RunMode; target: string | null }) => void;
+  onRecords: (runId: string, records: TraceRecord[]) => void;
+  onFinished: (finished: RunFinished) => void;
+}
+
+export type RunAck = { run_id: string } | { error: string; node_errors?: NodeProblem[] };
+
+export class Connection {
+  readonly socket: Socket;
+
+  constructor(handlers: RunHandlers, onStatus: (connected: boolean) => void) {
+    // websocket first: no long-polling round trips while a run streams
+    this.socket = io({ transports: ["websocket", "polling"], reconnectionDelayMax: 3000 });
+    this.socket.on("connect", () => onStatus(true));
+    this.socket.on("disconnect", () => onStatus(false));
+    this.socket.on("connect_error", () => onStatus(false));
+    this.socket.on("run_started", (m) => handlers.onStarted?.(m.run_id, m));
+    this.socket.on("trace", (m) => handlers.onRecords(m.run_id, m.records));
+    this.socket.on("run_finished", (m) => handlers.onFinished(m));
+  }
+
+  private request<T>(event: string, payload: unknown, timeoutMs = 30000): Promise<T> {
+    return new Promise((resolve, reject) => {
+      if (!this.socket.connected) {
+        reject(new Error("not connected to the server"));
+        return;
+      }
+      this.socket.timeout(timeoutMs).emit(event, payload, (err: Error | null, reply: T) => {
+        if (err) reject(new Error(`the server did not answer '${event}' in time`));
+        else resolve(reply);
+      });
+    });
+  }
+
+  run(graph: GraphDocument, mode: RunMode, target?: string | null): Promise<RunAck> {
+    const payload: Record<string, unknown> = { graph, mode };
+    if (mode === "backward" && target) payload.target = target;
+    return this.request<RunAck>("run", payload);
+  }
+
+  cancel(runId: string) {
+    return this.request<{ ok?: boolean; error?: string }>("cancel", { run_id: runId });
+  }
+
+  async tensor(
+    runId: string,
+    where: { node: string } | { edge: string },
+    kind: "value" | "grad",
+    param?: string | null,
+  ): Promise<TensorReply> {
+    const payload: Record<string, unknown> = { run_id: runId, kind, ...where };
+    if (param) payload.param = param;
+    const reply = await this.request<TensorReply & { error?: string }>("tensor", payload);
+    if (reply.error) throw new Error(reply.error);
+    return reply;
+  }
+}

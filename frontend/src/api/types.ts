@@ -1,0 +1,136 @@
+// The shapes of what the server sends and takes: docs/graph-format.md and docs/protocol.md.
+
+export interface PortSpec {
+  name: string;
+  optional: boolean;
+  variadic: boolean;
+  doc: string;
+}
+
+export type ParamType = "float" | "int" | "bool" | "choice" | "dims" | "shape" | "tensor" | "str";
+
+export interface ParamSpec {
+  name: string;
+  type: ParamType;
+  default: unknown;
+  doc: string;
+  min?: number;
+  max?: number;
+  choices?: unknown[];
+  nullable?: boolean;
+}
+
+export interface OpSpec {
+  name: string;
+  category: string;
+  doc: string;
+  inputs: PortSpec[];
+  outputs: string[];
+  params: ParamSpec[];
+  source: boolean;
+}
+
+export interface DocNode {
+  id: string;
+  op: string;
+  params: Record<string, unknown>;
+  position: { x: number; y: number };
+  label?: string | null;
+}
+
+export interface DocEdge {
+  id: string;
+  source: string;
+  sourcePort: string;
+  target: string;
+  targetPort: string;
+}
+
+export interface LessonStep {
+  text: string;
+  select: string[];
+  run: "forward" | "backward" | null;
+}
+
+export interface GraphDocument {
+  format: "wiregrad.graph";
+  version: 1;
+  name: string;
+  description: string;
+  nodes: DocNode[];
+  edges: DocEdge[];
+  target: string | null;
+  lesson: LessonStep[];
+}
+
+export type Nested = number | boolean | Nested[];
+
+export interface Summary {
+  shape: number[];
+  dtype: string;
+  numel: number;
+  requires_grad: boolean;
+  grad_fn: string | null;
+  nan: number;
+  inf: number;
+  stats: { min: number; max: number; mean: number; std: number; norm: number } | null;
+  preview?: Nested | null;
+}
+
+export interface AutogradEntry {
+  id: string;
+  name: string;
+  node: string | null;
+  param?: string | null;
+  variable_shape?: number[];
+  saved?: { shape: number[]; dtype: string }[];
+}
+
+export type TraceRecord =
+  | { kind: "value"; node: string; summary: Summary; cached?: boolean }
+  | { kind: "skipped"; node: string; reason: string }
+  | { kind: "branch_not_taken"; node: string; port: "then" | "else"; edge: string }
+  | { kind: "edge_grad"; edge: string; source: string; target: string; summary: Summary }
+  | { kind: "node_grad"; node: string; summary: Summary }
+  | { kind: "leaf_grad"; node: string; param: string | null; summary: Summary }
+  | {
+      kind: "autograd";
+      nodes: AutogradEntry[];
+      edges: { source: string; target: string; input: number }[];
+    }
+  | { kind: "error"; node: string | null; message: string; type: string };
+
+export interface NodeProblem {
+  message: string;
+  node?: string | null;
+  edge?: string | null;
+  port?: string | null;
+  param?: string | null;
+}
+
+export type RunMode = "forward" | "backward";
+
+export interface RunFinished {
+  run_id: string;
+  status: "ok" | "error" | "cancelled";
+  timings: Record<string, number>;
+  records: number;
+  target: string | null;
+  error?: { node: string | null; message: string; type: string };
+}
+
+export interface TensorReply {
+  run_id: string;
+  kind: "value" | "grad";
+  shape: number[];
+  dtype: string;
+  values: Nested;
+}
+
+export interface GraphInfo {
+  id: string;
+  name: string;
+  created: string;
+  updated: string;
+  revision: number;
+}

@@ -1,0 +1,96 @@
+// One node on the canvas: its op and name, its typed ports (from the registry), and what the
+// last run found: value, gradient, leaf .grad, problems. Subscribes to its own entries only, so
+// a run's records re-render the nodes they are about and no others.
+import { Handle, type NodeProps, Position } from "@xyflow/react";
+import { memo } from "react";
+import { useShallow } from "zustand/react/shallow";
+import type { OpNode } from "../doc/convert";
+import { formatSummary } from "../format/annotate";
+import { useEditor } from "../store/editor";
+import { useRun } from "../store/run";
+
+function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
+  const spec = useEditor((s) => s.ops[data.op]);
+  const problems = useEditor(useShallow((s) => s.problems.filter((p) => p.node === id && !p.edge)));
+  const isTarget = useEditor((s) => s.meta.target === id);
+  const value = useRun((s) => s.annotations.values[id]);
+  const grad = useRun((s) => s.annotations.nodeGrads[id]);
+  const leafGrad = useRun((s) => s.annotations.leafGrads[id]);
+  const skipped = useRun((s) => s.annotations.skipped[id]);
+  const failed = useRun((s) => s.annotations.error?.node === id);
+  const focused = useRun((s) => s.focus.node === id);
+
+  const name = (data.params.name as string) || id;
+  const title = data.label || (spec?.source ? `${name} = ${data.op}` : `${id} = ${data.op}`);
+  const inputs = spec?.inputs ?? [];
+  const outputs = spec?.outputs ?? ["out"];
+  const cls = [
+    "op-node",
+    spec?.source ? "source" : "",
+    spec ? `cat-${spec.category.replace(/\s+/g, "-")}` : "unknown",
+    problems.length || failed ? "has-problem" : "",
+    skipped ? "skipped" : "",
+    focused ? "focused" : "",
+    selected ? "selected" : "",
+  ].join(" ");
+
+  return (
+    <div className={cls} aria-label={`node ${id}`} data-testid={`node-${id}`} title={spec?.doc}>
+      <div className="op-node-title">
+        {title}
+        {isTarget && <span className="target-badge" title="backward starts here"> ◎</span>}
+      </div>
+      <div className="op-node-ports">
+        <div className="op-node-inputs">
+          {inputs.map((p) => (
+            <div key={p.name} className="port port-in">
+              <Handle
+                type="target"
+                position={Position.Left}
+                id={p.name}
+                aria-label={`${id} input ${p.name}`}
+                className={p.variadic ? "variadic" : p.optional ? "optional" : ""}
+              />
+              <span>
+                {p.name}
+                {p.variadic ? "…" : p.optional ? "?" : ""}
+              </span>
+            </div>
+          ))}
+        </div>
+        <div className="op-node-outputs">
+          {outputs.map((o) => (
+            <div key={o} className="port port-out">
+              <span>{o}</span>
+              <Handle type="source" position={Position.Right} id={o} aria-label={`${id} output ${o}`} />
+            </div>
+          ))}
+        </div>
+      </div>
+      {value && (
+        <div className="anno value" data-testid={`value-${id}`} title="value">
+          {formatSummary(value)}
+        </div>
+      )}
+      {grad && (
+        <div className="anno grad" data-testid={`grad-${id}`} title="gradient">
+          ∇ {formatSummary(grad)}
+        </div>
+      )}
+      {leafGrad && (
+        <div className="anno leaf-grad" data-testid={`leafgrad-${id}`} title=".grad">
+          .grad {formatSummary(leafGrad)}
+        </div>
+      )}
+      {skipped && <div className="anno muted">not run</div>}
+      {problems.map((p, i) => (
+        <div key={i} className="anno problem" role="alert">
+          {p.param ? `${p.param}: ` : p.port ? `${p.port}: ` : ""}
+          {p.message}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+export default memo(OpNodeView);

@@ -1,0 +1,160 @@
+// Dialogs of the File menu: templates, graphs stored on the server (with their revisions),
+// code export, and code import.
+import { useEffect, useState } from "react";
+import { api } from "../api/http";
+import type { GraphInfo } from "../api/types";
+import { useEditor } from "../store/editor";
+import Dialog from "./Dialog";
+import { downloadText, openDocument, openTemplate } from "./files";
+
+export function TemplatesDialog({ onClose }: { onClose: () => void }) {
+  const [list, setList] = useState<{ id: string; name: string; description: string }[] | null>(null);
+  useEffect(() => {
+    api.templates().then(setList, (e) => useEditor.getState().notify(String(e.message), "error"));
+  }, []);
+  return (
+    <Dialog title="Open a template" onClose={onClose} wide>
+      {!list && <p>loading…</p>}
+      <ul className="pick-list">
+        {list?.map((t) => (
+          <li key={t.id}>
+            <button
+              type="button"
+              aria-label={`template ${t.name}`}
+              onClick={async () => (await openTemplate(t.id)) && onClose()}
+            >
+              <b>{t.name}</b>
+              <span className="muted">{t.description.slice(0, 160)}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </Dialog>
+  );
+}
+
+export function OpenDialog({ onClose }: { onClose: () => void }) {
+  const [graphs, setGraphs] = useState<GraphInfo[] | null>(null);
+  const [revisions, setRevisions] = useState<Record<string, { revision: number; created: string }[]>>({});
+  useEffect(() => {
+    api.graphs().then(setGraphs, (e) => useEditor.getState().notify(String(e.message), "error"));
+  }, []);
+  const open = async (id: string, revision?: number) => {
+    const doc = await api.graph(id, revision);
+    const head = graphs?.find((g) => g.id === id)?.revision ?? null;
+    if (openDocument(doc, { graphId: id, revision: revision ?? head })) onClose();
+  };
+  return (
+    <Dialog title="Open a saved graph" onClose={onClose} wide>
+      {graphs && !graphs.length && <p className="muted">Nothing is saved on this server yet.</p>}
+      <ul className="pick-list">
+        {graphs?.map((g) => (
+          <li key={g.id}>
+            <button type="button" aria-label={`open ${g.name}`} onClick={() => open(g.id)}>
+              <b>{g.name}</b>
+              <span className="muted">
+                revision {g.revision} · {new Date(g.updated).toLocaleString()}
+              </span>
+            </button>
+            <button
+              type="button"
+              className="small"
+              aria-label={`revisions of ${g.name}`}
+              onClick={async () => setRevisions({ ...revisions, [g.id]: await api.revisions(g.id) })}
+            >
+              revisions
+            </button>
+            {revisions[g.id] && (
+              <ul className="revisions">
+                {revisions[g.id].map((r) => (
+                  <li key={r.revision}>
+                    <button type="button" className="small" onClick={() => open(g.id, r.revision)}>
+                      revision {r.revision} · {new Date(r.created).toLocaleString()}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </li>
+        ))}
+      </ul>
+    </Dialog>
+  );
+}
+
+export function ExportDialog({ onClose }: { onClose: () => void }) {
+  const [flavor, setFlavor] = useState<"engine" | "torch">("torch");
+  const [code, setCode] = useState<string>("");
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    const ed = useEditor.getState();
+    setError(null);
+    api.exportCode(ed.document(), flavor).then(setCode, (e) => {
+      setCode("");
+      setError(
+        [e.message, ...(e.problems ?? []).map((p: { node?: string; message: string }) => `${p.node ? `${p.node}: ` : ""}${p.message}`)].join("\n"),
+      );
+    });
+  }, [flavor]);
+  const name = useEditor.getState().meta.name.replace(/[^\w.-]+/g, "_") || "graph";
+  return (
+    <Dialog title="Export as Python" onClose={onClose} wide>
+      <div role="tablist" aria-label="code flavour" className="tabs">
+        {(["torch", "engine"] as const).map((f) => (
+          <button key={f} role="tab" aria-selected={flavor === f} type="button" onClick={() => setFlavor(f)}>
+            {f === "torch" ? "PyTorch" : "Wiregrad engine"}
+          </button>
+        ))}
+      </div>
+      {error ? (
+        <pre className="field-error" role="alert">{error}</pre>
+      ) : (
+        <pre className="code" aria-label="exported code" tabIndex={0}>
+          {code}
+        </pre>
+      )}
+      <div className="dialog-actions">
+        <button type="button" disabled={!code} onClick={() => navigator.clipboard?.writeText(code).then(() => useEditor.getState().notify("code copied"))}>
+          copy
+        </button>
+        <button type="button" disabled={!code} onClick={() => downloadText(`${name}_${flavor}.py`, code, "text/x-python")}>
+          download .py
+        </button>
+      </div>
+    </Dialog>
+  );
+}
+
+export function ImportDialog({ onClose }: { onClose: () => void }) {
+  const [code, setCode] = useState("");
+  const [problems, setProblems] = useState<string[]>([]);
+  const submit = async () => {
+    try {
+      const doc = await api.importCode(code);
+      if (openDocument(doc)) onClose();
+    } catch (e) {
+      const err = e as { message: string; problems?: { message: string }[] };
+      setProblems([err.message, ...(err.problems ?? []).map((p) => p.message)]);
+    }
+  };
+  return (
+    <Dialog title="Import Python" onClose={onClose} wide>
+      <p className="muted">
+        Paste a script exported by Wiregrad (engine or PyTorch). It is read, never run.
+      </p>
+      <textarea aria-label="python code" rows={16} value={code} onChange={(e) => setCode(e.target.value)} spellCheck={false} />
+      {problems.length > 0 && (
+        <ul className="field-error" role="alert">
+          {problems.map((p, i) => (
+            <li key={i}>{p}</li>
+          ))}
+        </ul>
+      )}
+      <div className="dialog-actions">
+        <button type="button" onClick={submit} disabled={!code.trim()}>
+          import
+        </button>
+      </div>
+    </Dialog>
+  );
+}

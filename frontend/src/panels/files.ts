@@ -1,0 +1,103 @@
+// Opening and saving documents: templates, the server's store, files on disk, and the working
+// copy kept in the browser so that a reload or a crash loses nothing.
+import { api } from "../api/http";
+import type { GraphDocument } from "../api/types";
+import { useEditor } from "../store/editor";
+import { useRun } from "../store/run";
+
+const WORKING_COPY = "wiregrad.working";
+
+/** Replace the open graph, asking first when it has unsaved changes. */
+export function openDocument(
+  doc: GraphDocument,
+  from: { graphId?: string | null; revision?: number | null } = {},
+  ask = true,
+): boolean {
+  if (ask && useEditor.getState().dirty && !window.confirm("Discard the unsaved changes to this graph?"))
+    return false;
+  useEditor.getState().load(doc, from);
+  useRun.getState().clear();
+  return true;
+}
+
+export async function openTemplate(id: string, ask = true) {
+  return openDocument(await api.template(id), {}, ask);
+}
+
+/** Save to the server's store: a new revision of the graph it came from, or a new graph. */
+export async function saveToServer(asNew = false) {
+  const ed = useEditor.getState();
+  const doc = ed.document();
+  try {
+    const info =
+      ed.graphId && !asNew ? await api.save(ed.graphId, doc) : await api.create(doc);
+    useEditor.getState().markSaved(info.id, info.revision);
+    ed.notify(`saved “${info.name}” as revision ${info.revision}`);
+  } catch (err) {
+    ed.notify(`save failed: ${(err as Error).message}`, "error");
+  }
+}
+
+export function downloadText(name: string, text: string, type = "application/json") {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = Object.assign(document.createElement("a"), { href: url, download: name });
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export function downloadDocument() {
+  const doc = useEditor.getState().document();
+  const file = `${(doc.name || "graph").replace(/[^\w.-]+/g, "-")}.json`;
+  downloadText(file, JSON.stringify(doc, null, 2));
+}
+
+/** Read an uploaded JSON document; the server checks it is a document before it is opened. */
+export async function uploadDocument(file: File) {
+  const ed = useEditor.getState();
+  let doc: GraphDocument;
+  try {
+    doc = JSON.parse(await file.text());
+  } catch {
+    ed.notify(`${file.name} is not JSON`, "error");
+    return;
+  }
+  try {
+    await api.validate(doc); // 400 when it is not a graph document at all
+  } catch (err) {
+    ed.notify(`${file.name} is not a Wiregrad graph: ${(err as Error).message}`, "error");
+    return;
+  }
+  openDocument(doc);
+}
+
+// The working copy: written shortly after each change, read back when the page loads.
+export function keepWorkingCopy() {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return useEditor.subscribe((s, prev) => {
+    if (s.nodes === prev.nodes && s.edges === prev.edges && s.meta === prev.meta && s.dirty === prev.dirty)
+      return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const st = useEditor.getState();
+      const saved = { doc: st.document(), graphId: st.graphId, revision: st.revision, dirty: st.dirty };
+      try {
+        localStorage.setItem(WORKING_COPY, JSON.stringify(saved));
+      } catch {
+        /* storage full or disabled: the server store still works */
+      }
+    }, 300);
+  });
+}
+
+export function restoreWorkingCopy(): boolean {
+  try {
+    const raw = localStorage.getItem(WORKING_COPY);
+    if (!raw) return false;
+    const saved = JSON.parse(raw);
+    if (saved?.doc?.format !== "wiregrad.graph") return false;
+    useEditor.getState().load(saved.doc, saved);
+    return true;
+  } catch {
+    return false;
+  }
+}

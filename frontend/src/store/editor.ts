@@ -1,0 +1,306 @@
+// The graph being edited: nodes, edges and document fields, selection-aware edit actions, and
+// undo/redo. Components read slices with selectors so that an edit re-renders only what it
+// touches. Every action that changes the document records one undo step first.
+import {
+  addEdge,
+  applyEdgeChanges,
+  applyNodeChanges,
+  type Connection,
+  type EdgeChange,
+  type NodeChange,
+  type XYPosition,
+} from "@xyflow/react";
+import { create } from "zustand";
+import type { GraphDocument, NodeProblem, OpSpec } from "../api/types";
+import {
+  type DocMeta,
+  edgeId,
+  emptyDocument,
+  freshId,
+  fromDocument,
+  type OpNode,
+  toDocument,
+  type WireEdge,
+} from "../doc/convert";
+import { History } from "../doc/history";
+import { connectionProblem } from "../doc/wiring";
+
+interface Snapshot {
+  nodes: OpNode[];
+  edges: WireEdge[];
+  meta: DocMeta;
+}
+
+interface Clipboard {
+  nodes: OpNode[];
+  edges: WireEdge[];
+}
+
+export interface EditorState extends Snapshot {
+  ops: Record<string, OpSpec>;
+  opList: OpSpec[];
+  graphId: string | null; // the stored graph this document was opened from or saved to
+  revision: number | null;
+  dirty: boolean; // changed since it was opened or saved
+  problems: NodeProblem[]; // validation problems from the last refused run
+  notice: { text: string; tone: "info" | "error" } | null;
+  canUndo: boolean;
+  canRedo: boolean;
+  clipboard: Clipboard | null;
+
+  setOps(ops: OpSpec[]): void;
+  load(doc: GraphDocument, from?: { graphId?: string | null; revision?: number | null; dirty?: boolean }): void;
+  document(): GraphDocument;
+  onNodesChange(changes: NodeChange<OpNode>[]): void;
+  onEdgesChange(changes: EdgeChange<WireEdge>[]): void;
+  connect(c: Connection): string | null;
+  checkConnection(c: Connection | WireEdge): string | null;
+  addNode(op: string, position: XYPosition): string;
+  setParam(id: string, name: string, value: unknown): void;
+  setLabel(id: string, label: string): void;
+  setMeta(meta: Partial<DocMeta>): void;
+  setPositions(positions: Record<string, XYPosition>): void;
+  beginChange(): void;
+  select(ids: string[]): void;
+  deleteSelection(): void;
+  copySelection(): void;
+  paste(offset?: XYPosition): void;
+  duplicateSelection(): void;
+  undo(): void;
+  redo(): void;
+  setProblems(problems: NodeProblem[]): void;
+  notify(text: string, tone?: "info" | "error"): void;
+  markSaved(graphId: string, revision: number): void;
+}
+
+const history = new History<Snapshot>();
+
+export const useEditor = create<EditorState>()((set, get) => {
+  /** Record the current state as an undo step, then apply `patch` as a document change. */
+  const change = (patch: Partial<EditorState>) => {
+    const { nodes, edges, meta } = get();
+    history.push({ nodes, edges, meta });
+    set({ ...patch, dirty: true, canUndo: true, canRedo: false });
+  };
+
+  const takenIds = () => {
+    const { nodes, edges } = get();
+    return new Set<string>([...nodes.map((n) => n.id), ...edges.map((e) => e.id)]);
+  };
+
+  return {
+    ...fromDocument(emptyDocument()),
+    ops: {},
+    opList: [],
+    graphId: null,
+    revision: null,
+    dirty: false,
+    problems: [],
+    notice: null,
+    canUndo: false,
+    canRedo: false,
+    clipboard: null,
+
+    setOps(ops) {
+      set({ ops: Object.fromEntries(ops.map((o) => [o.name, o])), opList: ops });
+    },
+
+    load(doc, from = {}) {
+      history.clear();
+      set({
+        ...fromDocument(doc),
+        graphId: from.graphId ?? null,
+        revision: from.revision ?? null,
+        dirty: from.dirty ?? false,
+        problems: [],
+        canUndo: false,
+        canRedo: false,
+      });
+    },
+
+    document() {
+      const { nodes, edges, meta } = get();
+      return toDocument(nodes, edges, meta);
+    },
+
+    onNodesChange(changes) {
+      // removals are undoable edits; selection and measurement are not edits at all; moves are
+      // recorded once, when a drag starts (beginChange from the canvas)
+      const edits = changes.some((c) => c.type === "remove" || c.type === "add");
+      const moved = changes.some((c) => c.type === "position" && !c.dragging);
+      const nodes = applyNodeChanges(changes, get().nodes);
+      if (edits) {
+        const removed = new Set(changes.filter((c) => c.type === "remove").map((c) => c.id));
+        const edges = get().edges.filter((e) => !removed.has(e.source) && !removed.has(e.target));
+        change({ nodes, edges });
+      } else set(moved ? { nodes, dirty: true } : { nodes });
+    },
+
+    onEdgesChange(changes) {
+      const edges = applyEdgeChanges(changes, get().edges);
+      if (changes.some((c) => c.type === "remove" || c.type === "add")) change({ edges });
+      else set({ edges });
+    },
+
+    checkConnection(c) {
+      const target = get().nodes.find((n) => n.id === c.target);
+      return connectionProblem(get().edges, c, target ? get().ops[target.data.op] : undefined);
+    },
+
+    connect(c) {
+      const problem = get().checkConnection(c);
+      if (problem) {
+        get().notify(problem, "error");
+        return problem;
+      }
+      const port = c.targetHandle ?? "input";
+      const edge: WireEdge = {
+        id: edgeId(c.source, c.target, port, takenIds()),
+        type: "wire",
+        source: c.source,
+        sourceHandle: c.sourceHandle ?? "out",
+        target: c.target,
+        targetHandle: port,
+      };
+      change({ edges: addEdge(edge, get().edges) });
+      return null;
+    },
+
+    addNode(op, position) {
+      const id = freshId(op === "if" ? "if_" : op, takenIds());
+      const node: OpNode = { id, type: "op", position, data: { op, params: {}, label: null } };
+      const nodes = get().nodes.map((n) => (n.selected ? { ...n, selected: false } : n));
+      change({ nodes: [...nodes, { ...node, selected: true }] });
+      return id;
+    },
+
+    setParam(id, name, value) {
+      change({
+        nodes: get().nodes.map((n) => {
+          if (n.id !== id) return n;
+          const params = { ...n.data.params };
+          if (value === undefined) delete params[name];
+          else params[name] = value;
+          return { ...n, data: { ...n.data, params } };
+        }),
+      });
+    },
+
+    setLabel(id, label) {
+      change({
+        nodes: get().nodes.map((n) =>
+          n.id === id ? { ...n, data: { ...n.data, label: label || null } } : n,
+        ),
+      });
+    },
+
+    setMeta(meta) {
+      change({ meta: { ...get().meta, ...meta } });
+    },
+
+    setPositions(positions) {
+      change({
+        nodes: get().nodes.map((n) => (positions[n.id] ? { ...n, position: positions[n.id] } : n)),
+      });
+    },
+
+    beginChange() {
+      const { nodes, edges, meta } = get();
+      history.push({ nodes, edges, meta });
+      set({ canUndo: true, canRedo: false });
+    },
+
+    select(ids) {
+      const want = new Set(ids);
+      set({
+        nodes: get().nodes.map((n) =>
+          n.selected === want.has(n.id) ? n : { ...n, selected: want.has(n.id) },
+        ),
+        edges: get().edges.map((e) => (e.selected ? { ...e, selected: false } : e)),
+      });
+    },
+
+    deleteSelection() {
+      const { nodes, edges } = get();
+      const gone = new Set(nodes.filter((n) => n.selected).map((n) => n.id));
+      const keptEdges = edges.filter(
+        (e) => !e.selected && !gone.has(e.source) && !gone.has(e.target),
+      );
+      if (!gone.size && keptEdges.length === edges.length) return;
+      change({ nodes: nodes.filter((n) => !gone.has(n.id)), edges: keptEdges });
+    },
+
+    copySelection() {
+      const { nodes, edges } = get();
+      const picked = nodes.filter((n) => n.selected);
+      const ids = new Set(picked.map((n) => n.id));
+      const inner = edges.filter((e) => ids.has(e.source) && ids.has(e.target));
+      set({ clipboard: { nodes: picked, edges: inner } });
+      if (picked.length) get().notify(`copied ${picked.length} node${picked.length > 1 ? "s" : ""}`);
+    },
+
+    paste(offset = { x: 40, y: 40 }) {
+      const clip = get().clipboard;
+      if (!clip || !clip.nodes.length) return;
+      const taken = takenIds();
+      const rename = new Map<string, string>();
+      const nodes = clip.nodes.map((n) => {
+        const id = freshId(n.id.replace(/\d+$/, "") || n.data.op, taken);
+        taken.add(id);
+        rename.set(n.id, id);
+        return {
+          ...n,
+          id,
+          selected: true,
+          position: { x: n.position.x + offset.x, y: n.position.y + offset.y },
+          data: { ...n.data, params: { ...n.data.params } },
+        };
+      });
+      const edges = clip.edges.map((e) => {
+        const id = edgeId(rename.get(e.source)!, rename.get(e.target)!, e.targetHandle ?? "input", taken);
+        taken.add(id);
+        return { ...e, id, source: rename.get(e.source)!, target: rename.get(e.target)!, selected: false };
+      });
+      const deselected = get().nodes.map((n) => (n.selected ? { ...n, selected: false } : n));
+      change({ nodes: [...deselected, ...nodes], edges: [...get().edges, ...edges] });
+      // the next paste lands a step further along, as in other editors
+      set({ clipboard: { nodes: nodes.map((n) => ({ ...n, selected: false })), edges } });
+    },
+
+    duplicateSelection() {
+      const saved = get().clipboard;
+      get().copySelection();
+      get().paste();
+      set({ clipboard: saved });
+    },
+
+    undo() {
+      const { nodes, edges, meta } = get();
+      const prev = history.undo({ nodes, edges, meta });
+      if (prev) set({ ...prev, dirty: true, canUndo: history.canUndo, canRedo: history.canRedo });
+    },
+
+    redo() {
+      const { nodes, edges, meta } = get();
+      const next = history.redo({ nodes, edges, meta });
+      if (next) set({ ...next, dirty: true, canUndo: history.canUndo, canRedo: history.canRedo });
+    },
+
+    setProblems(problems) {
+      set({ problems });
+    },
+
+    notify(text, tone = "info") {
+      set({ notice: { text, tone } });
+    },
+
+    markSaved(graphId, revision) {
+      set({ graphId, revision, dirty: false });
+    },
+  };
+});
+
+/** The problems that belong to one node (its params and ports included). */
+export function problemsOf(problems: NodeProblem[], nodeId: string) {
+  return problems.filter((p) => p.node === nodeId && !p.edge);
+}

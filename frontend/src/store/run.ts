@@ -1,0 +1,193 @@
+// Runs: the connection, the run in progress, the annotations its records made, and step
+// mode's replay. Records arrive in batches (one trace packet); each batch is folded into the
+// annotation tables once, so a 1,000-edge run costs a handful of store updates.
+import { create } from "zustand";
+import { Connection } from "../api/socket";
+import type { RunFinished, RunMode, TraceRecord } from "../api/types";
+import { type Annotations, applyRecords, emptyAnnotations, recordFocus } from "./annotations";
+import { useEditor } from "./editor";
+
+export interface StepState {
+  index: number; // how many of the run's records are shown
+  playing: boolean;
+  speed: number; // records per second
+}
+
+export interface RunState {
+  connected: boolean;
+  everConnected: boolean;
+  runId: string | null; // the latest run (running or finished); tensors are fetched from it
+  running: boolean;
+  mode: RunMode | null;
+  target: string | null;
+  finished: RunFinished | null;
+  records: TraceRecord[]; // every record of the latest run, for step mode
+  annotations: Annotations;
+  step: StepState | null; // null: annotations show the whole run
+  focus: { node?: string; edge?: string };
+  selectedEdge: string | null;
+  viewing: TensorRef | null; // what the tensor viewer shows
+
+  start(mode: RunMode, target?: string | null): Promise<void>;
+  cancel(): Promise<void>;
+  clear(): void;
+  enterStep(): void;
+  exitStep(): void;
+  stepTo(index: number): void;
+  setPlaying(playing: boolean): void;
+  setSpeed(speed: number): void;
+  selectEdge(id: string | null): void;
+  view(ref: TensorRef | null): void;
+}
+
+/** A tensor of the latest run: a node's value or gradient, an edge's gradient, or a linear
+ * node's own weight/bias (`param`). */
+export interface TensorRef {
+  node?: string;
+  edge?: string;
+  kind: "value" | "grad";
+  param?: "weight" | "bias";
+}
+
+let connection: Connection | null = null;
+
+export function getConnection(): Connection {
+  if (!connection) {
+    connection = new Connection(
+      {
+        onStarted: () => {},
+        onRecords: (runId, records) => {
+          const s = useRun.getState();
+          if (runId !== s.runId) return; // a cancelled run's late packets
+          useRun.setState({
+            records: s.records.concat(records),
+            annotations: s.step ? s.annotations : applyRecords(s.annotations, records),
+          });
+        },
+        onFinished: (finished) => {
+          if (finished.run_id !== useRun.getState().runId) return;
+          useRun.setState({ running: false, finished });
+          const ed = useEditor.getState();
+          if (finished.status === "error" && finished.error)
+            ed.notify(
+              `${finished.error.node ? `${finished.error.node}: ` : ""}${finished.error.message}`,
+              "error",
+            );
+          else if (finished.status === "cancelled") ed.notify("run cancelled");
+          else
+            ed.notify(
+              `${useRun.getState().mode} run finished in ${Math.round(
+                finished.timings.total_ms ?? 0,
+              )} ms (${finished.records} records)`,
+            );
+        },
+      },
+      (connected) =>
+        useRun.setState((s) => ({
+          connected,
+          everConnected: s.everConnected || connected,
+          // a dropped connection ends the run on the server (disconnect cancels it)
+          running: connected ? s.running : false,
+        })),
+    );
+  }
+  return connection;
+}
+
+export const useRun = create<RunState>()((set, get) => ({
+  connected: false,
+  everConnected: false,
+  runId: null,
+  running: false,
+  mode: null,
+  target: null,
+  finished: null,
+  records: [],
+  annotations: emptyAnnotations(),
+  step: null,
+  focus: {},
+  selectedEdge: null,
+  viewing: null,
+
+  async start(mode, target) {
+    const ed = useEditor.getState();
+    const doc = ed.document();
+    let ack;
+    try {
+      ack = await getConnection().run(doc, mode, target);
+    } catch (err) {
+      ed.notify(String((err as Error).message), "error");
+      return;
+    }
+    if ("error" in ack) {
+      ed.setProblems(ack.node_errors ?? []);
+      const n = ack.node_errors?.length ?? 0;
+      ed.notify(n ? `the graph has ${n} problem${n > 1 ? "s" : ""}: ${ack.node_errors![0].message}` : ack.error, "error");
+      return;
+    }
+    ed.setProblems([]);
+    set({
+      runId: ack.run_id,
+      running: true,
+      mode,
+      target: target ?? doc.target ?? null,
+      finished: null,
+      records: [],
+      annotations: emptyAnnotations(),
+      step: null,
+      focus: {},
+    });
+  },
+
+  async cancel() {
+    const { runId, running } = get();
+    if (runId && running) await getConnection().cancel(runId).catch(() => {});
+  },
+
+  clear() {
+    set({ records: [], annotations: emptyAnnotations(), finished: null, step: null, focus: {} });
+  },
+
+  enterStep() {
+    if (!get().records.length) return;
+    set({ step: { index: 0, playing: true, speed: 4 }, annotations: emptyAnnotations(), focus: {} });
+  },
+
+  exitStep() {
+    set({ step: null, annotations: applyRecords(emptyAnnotations(), get().records), focus: {} });
+  },
+
+  stepTo(index) {
+    const { step, records, annotations } = get();
+    if (!step) return;
+    const i = Math.max(0, Math.min(records.length, index));
+    // forward steps fold one more record in; going back replays from the start
+    const next =
+      i >= step.index
+        ? applyRecords(annotations, records.slice(step.index, i))
+        : applyRecords(emptyAnnotations(), records.slice(0, i));
+    set({
+      step: { ...step, index: i, playing: step.playing && i < records.length },
+      annotations: next,
+      focus: i > 0 ? recordFocus(records[i - 1]) : {},
+    });
+  },
+
+  setPlaying(playing) {
+    const step = get().step;
+    if (step) set({ step: { ...step, playing } });
+  },
+
+  setSpeed(speed) {
+    const step = get().step;
+    if (step) set({ step: { ...step, speed } });
+  },
+
+  selectEdge(id) {
+    set({ selectedEdge: id });
+  },
+
+  view(ref) {
+    set({ viewing: ref });
+  },
+}));
