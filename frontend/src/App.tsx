@@ -63,15 +63,20 @@ function Editor() {
       } catch (e) {
         useEditor.getState().notify(`cannot load the op registry: ${(e as Error).message}`, "error");
       }
-      const wanted = new URLSearchParams(location.search).get("template");
+      const query = new URLSearchParams(location.search);
+      const template = query.get("template");
+      const graph = query.get("graph");
       try {
-        if (wanted) await openTemplate(wanted, false);
+        if (graph) {
+          const revision = Number(query.get("revision")) || undefined;
+          const doc = await api.graph(graph, revision);
+          openDocument(doc, { graphId: graph, revision: revision ?? null }, false);
+        } else if (template) await openTemplate(template, false);
         else if (!restoreWorkingCopy()) await openTemplate("square-of-a-sum", false);
       } catch {
         useEditor.getState().load(emptyDocument());
       }
       setReady(true);
-      requestAnimationFrame(() => fitView({ padding: 0.2 }));
     })();
     // the working copy survives a reload anyway; the question is for leaving the editor
     const guard = (e: BeforeUnloadEvent) => {

@@ -6,9 +6,10 @@ import {
   MiniMap,
   ReactFlow,
   type IsValidConnection,
+  useNodesInitialized,
   useReactFlow,
 } from "@xyflow/react";
-import { type DragEvent, type MouseEvent, useCallback, useState } from "react";
+import { type DragEvent, type MouseEvent, useCallback, useEffect, useRef, useState } from "react";
 import type { WireEdge } from "../doc/convert";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
@@ -26,7 +27,8 @@ export default function Canvas() {
   const onNodesChange = useEditor((s) => s.onNodesChange);
   const onEdgesChange = useEditor((s) => s.onEdgesChange);
   const connect = useEditor((s) => s.connect);
-  const { screenToFlowPosition } = useReactFlow();
+  const { screenToFlowPosition, fitView } = useReactFlow();
+  useFitOnOpen(fitView);
   const [quickAdd, setQuickAdd] = useState<{ x: number; y: number; flow: { x: number; y: number } } | null>(null);
 
   const isValidConnection: IsValidConnection<WireEdge> = useCallback(
@@ -81,7 +83,6 @@ export default function Canvas() {
         zoomOnDoubleClick={false}
         minZoom={0.05}
         fitView
-        onlyRenderVisibleElements
         proOptions={{ hideAttribution: true }}
       >
         <Background gap={24} />
@@ -100,4 +101,16 @@ export default function Canvas() {
       )}
     </div>
   );
+}
+
+/** Fit the view to each newly opened document, once its nodes have been measured. */
+function useFitOnOpen(fitView: ReturnType<typeof useReactFlow>["fitView"]) {
+  const opened = useEditor((s) => s.opened);
+  const measured = useNodesInitialized();
+  const fitted = useRef(-1);
+  useEffect(() => {
+    if (fitted.current === opened || (!measured && useEditor.getState().nodes.length)) return;
+    fitted.current = opened;
+    fitView({ padding: 0.15, maxZoom: 1.25 });
+  }, [opened, measured, fitView]);
 }

@@ -16,6 +16,9 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
   const value = useRun((s) => s.annotations.values[id]);
   const grad = useRun((s) => s.annotations.nodeGrads[id]);
   const leafGrad = useRun((s) => s.annotations.leafGrads[id]);
+  // a linear node's own parameters are leaves too: their .grad is shown on the node
+  const weightGrad = useRun((s) => s.annotations.leafGrads[`${id}.weight`]);
+  const biasGrad = useRun((s) => s.annotations.leafGrads[`${id}.bias`]);
   const skipped = useRun((s) => s.annotations.skipped[id]);
   const failed = useRun((s) => s.annotations.error?.node === id);
   const focused = useRun((s) => s.focus.node === id);
@@ -80,6 +83,16 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
       {leafGrad && (
         <div className="anno leaf-grad" data-testid={`leafgrad-${id}`} title=".grad">
           .grad {formatSummary(leafGrad)}
+        </div>
+      )}
+      {weightGrad && (
+        <div className="anno leaf-grad" data-testid={`leafgrad-${id}.weight`} title="weight.grad">
+          weight.grad {formatSummary(weightGrad)}
+        </div>
+      )}
+      {biasGrad && (
+        <div className="anno leaf-grad" data-testid={`leafgrad-${id}.bias`} title="bias.grad">
+          bias.grad {formatSummary(biasGrad)}
         </div>
       )}
       {skipped && <div className="anno muted">not run</div>}

@@ -47,6 +47,7 @@ export interface EditorState extends Snapshot {
   canUndo: boolean;
   canRedo: boolean;
   clipboard: Clipboard | null;
+  opened: number; // counts documents opened: the canvas fits the view to each new one
 
   setOps(ops: OpSpec[]): void;
   load(doc: GraphDocument, from?: { graphId?: string | null; revision?: number | null; dirty?: boolean }): void;
@@ -100,6 +101,7 @@ export const useEditor = create<EditorState>()((set, get) => {
     canUndo: false,
     canRedo: false,
     clipboard: null,
+    opened: 0,
 
     setOps(ops) {
       set({ ops: Object.fromEntries(ops.map((o) => [o.name, o])), opList: ops });
@@ -115,6 +117,7 @@ export const useEditor = create<EditorState>()((set, get) => {
         problems: [],
         canUndo: false,
         canRedo: false,
+        opened: get().opened + 1,
       });
     },
 

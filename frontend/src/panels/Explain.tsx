@@ -1,0 +1,165 @@
+// The chain rule on the selected edge: the gradient arriving at the consumer's output times
+// the consumer's local derivative for this input is the gradient the edge carries back.
+import { useMemo } from "react";
+import { formatNumber, formatShape } from "../format/annotate";
+import { useEditor } from "../store/editor";
+import { useRun } from "../store/run";
+import "./analysis.css";
+import { explainChain } from "./chainRule";
+
+const EMPTY: Record<string, unknown> = {};
+
+export default function Explain() {
+  const edgeId = useRun((s) => s.selectedEdge);
+  const selectEdge = useRun((s) => s.selectEdge);
+  // edge objects and node data keep their identity across drags, so these settle quickly
+  const edge = useEditor((s) => (edgeId ? s.edges.find((e) => e.id === edgeId) : undefined));
+  const consumer = useEditor((s) =>
+    edge ? s.nodes.find((n) => n.id === edge.target)?.data : undefined,
+  );
+  const otherConnected = useEditor((s) =>
+    edge ? s.edges.some((e) => e.target === edge.target && e.targetHandle === "other") : false,
+  );
+  const upstream = useRun((s) => (edge ? s.annotations.nodeGrads[edge.target] : undefined));
+  const edgeGrad = useRun((s) => (edgeId ? s.annotations.edgeGrads[edgeId] : undefined));
+  const notTaken = useRun((s) => (edgeId ? s.annotations.notTaken[edgeId] : undefined));
+  const backwardDone = useRun(
+    (s) =>
+      s.mode === "backward" &&
+      (s.finished !== null || Object.keys(s.annotations.nodeGrads).length > 0),
+  );
+
+  const port = edge?.targetHandle ?? "input";
+  const chain = useMemo(
+    () =>
+      explainChain({
+        port,
+        op: consumer?.op ?? null,
+        params: consumer?.params ?? EMPTY,
+        otherConnected,
+        upstream,
+        edgeGrad,
+        notTaken,
+        backwardDone,
+      }),
+    [port, consumer, otherConnected, upstream, edgeGrad, notTaken, backwardDone],
+  );
+
+  if (!edgeId) return null;
+
+  const P = edge?.source ?? "?";
+  const C = edge?.target ?? "?";
+  const local = `∂${C}/∂${port}`;
+
+  let body;
+  if (!edge) {
+    body = <p className="ex-note">This edge is no longer in the graph.</p>;
+  } else if (chain.kind === "not-taken") {
+    body = (
+      <p className="ex-note">
+        This edge is on the '{chain.port}' branch of {C}, which was not taken: the branch did
+        not run, so no gradient flows back along it.
+      </p>
+    );
+  } else if (chain.kind === "needs-backward") {
+    body = <p className="ex-note">Run backward to see the gradient this edge carries.</p>;
+  } else if (chain.kind === "no-gradient") {
+    body = (
+      <p className="ex-note">
+        No gradient flowed along this edge in the last backward run: {P} does not require grad
+        (or the graph was cut before it).
+      </p>
+    );
+  } else {
+    const formulaLine = chain.direct ? (
+      <li className="ex-formula">
+        edge gradient = <code>{chain.formula}</code>{" "}
+        <span className="ex-aside">(grad: the upstream gradient)</span>
+      </li>
+    ) : (
+      <li className="ex-formula">
+        {local} = <code>{chain.formula}</code>
+      </li>
+    );
+    body =
+      chain.kind === "scalar" ? (
+        <ul className="ex-steps">
+          <li className="ex-upstream">
+            upstream ∂L/∂{C} ={" "}
+            <span className="ex-grad">
+              {chain.upstream === null ? "unknown" : formatNumber(chain.upstream)}
+            </span>
+          </li>
+          <li className="ex-local">
+            local {local} ={" "}
+            {chain.local !== null ? (
+              <>
+                <span className="ex-num">{formatNumber(chain.local)}</span>{" "}
+                <span className="ex-aside">(edge gradient ÷ upstream)</span>
+              </>
+            ) : (
+              <span className="ex-aside">
+                {chain.upstream === 0
+                  ? "not recoverable: the upstream gradient is 0, so the edge gets 0 whatever it is"
+                  : "unknown"}
+              </span>
+            )}
+          </li>
+          {formulaLine}
+          <li className="ex-product">
+            ∂L/∂{C} × {local} ={" "}
+            {chain.product ? (
+              <span className="ex-grad">{chain.product}</span>
+            ) : (
+              <span className="ex-grad">{formatNumber(chain.edgeGrad)}</span>
+            )}{" "}
+            <span className="ex-aside">the gradient on edge {edgeId}, back to {P}</span>
+          </li>
+        </ul>
+      ) : (
+        <ul className="ex-steps">
+          <li className="ex-upstream">
+            upstream ∂L/∂{C}: shape{" "}
+            <span className="ex-grad">
+              {chain.upstreamShape ? formatShape(chain.upstreamShape) : "unknown"}
+            </span>
+          </li>
+          {formulaLine}
+          <li className="ex-product">
+            edge gradient: shape <span className="ex-grad">{formatShape(chain.edgeShape)}</span>{" "}
+            <span className="ex-aside">
+              {chain.direct
+                ? "(a matrix product, not elementwise)"
+                : `(upstream ⊙ ${local}, summed over broadcast dims)`}
+            </span>
+          </li>
+        </ul>
+      );
+  }
+
+  return (
+    <section className="ex-panel" role="region" aria-label="chain rule">
+      <header className="ex-header">
+        <h2 className="ex-title">
+          Chain rule on {edgeId}
+          {edge && (
+            <span className="ex-sub">
+              {" "}
+              {P} → {C}.{port}
+              {consumer ? ` (${consumer.op})` : ""}
+            </span>
+          )}
+        </h2>
+        <button
+          type="button"
+          className="ex-close"
+          aria-label="close explanation"
+          onClick={() => selectEdge(null)}
+        >
+          ×
+        </button>
+      </header>
+      {body}
+    </section>
+  );
+}

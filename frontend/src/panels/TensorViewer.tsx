@@ -1,0 +1,368 @@
+// The whole of one tensor of the latest run: a node's value or gradient, an edge's gradient, or
+// a linear node's weight/bias. Fetched on demand (summaries carry only previews), with stats, a
+// table for small tensors and a heatmap for matrices.
+import { type MouseEvent, useEffect, useMemo, useRef, useState } from "react";
+import { useShallow } from "zustand/react/shallow";
+import type { Nested, TensorReply } from "../api/types";
+import { formatNumber, formatShape } from "../format/annotate";
+import { getConnection, type TensorRef, useRun } from "../store/run";
+import "./analysis.css";
+
+const TABLE_MAX = 400;
+const HEATMAP_PX = 320; // the heatmap's longer side, for square-ish matrices
+const HEATMAP_MAX = 640; // no side longer (long thin ones are squeezed)
+const HEATMAP_MIN = 8; // nor shorter
+
+interface Loaded {
+  shape: number[];
+  dtype: string;
+  values: number[];
+}
+
+type Fetch = { state: "loading" } | { state: "error"; message: string } | ({ state: "ok" } & Loaded);
+
+/** The heading: "value of a", "gradient on edge x-a", "w.weight .grad". */
+function titleOf(ref: TensorRef): string {
+  if (ref.param) return `${ref.node}.${ref.param}${ref.kind === "grad" ? " .grad" : ""}`;
+  if (ref.edge) return `${ref.kind === "grad" ? "gradient" : "value"} on edge ${ref.edge}`;
+  return `${ref.kind === "grad" ? "gradient" : "value"} of ${ref.node}`;
+}
+
+/** JSON has no NaN or infinities: the server spells them "nan", "inf", "-inf". */
+function toNumber(v: unknown): number {
+  if (typeof v === "number") return v;
+  if (typeof v === "boolean") return v ? 1 : 0;
+  if (v === "inf") return Infinity;
+  if (v === "-inf") return -Infinity;
+  return NaN;
+}
+
+/** Row-major values and the shape of the reply (its own shape wins over the nesting). */
+function unpack(reply: TensorReply): Loaded {
+  const values: number[] = [];
+  const walk = (x: Nested) => {
+    if (Array.isArray(x)) for (const y of x) walk(y);
+    else values.push(toNumber(x));
+  };
+  walk(reply.values);
+  return { shape: reply.shape, dtype: reply.dtype, values };
+}
+
+interface Stats {
+  min: number;
+  max: number;
+  mean: number;
+  std: number; // population, as the server's summaries
+  norm: number;
+  nan: number;
+  inf: number;
+  finite: number;
+}
+
+function statsOf(values: number[]): Stats {
+  let nan = 0;
+  let inf = 0;
+  let n = 0;
+  let sum = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  let scale = 0;
+  for (const v of values) {
+    if (Number.isNaN(v)) nan++;
+    else if (!Number.isFinite(v)) inf++;
+    else {
+      n++;
+      sum += v;
+      if (v < min) min = v;
+      if (v > max) max = v;
+      const a = Math.abs(v);
+      if (a > scale) scale = a;
+    }
+  }
+  const mean = n ? sum / n : NaN;
+  // two passes, scaled by the largest magnitude, so huge values do not overflow the squares
+  const s = scale || 1;
+  let dev = 0;
+  let sq = 0;
+  for (const v of values) {
+    if (!Number.isFinite(v)) continue;
+    dev += ((v - mean) / s) ** 2;
+    sq += (v / s) ** 2;
+  }
+  return {
+    min: n ? min : NaN,
+    max: n ? max : NaN,
+    mean,
+    std: n ? Math.sqrt(dev / n) * s : NaN,
+    norm: Math.sqrt(sq) * s,
+    nan,
+    inf,
+    finite: n,
+  };
+}
+
+/** White at 0, toward blue for negatives and red for positives, saturating at ±range. */
+function colourOf(v: number, range: number): [number, number, number] {
+  if (Number.isNaN(v)) return [160, 160, 160];
+  const t = Math.max(-1, Math.min(1, range > 0 ? v / range : 0));
+  const [r, g, b] = t < 0 ? [37, 99, 235] : [220, 38, 38];
+  const k = Math.abs(t);
+  return [255 + (r - 255) * k, 255 + (g - 255) * k, 255 + (b - 255) * k].map(Math.round) as [
+    number,
+    number,
+    number,
+  ];
+}
+
+const clamp = (px: number) => Math.max(HEATMAP_MIN, Math.min(HEATMAP_MAX, px));
+
+function Heatmap({ values, rows, cols }: { values: number[]; rows: number; cols: number }) {
+  const ref = useRef<HTMLCanvasElement>(null);
+  const [hover, setHover] = useState<{ i: number; j: number } | null>(null);
+  const range = useMemo(() => {
+    let m = 0;
+    for (let k = 0; k < rows * cols; k++) {
+      const a = Math.abs(values[k]);
+      if (Number.isFinite(a) && a > m) m = a;
+    }
+    return m;
+  }, [values, rows, cols]);
+  const cell = Math.max(1, Math.min(24, Math.floor(HEATMAP_PX / Math.max(rows, cols))));
+
+  useEffect(() => {
+    const canvas = ref.current;
+    const ctx = canvas?.getContext("2d");
+    if (!canvas || !ctx) return;
+    // one pixel per element; CSS scales it up without smoothing
+    const img = ctx.createImageData(cols, rows);
+    for (let k = 0; k < rows * cols; k++) {
+      const [r, g, b] = colourOf(values[k], range);
+      img.data[4 * k] = r;
+      img.data[4 * k + 1] = g;
+      img.data[4 * k + 2] = b;
+      img.data[4 * k + 3] = 255;
+    }
+    ctx.putImageData(img, 0, 0);
+  }, [values, rows, cols, range]);
+
+  const onMove = (e: MouseEvent<HTMLCanvasElement>) => {
+    const box = e.currentTarget.getBoundingClientRect();
+    const j = Math.floor(((e.clientX - box.left) / box.width) * cols);
+    const i = Math.floor(((e.clientY - box.top) / box.height) * rows);
+    if (i >= 0 && i < rows && j >= 0 && j < cols) setHover({ i, j });
+  };
+
+  const size = `${rows}×${cols}`;
+  return (
+    <figure className="tv-heatmap">
+      <canvas
+        ref={ref}
+        width={cols}
+        height={rows}
+        style={{ width: clamp(cols * cell), height: clamp(rows * cell) }}
+        role="img"
+        aria-label={`heatmap ${size}`}
+        title={`heatmap ${size}: blue negative, white 0, red positive (±${formatNumber(range)})`}
+        onMouseMove={onMove}
+        onMouseLeave={() => setHover(null)}
+      />
+      <figcaption className="tv-hover" aria-live="polite">
+        {hover
+          ? `[${hover.i}, ${hover.j}] = ${formatNumber(values[hover.i * cols + hover.j])}`
+          : `${size}, colour scale ±${formatNumber(range)}`}
+      </figcaption>
+    </figure>
+  );
+}
+
+function ValueTable({ values, rows, cols, vector }: { values: number[]; rows: number; cols: number; vector: boolean }) {
+  const colIdx = Array.from({ length: cols }, (_, j) => j);
+  return (
+    <div className="tv-table-wrap">
+      <table className="tv-table" aria-label="tensor values">
+        <thead>
+          <tr>
+            <th scope="col" className="tv-corner" aria-label={vector ? "index" : "row \\ column"} />
+            {colIdx.map((j) => (
+              <th key={j} scope="col">
+                {j}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {Array.from({ length: rows }, (_, i) => (
+            <tr key={i}>
+              <th scope="row">{vector ? "" : i}</th>
+              {colIdx.map((j) => {
+                const v = values[i * cols + j];
+                return (
+                  <td key={j} className={v < 0 ? "tv-neg" : undefined}>
+                    {formatNumber(v)}
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Body({ data }: { data: Loaded }) {
+  const { shape, values } = data;
+  const s = statsOf(values);
+  const stat = (label: string, v: number) => (
+    <div className="tv-stat">
+      <dt>{label}</dt>
+      <dd>{formatNumber(v)}</dd>
+    </div>
+  );
+  const nd = shape.length;
+  // the first 2-D slice of a >2-D tensor is its first rows·cols elements (row-major)
+  const rows = nd >= 2 ? shape[nd - 2] : 1;
+  const cols = nd >= 2 ? shape[nd - 1] : nd === 1 ? shape[0] : 1;
+  const shown = rows * cols;
+  const lead = shape.slice(0, Math.max(0, nd - 2));
+
+  let view;
+  if (nd === 0) {
+    view = (
+      <p className="tv-scalar" aria-label="scalar value">
+        {formatNumber(values[0])}
+      </p>
+    );
+  } else if (nd === 1) {
+    view =
+      cols <= TABLE_MAX ? (
+        <ValueTable values={values} rows={1} cols={cols} vector />
+      ) : (
+        <>
+          <p className="tv-note">The first {TABLE_MAX} of {cols} elements.</p>
+          <ValueTable values={values} rows={1} cols={TABLE_MAX} vector />
+        </>
+      );
+  } else {
+    view = (
+      <>
+        {nd > 2 && (
+          <p className="tv-note">
+            A {nd}-D tensor: showing the first 2-D slice [{lead.map(() => "0").join(", ")}, :, :]
+            of {lead.reduce((a, b) => a * b, 1)}.
+          </p>
+        )}
+        {shown > 0 && <Heatmap values={values} rows={rows} cols={cols} />}
+        {shown <= TABLE_MAX ? (
+          <ValueTable values={values} rows={rows} cols={cols} vector={false} />
+        ) : (
+          <p className="tv-note">
+            {shown} elements: too many for a table (up to {TABLE_MAX}); hover the heatmap.
+          </p>
+        )}
+      </>
+    );
+  }
+
+  return (
+    <>
+      <dl className="tv-stats">
+        <div className="tv-stat">
+          <dt>shape</dt>
+          <dd>{formatShape(shape)}</dd>
+        </div>
+        <div className="tv-stat">
+          <dt>dtype</dt>
+          <dd>{data.dtype}</dd>
+        </div>
+        {s.finite > 0 && (
+          <>
+            {stat("min", s.min)}
+            {stat("max", s.max)}
+            {stat("mean", s.mean)}
+            {stat("std", s.std)}
+            {stat("norm", s.norm)}
+          </>
+        )}
+        <div className={`tv-stat${s.nan ? " tv-bad" : ""}`}>
+          <dt>nan</dt>
+          <dd>{s.nan}</dd>
+        </div>
+        <div className={`tv-stat${s.inf ? " tv-bad" : ""}`}>
+          <dt>inf</dt>
+          <dd>{s.inf}</dd>
+        </div>
+      </dl>
+      {view}
+    </>
+  );
+}
+
+export default function TensorViewer() {
+  const ref = useRun(
+    useShallow((s) =>
+      s.viewing
+        ? { node: s.viewing.node, edge: s.viewing.edge, kind: s.viewing.kind, param: s.viewing.param }
+        : null,
+    ),
+  );
+  const runId = useRun((s) => s.runId);
+  const running = useRun((s) => s.running); // a run's tensors can be fetched once it ends
+  const view = useRun((s) => s.view);
+  const [fetched, setFetched] = useState<Fetch>({ state: "loading" });
+
+  const node = ref?.node;
+  const edge = ref?.edge;
+  const kind = ref?.kind;
+  const param = ref?.param;
+  useEffect(() => {
+    if (!kind) return;
+    if (!runId) {
+      setFetched({ state: "error", message: "Run the graph first: there is no run to show." });
+      return;
+    }
+    if (running) {
+      setFetched({ state: "loading" });
+      return;
+    }
+    let live = true;
+    setFetched({ state: "loading" });
+    const where = edge ? { edge } : { node: node ?? "" };
+    getConnection()
+      .tensor(runId, where, kind, param)
+      .then((reply) => live && setFetched({ state: "ok", ...unpack(reply) }))
+      .catch((err: unknown) =>
+        live && setFetched({ state: "error", message: err instanceof Error ? err.message : String(err) }),
+      );
+    return () => {
+      live = false;
+    };
+  }, [runId, running, node, edge, kind, param]);
+
+  if (!ref) return null;
+  const title = titleOf(ref);
+
+  return (
+    <section
+      className={`tv-panel ${ref.kind === "grad" ? "tv-grad" : "tv-value"}`}
+      role="region"
+      aria-label="tensor viewer"
+    >
+      <header className="tv-header">
+        <h2 className="tv-title">{title}</h2>
+        <button type="button" className="tv-close" aria-label="close tensor viewer" onClick={() => view(null)}>
+          ×
+        </button>
+      </header>
+      {fetched.state === "loading" && (
+        <p className="tv-note">{running ? "Waiting for the run to finish…" : "Loading…"}</p>
+      )}
+      {fetched.state === "error" && (
+        <p className="tv-error" role="alert">
+          {fetched.message}
+        </p>
+      )}
+      {fetched.state === "ok" && <Body data={fetched} />}
+    </section>
+  );
+}

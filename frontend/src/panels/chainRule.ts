@@ -1,0 +1,201 @@
+// The chain rule on one edge, as pure functions the Explain panel renders: the symbolic local
+// derivative of common ops, and the scalar arithmetic upstream × local = edge gradient.
+// No React here, so the unit tests import it directly.
+import type { Summary } from "../api/types";
+import { formatNumber, scalarOf } from "../format/annotate";
+
+/** The local derivative ∂out/∂port of an op, written symbolically. `direct`: the formula
+ * already is the edge's gradient in terms of the upstream `grad` (matrix products), rather
+ * than a factor multiplied elementwise by the upstream gradient. */
+export interface LocalDerivative {
+  formula: string;
+  direct?: boolean;
+}
+
+/** What a formula may depend on besides the port: the node's params, and the number used as
+ * `other` while that port is unconnected (the arithmetic ops' `scalar` param). */
+interface FormulaContext {
+  params: Record<string, unknown>;
+  scalar: number | null;
+}
+
+type Formula = string | LocalDerivative | ((c: FormulaContext) => string | LocalDerivative);
+
+const fmt = (v: number) => formatNumber(v).replace(/^-/, "−");
+
+/** scalar·input^(scalar−1) with the numbers filled in: 2·input for a square. */
+function powerRule(s: number): string {
+  const e = s - 1;
+  if (e === 0) return fmt(s);
+  if (e === 1) return `${fmt(s)}·input`;
+  return `${fmt(s)}·input^${e < 0 || !Number.isInteger(e) ? `(${fmt(e)})` : fmt(e)}`;
+}
+
+const SAME_LAYOUT = "1 (the upstream gradient, reshaped back to input's shape)";
+
+function reductionOf(p: Record<string, unknown>): string {
+  return typeof p.reduction === "string" ? p.reduction : "mean";
+}
+
+/** op name -> port -> local derivative. Ports are the op's input names (docs/graph-format.md). */
+const TABLE: Record<string, Record<string, Formula>> = {
+  add: { input: "1", other: "1" },
+  sub: { input: "1", other: "−1" },
+  mul: {
+    input: ({ scalar }) => (scalar !== null ? `${fmt(scalar)} (the scalar)` : "other"),
+    other: "input",
+  },
+  div: {
+    input: ({ scalar }) => (scalar !== null ? `1/${fmt(scalar)}` : "1/other"),
+    other: "−input/other²",
+  },
+  pow: {
+    input: ({ scalar }) => (scalar !== null ? powerRule(scalar) : "other·input^(other−1)"),
+    other: "input^other · ln(input)",
+  },
+  neg: { input: "−1" },
+  exp: { input: "exp(input)" },
+  log: { input: "1/input" },
+  sqrt: { input: "1/(2·√input)" },
+  abs: { input: "sign(input)" },
+  reciprocal: { input: "−1/input²" },
+  sin: { input: "cos(input)" },
+  cos: { input: "−sin(input)" },
+  tanh: { input: "1 − tanh²(input)" },
+  sigmoid: { input: "σ(input)·(1 − σ(input))" },
+  relu: { input: "1 where input > 0, else 0" },
+  leaky_relu: {
+    input: ({ params }) =>
+      `1 where input > 0, else ${fmt(typeof params.negative_slope === "number" ? params.negative_slope : 0.01)}`,
+  },
+  clamp: { input: "1 where min ≤ input ≤ max, else 0" },
+  maximum: { input: "1 where input > other, else 0 (½ on ties)", other: "1 where other > input, else 0 (½ on ties)" },
+  minimum: { input: "1 where input < other, else 0 (½ on ties)", other: "1 where other < input, else 0 (½ on ties)" },
+  where: { input: "1 where condition, else 0", other: "0 where condition, else 1" },
+  if: {
+    then: "1 (the branch taken passes the gradient through)",
+    else: "1 (the branch taken passes the gradient through)",
+  },
+  sum: { input: "1 (ones: the upstream gradient is broadcast back to input's shape)" },
+  mean: { input: "1/n (n: the number of elements averaged)" },
+  matmul: {
+    input: { formula: "grad @ otherᵀ", direct: true },
+    other: { formula: "inputᵀ @ grad", direct: true },
+  },
+  linear: { input: { formula: "grad @ weight (out = input @ weightᵀ + bias)", direct: true } },
+  mse_loss: {
+    input: ({ params }) =>
+      reductionOf(params) === "mean" ? "2·(input − target)/n" : "2·(input − target)",
+    target: ({ params }) =>
+      reductionOf(params) === "mean" ? "−2·(input − target)/n" : "−2·(input − target)",
+  },
+  l1_loss: {
+    input: ({ params }) =>
+      reductionOf(params) === "mean" ? "sign(input − target)/n" : "sign(input − target)",
+  },
+  transpose: { input: "1 (the upstream gradient, transposed back)" },
+  permute: { input: "1 (the upstream gradient, permuted back)" },
+  reshape: { input: SAME_LAYOUT },
+  flatten: { input: SAME_LAYOUT },
+  squeeze: { input: SAME_LAYOUT },
+  unsqueeze: { input: SAME_LAYOUT },
+  detach: { input: "0 (detach cuts the graph: no gradient flows back)" },
+};
+
+/** The fallback for ops and ports the table does not know. */
+export function unknownFormula(port: string): string {
+  return `∂out/∂${port} (see the op's backward)`;
+}
+
+/** The symbolic local derivative of `op` with respect to its input `port`, or null when the
+ * table does not have it. `otherConnected`: whether the op's `other` port has an edge (if not,
+ * the arithmetic ops use their `scalar` param as other). */
+export function localDerivative(
+  op: string,
+  port: string,
+  params: Record<string, unknown> = {},
+  otherConnected = true,
+): LocalDerivative | null {
+  const f = TABLE[op]?.[port];
+  if (f === undefined) return null;
+  const scalar = !otherConnected && typeof params.scalar === "number" ? params.scalar : null;
+  const v = typeof f === "function" ? f({ params, scalar }) : f;
+  return typeof v === "string" ? { formula: v } : v;
+}
+
+/** The ops the table covers (for docs and tests). */
+export const KNOWN_OPS = Object.keys(TABLE);
+
+/** upstream × local = edge gradient for numbers. The local derivative is recovered as
+ * edge gradient ÷ upstream; when upstream is 0 it cannot be (null), and the product is 0. */
+export function scalarChain(
+  upstream: number,
+  edgeGrad: number,
+): { local: number | null; text: string } {
+  const local = upstream !== 0 && Number.isFinite(upstream) ? edgeGrad / upstream : null;
+  return {
+    local,
+    text: `${formatNumber(upstream)} × ${local === null ? "?" : formatNumber(local)} = ${formatNumber(edgeGrad)}`,
+  };
+}
+
+/** Everything the panel needs to know about one edge. */
+export interface ChainInput {
+  port: string; // the consumer's input port the edge enters
+  op: string | null; // the consumer's op
+  params: Record<string, unknown>;
+  otherConnected: boolean;
+  upstream?: Summary; // the consumer's total gradient (nodeGrads[consumer])
+  edgeGrad?: Summary; // what the consumer sent back along the edge (edgeGrads[edge])
+  notTaken?: string; // the `if` port whose branch did not run, if this edge is on it
+  backwardDone: boolean; // a backward run has produced gradients
+}
+
+export type Chain =
+  | { kind: "not-taken"; port: string }
+  | { kind: "needs-backward" }
+  | { kind: "no-gradient" }
+  | {
+      kind: "scalar";
+      upstream: number | null;
+      local: number | null;
+      edgeGrad: number;
+      product: string | null; // "10 × 1 = 10"; null without an upstream number
+      formula: string;
+      direct: boolean;
+      known: boolean; // the formula came from the table
+    }
+  | {
+      kind: "tensor";
+      upstreamShape: number[] | null;
+      edgeShape: number[];
+      formula: string;
+      direct: boolean;
+      known: boolean;
+    };
+
+/** What the chain rule says about an edge, from what the run recorded. */
+export function explainChain(c: ChainInput): Chain {
+  if (c.notTaken) return { kind: "not-taken", port: c.notTaken };
+  if (!c.edgeGrad) return c.backwardDone ? { kind: "no-gradient" } : { kind: "needs-backward" };
+  const d = c.op ? localDerivative(c.op, c.port, c.params, c.otherConnected) : null;
+  const formula = d?.formula ?? unknownFormula(c.port);
+  const direct = d?.direct ?? false;
+  const known = d !== null;
+  const g = scalarOf(c.edgeGrad);
+  const up = c.upstream ? scalarOf(c.upstream) : null;
+  if (g !== null && (!c.upstream || up !== null)) {
+    if (up === null)
+      return { kind: "scalar", upstream: null, local: null, edgeGrad: g, product: null, formula, direct, known };
+    const { local, text } = scalarChain(up, g);
+    return { kind: "scalar", upstream: up, local, edgeGrad: g, product: text, formula, direct, known };
+  }
+  return {
+    kind: "tensor",
+    upstreamShape: c.upstream ? c.upstream.shape : null,
+    edgeShape: c.edgeGrad.shape,
+    formula,
+    direct,
+    known,
+  };
+}
