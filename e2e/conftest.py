@@ -38,8 +38,8 @@ def free_port():
 
 
 class Server:
-    def __init__(self, data_dir):
-        self.port = free_port()
+    def __init__(self, data_dir, port=None):
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         exe = Path(sys.executable).with_name("wiregrad")
         self.proc = subprocess.Popen(

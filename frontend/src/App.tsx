@@ -76,6 +76,8 @@ function Editor() {
       } catch {
         useEditor.getState().load(emptyDocument());
       }
+      // the link has done its job: a reload now restores the working copy, edits included
+      if (graph || template) history.replaceState(null, "", location.pathname);
       setReady(true);
     })();
     // the working copy survives a reload anyway; the question is for leaving the editor
