@@ -117,10 +117,3 @@ export function formatParam(spec: ParamSpec, value: unknown): string {
   if (spec.type === "tensor") return JSON.stringify(value as Nested);
   return String(value);
 }
-
-/** A node's params with every default filled in (new nodes start from these). */
-export function defaultParams(specs: ParamSpec[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const p of specs) if (p.default !== null && p.default !== undefined) out[p.name] = p.default;
-  return out;
-}

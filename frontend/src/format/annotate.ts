@@ -51,21 +51,3 @@ export function scalarOf(s: Summary | undefined): number | null {
   while (Array.isArray(v)) v = v[0];
   return typeof v === "boolean" ? Number(v) : v;
 }
-
-/** Flatten nested lists into values and a shape (the tensor viewer draws from these). */
-export function flatten(v: Nested): { values: number[]; shape: number[] } {
-  const shape: number[] = [];
-  let cur: Nested = v;
-  while (Array.isArray(cur)) {
-    shape.push(cur.length);
-    cur = cur[0] as Nested;
-    if (cur === undefined) break;
-  }
-  const values: number[] = [];
-  const walk = (x: Nested) => {
-    if (Array.isArray(x)) x.forEach(walk);
-    else values.push(typeof x === "boolean" ? Number(x) : x);
-  };
-  walk(v);
-  return { values, shape };
-}

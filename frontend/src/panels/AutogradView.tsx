@@ -294,6 +294,7 @@ function Graph({ layout }: { layout: Layout }) {
       edges={edges}
       nodeTypes={nodeTypes}
       fitView
+      fitViewOptions={{ maxZoom: 1, padding: 0.1 }}
       minZoom={0.05}
       nodesDraggable={false}
       nodesConnectable={false}

@@ -71,14 +71,19 @@ export default function Explain() {
       </p>
     );
   } else {
-    const formulaLine = chain.direct ? (
+    const rule = consumer && chain.known ? `the rule for ${consumer.op}` : "formula";
+    const formulaLine = !chain.known ? (
       <li className="ex-formula">
-        edge gradient = <code>{chain.formula}</code>{" "}
+        formula: <code>{chain.formula}</code>
+      </li>
+    ) : chain.direct ? (
+      <li className="ex-formula">
+        {rule}: edge gradient = <code>{chain.formula}</code>{" "}
         <span className="ex-aside">(grad: the upstream gradient)</span>
       </li>
     ) : (
       <li className="ex-formula">
-        {local} = <code>{chain.formula}</code>
+        {rule}: {local} = <code>{chain.formula}</code>
       </li>
     );
     body =

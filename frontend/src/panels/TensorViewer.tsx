@@ -2,7 +2,6 @@
 // a linear node's weight/bias. Fetched on demand (summaries carry only previews), with stats, a
 // table for small tensors and a heatmap for matrices.
 import { type MouseEvent, useEffect, useMemo, useRef, useState } from "react";
-import { useShallow } from "zustand/react/shallow";
 import type { Nested, TensorReply } from "../api/types";
 import { formatNumber, formatShape } from "../format/annotate";
 import { getConnection, type TensorRef, useRun } from "../store/run";
@@ -19,7 +18,11 @@ interface Loaded {
   values: number[];
 }
 
-type Fetch = { state: "loading" } | { state: "error"; message: string } | ({ state: "ok" } & Loaded);
+type Fetch = { key: string } & (
+  | { state: "loading" }
+  | { state: "error"; message: string }
+  | ({ state: "ok" } & Loaded)
+);
 
 /** The heading: "value of a", "gradient on edge x-a", "w.weight .grad". */
 function titleOf(ref: TensorRef): string {
@@ -299,48 +302,41 @@ function Body({ data }: { data: Loaded }) {
 }
 
 export default function TensorViewer() {
-  const ref = useRun(
-    useShallow((s) =>
-      s.viewing
-        ? { node: s.viewing.node, edge: s.viewing.edge, kind: s.viewing.kind, param: s.viewing.param }
-        : null,
-    ),
-  );
+  const ref = useRun((s) => s.viewing);
   const runId = useRun((s) => s.runId);
   const running = useRun((s) => s.running); // a run's tensors can be fetched once it ends
   const view = useRun((s) => s.view);
-  const [fetched, setFetched] = useState<Fetch>({ state: "loading" });
+  const [result, setFetched] = useState<Fetch>({ key: "", state: "loading" });
 
   const node = ref?.node;
   const edge = ref?.edge;
   const kind = ref?.kind;
   const param = ref?.param;
+  const key = JSON.stringify([runId, running, node, edge, kind, param]);
   useEffect(() => {
     if (!kind) return;
     if (!runId) {
-      setFetched({ state: "error", message: "Run the graph first: there is no run to show." });
+      setFetched({ key, state: "error", message: "Run the graph first: there is no run to show." });
       return;
     }
-    if (running) {
-      setFetched({ state: "loading" });
-      return;
-    }
+    if (running) return;
     let live = true;
-    setFetched({ state: "loading" });
     const where = edge ? { edge } : { node: node ?? "" };
     getConnection()
       .tensor(runId, where, kind, param)
-      .then((reply) => live && setFetched({ state: "ok", ...unpack(reply) }))
+      .then((reply) => live && setFetched({ key, state: "ok", ...unpack(reply) }))
       .catch((err: unknown) =>
-        live && setFetched({ state: "error", message: err instanceof Error ? err.message : String(err) }),
+        live && setFetched({ key, state: "error", message: err instanceof Error ? err.message : String(err) }),
       );
     return () => {
       live = false;
     };
-  }, [runId, running, node, edge, kind, param]);
+  }, [key, runId, running, node, edge, kind, param]);
 
   if (!ref) return null;
   const title = titleOf(ref);
+  // a result for another tensor (or run) is stale: loading until this one's arrives
+  const fetched: Fetch = result.key === key ? result : { key, state: "loading" };
 
   return (
     <section
