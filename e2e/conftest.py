@@ -6,74 +6,25 @@ downloads one). Each test gets a fresh browser context (empty localStorage) and 
 screenshot of its last state in e2e/artifacts/<test name>.png.
 """
 
-import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-import requests
-from playwright.sync_api import sync_playwright
+from harness import CHROMIUM, CHROMIUM_FLAGS, Server
+from playwright.sync_api import expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-CHROMIUM = os.environ.get("WIREGRAD_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    def __init__(self, data_dir, port=None):
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        exe = Path(sys.executable).with_name("wiregrad")
-        self.proc = subprocess.Popen(
-            [str(exe), "serve", "--host", "127.0.0.1", "--port", str(self.port)]
-            + ["--data-dir", str(data_dir)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if requests.get(f"{self.url}/api/health", timeout=2).ok:
-                    break
-            except requests.ConnectionError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                err = self.proc.stderr.read().decode() if self.proc.poll() is not None else ""
-                self.stop()
-                raise RuntimeError(f"wiregrad serve did not start: {err}")
-            time.sleep(0.05)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+# CI machines have two cores shared by two test workers, each with a browser and a server
+expect.set_options(timeout=15_000)
 
 
 @pytest.fixture(scope="session")
 def built_editor():
     if not (ROOT / "frontend" / "dist" / "index.html").is_file():
-        pytest.fail("frontend/dist is missing: `make test` builds it (cd frontend && npm run build)")
+        pytest.fail(
+            "frontend/dist is missing: `make test` builds it (cd frontend && npm run build)"
+        )
     if not shutil.which(CHROMIUM) and not Path(CHROMIUM).is_file():
         pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium")
 

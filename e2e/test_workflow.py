@@ -4,7 +4,6 @@ autograd view, and a lost connection."""
 
 import re
 
-from conftest import Server
 from editor import (
     open_editor,
     run_backward,
@@ -13,6 +12,7 @@ from editor import (
     set_param,
     value_of,
 )
+from harness import Server
 from playwright.sync_api import expect
 
 
@@ -93,7 +93,9 @@ def test_import_reports_unsupported_lines(page):
     page.get_by_role("button", name="Import", exact=True).click()
     page.get_by_label("python code").fill("import torch\nx = torch.tensor(2.0)\nz = foo(x)\n")
     page.get_by_role("dialog").get_by_role("button", name="import").click()
-    expect(page.get_by_role("dialog").get_by_role("alert")).to_contain_text("line 3: 'foo' is not a function of the op registry")
+    expect(page.get_by_role("dialog").get_by_role("alert")).to_contain_text(
+        "line 3: 'foo' is not a function of the op registry"
+    )
 
 
 def test_step_mode_walks_the_records(page):
@@ -150,7 +152,9 @@ def test_a_lost_connection_shows_a_banner_and_reconnects(browser, tmp_path):
         expect(page.locator(".app.ready")).to_be_visible()
         expect(page.get_by_role("button", name="Forward", exact=True)).to_be_enabled()
         server.stop()
-        expect(page.get_by_role("alert").filter(has_text="Connection to the server lost")).to_be_visible()
+        expect(
+            page.get_by_role("alert").filter(has_text="Connection to the server lost")
+        ).to_be_visible()
         expect(page.get_by_role("button", name="Forward", exact=True)).to_be_disabled()
         again = Server(tmp_path / "b", port=server.port)
         try:

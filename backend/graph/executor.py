@@ -21,12 +21,19 @@ each input edge, hooked the same way. Where a node feeds two consumers, its two 
 sum to its gradient.
 
 Summaries are made in batches (see summary.summarize_many): records wait in a short buffer and
-go to `emit` together: at most 64 at a time, whenever 10 ms have passed, and at the end.
+go to `emit` together: whenever 10 ms have passed, when a batch is full (64 records at first,
+each batch twice the last up to 4,096: the first records go out soon, the many that follow in
+a few large batches, whose summaries cost little more than small ones), and at the end.
+
+What a run needs of a document that does not depend on values (the index, the compute order,
+resolved params, each node's inputs) is a _Plan, kept for the document's next runs: a document
+that comes back with only some params changed reuses it and re-resolves just those nodes.
 """
 
 import threading
 import time
 from collections import OrderedDict
+from copy import deepcopy
 from dataclasses import dataclass, field
 
 import engine as eg
@@ -37,9 +44,10 @@ from .autograd_view import autograd_record
 from .index import GraphIndex
 from .limits import DEFAULT, LimitExceeded
 from .summary import summarize_many
-from .validate import GraphInvalid, Problem, check
+from .validate import GraphInvalid, Problem, check, resolved_params
 
-FLUSH_RECORDS = 64
+FLUSH_FIRST = 64
+FLUSH_RECORDS = 4096
 FLUSH_SECONDS = 0.01
 
 
@@ -64,16 +72,19 @@ class RunResult:
 class ForwardCache:
     """Values of earlier forward runs by signature (the node's id, op and params and its inputs'
     signatures, hashed to 64 bits), so that editing one leaf recomputes only what depends on
-    it. An entry keeps the value and, once made, its summary: an unchanged node costs a lookup."""
+    it. An entry keeps the value and, once made, its summary: an unchanged node costs a lookup.
+    The cache also keeps the last forward run's autograd view, which a run whose engine graph
+    has the same shape (the usual case: a leaf's values edited) sends again as it is."""
 
     def __init__(self, max_entries=20000):
         self.max_entries = max_entries
         self._store = OrderedDict()
         self._lock = threading.Lock()
+        self._view = None  # (key, autograd record) of the last forward run through this cache
         self.hits = self.misses = 0
 
     def get(self, sig):
-        """The entry [tensor, summary or None] for `sig`, or None."""
+        """The entry [tensor, summary or None, meta] for `sig`, or None."""
         with self._lock:
             entry = self._store.get(sig)
             if entry is not None:
@@ -83,8 +94,8 @@ class ForwardCache:
                 self.misses += 1
             return entry
 
-    def put(self, sig, tensor):
-        entry = [tensor, None]
+    def put(self, sig, tensor, meta=None):
+        entry = [tensor, None, meta]
         with self._lock:
             self._store[sig] = entry
             self._store.move_to_end(sig)
@@ -93,19 +104,149 @@ class ForwardCache:
         return entry
 
 
-class _Context:
-    """What an op may ask of the run (the catalog's `ctx`)."""
+class _Step:
+    """One node of a plan: its op, resolved params and inputs, and the part of its cache
+    signature that depends on the node alone."""
 
-    def __init__(self, run, node_id):
-        self.run, self.node_id = run, node_id
-        self.device = run.device
+    __slots__ = ("spec", "params", "ports", "positions", "srcs", "key", "composite", "source")
+
+    def __init__(self, index, nid):
+        spec, params = index.specs[nid], index.params[nid]
+        incoming = index.incoming[nid]
+        self.spec, self.params = spec, params
+        self.composite = spec.extra.get("composite", False)
+        self.source = spec.source
+        # per port: (its edges, variadic), and each edge's position among the op's arguments
+        # (what the engine node's next_functions and post-hook grad_inputs follow)
+        self.ports, self.positions, self.srcs, parts, pos = [], [], [], [], 0
+        for port in spec.inputs:
+            edges = tuple(incoming.get(port.name, ()))
+            self.ports.append((edges, port.variadic))
+            parts.append((port.name, len(edges)))
+            for e in edges:
+                self.srcs.append(e.source)
+                self.positions.append((e, pos))
+                if port.variadic:
+                    pos += 1
+            if not port.variadic:
+                pos += 1
+        node = index.nodes[nid]
+        # Python's tuple hash: 64 bits, in-memory only (the cache never leaves the process)
+        self.key = hash((nid, node.op, repr(sorted(params.items())), tuple(parts)))
+
+
+def _static_order(index):
+    """The order `_Run.demand` computes nodes in, for a document without `if` nodes (whose
+    order then depends on no value): every sink pulled in document order, each node after its
+    inputs in port order. Every node runs: each one is a sink or feeds one."""
+    done, order = set(), []
+    for root in [nid for nid in index.order if not index.outgoing[nid]]:
+        stack = [(root, 0)]
+        while stack:
+            nid, stage = stack.pop()
+            if nid in done:
+                continue
+            if stage == 0:
+                stack.append((nid, 1))
+                ports = index.incoming[nid]
+                for port in reversed(index.specs[nid].inputs):
+                    for e in reversed(ports.get(port.name, ())):
+                        stack.append((e.source, 0))
+            else:
+                done.add(nid)
+                order.append(nid)
+    return order
+
+
+class _Plan(GraphIndex):
+    """Everything a run needs of a document that no value changes: the index, resolved params,
+    each node's step and, without `if` nodes, the compute order. Shared by concurrent runs, so
+    never changed once made: a document with other params gets a copy (see `edited`)."""
+
+    def __init__(self, doc, key):
+        super().__init__(doc)
+        self.key = key
+        self.raw = {n.id: deepcopy(n.params) for n in doc.nodes}  # to notice edits, even nested
+        self.steps = {nid: _Step(self, nid) for nid in self.order}
+        has_if = any(spec.name == "if" for spec in self.specs.values())
+        self.static_order = None if has_if else _static_order(self)
+
+    def edited(self, doc, changed):
+        """A copy for `doc`, whose nodes `changed` have other params than this plan's."""
+        plan = object.__new__(_Plan)
+        plan.__dict__.update(self.__dict__)
+        plan.doc = doc
+        plan.nodes = {n.id: n for n in doc.nodes}
+        plan.params, plan.raw, plan.steps = dict(self.params), dict(self.raw), dict(self.steps)
+        for n in changed:
+            plan.params[n.id] = resolved_params(self.specs[n.id], n.params)
+            plan.raw[n.id] = deepcopy(n.params)
+            plan.steps[n.id] = _Step(plan, n.id)
+        return plan
+
+
+_PLANS = OrderedDict()  # structure key -> the latest _Plan of that structure
+_PLANS_KEPT = 8
+_PLANS_LOCK = threading.Lock()
+
+
+def plan_for(doc):
+    """The plan of `doc`: from the plans of recent runs when a document of the same structure
+    (node ids and ops, edges) ran, with the params of the nodes that differ resolved anew."""
+    key = (
+        tuple([(n.id, n.op) for n in doc.nodes]),
+        tuple([(e.id, e.source, e.sourcePort, e.target, e.targetPort) for e in doc.edges]),
+    )
+    with _PLANS_LOCK:
+        plan = _PLANS.get(key)
+        if plan is not None:
+            _PLANS.move_to_end(key)
+    if plan is None:
+        plan = _Plan(doc, key)
+    else:
+        raw = plan.raw
+        changed = [n for n in doc.nodes if n.params != raw[n.id]]
+        if changed:
+            plan = plan.edited(doc, changed)
+        elif plan.doc is not doc:
+            plan = plan.edited(doc, ())
+    with _PLANS_LOCK:
+        _PLANS[key] = plan
+        while len(_PLANS) > _PLANS_KEPT:
+            _PLANS.popitem(last=False)
+    return plan
+
+
+class _Context:
+    """What an op may ask of the run (the catalog's `ctx`). It holds the run's leaf list and
+    owner map, not the run, so that no reference cycle keeps a run alive."""
+
+    __slots__ = ("node_id", "device", "limits", "leaves", "owner")
+
+    def __init__(self, device, limits, leaves, owner):
+        self.node_id, self.device, self.limits = None, device, limits
+        self.leaves, self.owner = leaves, owner
 
     def check_numel(self, n):
-        self.run.check_numel(n, self.node_id)
+        _check_numel(n, self.limits)
 
     def add_parameters(self, named):
         for name, p in named:
-            self.run.add_leaf(self.node_id, name, p)
+            _add_leaf(self.leaves, self.owner, self.node_id, name, p)
+
+
+def _check_numel(n, limits):
+    if n > limits.max_elements:
+        raise LimitExceeded(
+            f"a tensor of {n:,} elements is over the limit of "
+            f"{limits.max_elements:,} elements per tensor"
+        )
+
+
+def _add_leaf(leaves, owner, node_id, param, tensor):
+    leaves.append((node_id, param, tensor))
+    if tensor.requires_grad:
+        owner[accumulator_of(tensor)] = ("leaf", node_id, param)
 
 
 class _Recorder:
@@ -120,13 +261,14 @@ class _Recorder:
         self.started = self.last_flush = time.perf_counter()
         self.preview = limits.preview_elements
         self.pending = []  # (record, tensor to summarise, cache entry), waiting for flush()
+        self.batch = FLUSH_FIRST
 
     def record(self, rec, tensor=None, entry=None):
         """Queue a record; `tensor` gets summarised at the flush (or its cache `entry` already
         holds the summary)."""
         self.pending.append((rec, tensor, entry))
         if (
-            len(self.pending) >= FLUSH_RECORDS
+            len(self.pending) >= self.batch
             or time.perf_counter() - self.last_flush >= FLUSH_SECONDS
         ):
             self.flush()
@@ -134,6 +276,7 @@ class _Recorder:
     def flush(self):
         pending, self.pending = self.pending, []
         self.last_flush = time.perf_counter()
+        self.batch = min(2 * self.batch, FLUSH_RECORDS)
         tensors = [t for _, t, e in pending if t is not None and (e is None or e[1] is None)]
         summaries = iter(summarize_many(tensors, self.preview)) if tensors else None
         for rec, t, entry in pending:
@@ -160,13 +303,16 @@ class _Recorder:
             self.flush()
 
 
-class _Run(GraphIndex):
-    def __init__(self, doc, mode, target, emit, cancel, limits, cache):
-        super().__init__(doc)
+class _Run:
+    def __init__(self, plan, mode, target, emit, cancel, limits, cache):
+        self.plan = plan
+        self.nodes, self.specs, self.params = plan.nodes, plan.specs, plan.params
+        self.incoming, self.outgoing, self.order = plan.incoming, plan.outgoing, plan.order
+        self.steps = plan.steps
         self.mode, self.limits = mode, limits
         self.cache = cache if mode == "forward" else None
         self.backward = mode == "backward"
-        self.target = target or doc.target
+        self.target = target or plan.doc.target
         self.result = RunResult("ok", mode)
         self.values = self.result.values
         self.owner = {}  # engine node -> ("node", id) | ("edge", id) | ("leaf", id, param)
@@ -174,33 +320,42 @@ class _Run(GraphIndex):
         self.picked = {}  # if-node id -> the port it ran
         self.single_consumer = set()  # nodes whose gradient their one edge hook reports
         self.signatures = {}
+        # A forward run through a cache claims engine nodes for the autograd view only when it
+        # cannot send the last run's view again (see _execute); metas say whether it can.
+        self.defer_claims = self.cache is not None
+        self.metas = []
         self.total_bytes = 0
         self.recorder = _Recorder(emit, cancel, limits)
         self.record = self.recorder.record
         self.flush = self.recorder.flush
         self.checkpoint = self.recorder.checkpoint
+        self.device = "cpu"
 
     def check_numel(self, n, node_id):
-        if n > self.limits.max_elements:
-            raise LimitExceeded(
-                f"a tensor of {n:,} elements is over the limit of "
-                f"{self.limits.max_elements:,} elements per tensor"
-            )
+        _check_numel(n, self.limits)
 
     def add_leaf(self, node_id, param, tensor):
-        self.leaves.append((node_id, param, tensor))
-        if tensor.requires_grad:
-            self.owner[accumulator_of(tensor)] = ("leaf", node_id, param)
+        _add_leaf(self.leaves, self.owner, node_id, param, tensor)
 
     # -- forward --------------------------------------------------------------------------------
     def forward(self):
-        wanted = [nid for nid in self.order if not self.outgoing[nid]]
-        if self.target and self.target not in wanted:
-            wanted.append(self.target)
-        for nid in wanted:
-            self.demand(nid)
+        self.ctx = _Context(self.device, self.limits, self.leaves, self.owner)
+        try:
+            if self.plan.static_order is not None:
+                run_node = self.run_node
+                for nid in self.plan.static_order:
+                    run_node(nid)
+            else:
+                wanted = [nid for nid in self.order if not self.outgoing[nid]]
+                if self.target and self.target not in wanted:
+                    wanted.append(self.target)
+                for nid in wanted:
+                    self.demand(nid)
+        finally:
+            self.ctx = None
+        values = self.values
         for nid in self.order:
-            if nid not in self.values:
+            if nid not in values:
                 reason = self._skip_reason(nid)
                 self.result.skipped.append(nid)
                 self.record({"kind": "skipped", "node": nid, "reason": reason})
@@ -232,7 +387,7 @@ class _Run(GraphIndex):
                         raise _NodeError(nid, exc) from exc
                     self.picked[nid] = branch
                     other = "else" if branch == "then" else "then"
-                    for e in ports[other]:
+                    for e in ports.get(other, ()):
                         self.record(
                             {
                                 "kind": "branch_not_taken",
@@ -249,19 +404,30 @@ class _Run(GraphIndex):
             if stage == 0:
                 stack.append((nid, 1))
                 for port in reversed(spec.inputs):
-                    for e in reversed(ports.get(port.name, [])):
+                    for e in reversed(ports.get(port.name, ())):
                         stack.append((e.source, 0))
             else:
                 self.run_node(nid)
 
-    def _inputs(self, nid, spec, use_alias):
+    def _inputs(self, nid, step, use_alias):
         """The node's inputs in port order (variadic ports as lists), and for each edge the
-        position of its input among the op's arguments (what its engine node's
-        next_functions and post-hook grad_inputs follow)."""
+        position of its input among the op's arguments."""
+        values = self.values
+        if step.spec.name == "if":
+            return self._if_inputs(nid, step, use_alias)
+        inputs = []
+        for edges, variadic in step.ports:
+            if use_alias:
+                vals = [self._alias(e) for e in edges]
+            else:
+                vals = [values[e.source] for e in edges]
+            inputs.append(vals if variadic else (vals[0] if vals else None))
+        return inputs, step.positions
+
+    def _if_inputs(self, nid, step, use_alias):
         inputs, positions, pos = [], [], 0
-        for port in spec.inputs:
-            edges = self.incoming[nid].get(port.name, [])
-            if spec.name == "if" and port.name not in ("condition", self.picked[nid]):
+        for port, (edges, _) in zip(step.spec.inputs, step.ports):
+            if port.name not in ("condition", self.picked[nid]):
                 inputs.append(None)
                 pos += 1
                 continue
@@ -269,11 +435,8 @@ class _Run(GraphIndex):
             for e in edges:
                 vals.append(self._alias(e) if use_alias else self.values[e.source])
                 positions.append((e, pos))
-                if port.variadic:
-                    pos += 1
-            if not port.variadic:
-                pos += 1
-            inputs.append(vals if port.variadic else (vals[0] if vals else None))
+            pos += 1
+            inputs.append(vals[0] if vals else None)
         return inputs, positions
 
     def _alias(self, edge):
@@ -285,19 +448,29 @@ class _Run(GraphIndex):
         a.grad_fn.register_hook(self._edge_hook([(edge, 0)]))
         return a
 
-    def _edge_hook(self, positions):
+    def _edge_hook(self, positions, nid=None, nr=0):
+        """A post-hook for an engine node: the gradient it sends along each of `positions`'
+        edges and, for editor node `nid` (whose own engine node it is), the gradient that
+        reached it: output `nr` of grad_outputs, what a tensor hook on it would see. One hook
+        for both costs half what two do, and keeps their order: the node's gradient first."""
         # closes over the recorder and the result's dicts only (see _Recorder)
         rec = self.recorder
+        record = rec.record
         edge_grads, node_grads = self.result.edge_grads, self.result.node_grads
         single = self.single_consumer
 
         def hook(grad_inputs, grad_outputs):
             rec.checkpoint()
+            if nid is not None:
+                g = grad_outputs[nr]
+                if g is not None:
+                    node_grads[nid] = g
+                    record({"kind": "node_grad", "node": nid}, g)
             for edge, pos in positions:
                 g = grad_inputs[pos]
                 if g is not None:
                     edge_grads[edge.id] = g
-                    rec.record(
+                    record(
                         {
                             "kind": "edge_grad",
                             "edge": edge.id,
@@ -308,13 +481,14 @@ class _Run(GraphIndex):
                     )
                     if edge.source in single:
                         node_grads[edge.source] = g
-                        rec.record({"kind": "node_grad", "node": edge.source}, g)
+                        record({"kind": "node_grad", "node": edge.source}, g)
 
         return hook
 
-    def _hook_edges(self, out, inputs, positions, spec):
-        """Hook the op's own node for its edges' gradients; False when its next_functions do
-        not line up with the inputs (then the caller falls back to aliases)."""
+    def _hook_edges(self, out, inputs, positions, nid):
+        """Hook the op's own node for its edges' gradients (and, for `nid`, its own); False
+        when its next_functions do not line up with the inputs (then the caller falls back
+        to aliases)."""
         node = out.grad_fn
         flat = [x for v in inputs for x in (v if isinstance(v, list) else [v])]
         nf = node.next_functions
@@ -325,8 +499,8 @@ class _Run(GraphIndex):
                 return False
             if want is not None:
                 mine.append((edge, pos))
-        if mine:
-            node.register_hook(self._edge_hook(mine))
+        if mine or nid is not None:
+            node.register_hook(self._edge_hook(mine, nid, out._output_nr))
         return True
 
     def _node_hook(self, nid):
@@ -339,66 +513,91 @@ class _Run(GraphIndex):
 
         return hook
 
-    def signature(self, nid):
-        node, spec = self.nodes[nid], self.specs[nid]
-        parts = [nid, node.op, repr(sorted(self.params[nid].items()))]
-        for port in spec.inputs:
-            if spec.name == "if" and port.name not in ("condition", self.picked[nid]):
-                continue  # the branch that did not run is no part of the value
-            parts += [port.name] + [
-                self.signatures[e.source] for e in self.incoming[nid].get(port.name, [])
-            ]
-        # Python's tuple hash: 64 bits, in-memory only (the cache never leaves the process)
-        sig = hash(tuple(parts))
-        self.signatures[nid] = sig
+    def signature(self, nid, step):
+        sigs = self.signatures
+        if step.spec.name == "if":
+            picked = self.picked[nid]
+            # the branch that did not run is no part of the value
+            parts = [step.key, picked]
+            for port, (edges, _) in zip(step.spec.inputs, step.ports):
+                if port.name in ("condition", picked):
+                    parts += [sigs[e.source] for e in edges]
+            sig = hash(tuple(parts))
+        else:
+            sig = hash((step.key, *[sigs[s] for s in step.srcs]))
+        sigs[nid] = sig
         return sig
 
     def run_node(self, nid):
         self.checkpoint()
-        spec, params = self.specs[nid], self.params[nid]
-        sig = self.signature(nid) if self.cache is not None else None
-        entry = self.cache.get(sig) if sig is not None else None
+        step = self.steps[nid]
+        cache = self.cache
+        if cache is not None:
+            sig = self.signature(nid, step)
+            entry = cache.get(sig)
+        else:
+            entry = None
         cached = entry is not None
+        backward = self.backward
+        # one consumer: the node's gradient is that edge's, reported by the edge hook
+        single = len(self.outgoing[nid]) == 1 and nid != self.target
         if cached:
             out = entry[0]
         else:
-            composite = spec.extra.get("composite", False)
-            out = self._compute(nid, spec, params, self.backward and composite)
-            if self.backward and not composite and out.grad_fn is not None:
+            composite = step.composite
+            out = self._compute(nid, step, backward and composite)
+            hooked = False
+            if backward and not composite and out.grad_fn is not None:
                 inputs, positions = self._last_inputs
-                if not self._hook_edges(out, inputs, positions, spec):
-                    out = self._compute(nid, spec, params, True)
-            if sig is not None:
-                entry = self.cache.put(sig, out)
-        self.total_bytes += out.numel() * out.element_size()
+                own = None if single or not out.requires_grad else nid
+                hooked = self._hook_edges(out, inputs, positions, own)
+                if not hooked:
+                    out = self._compute(nid, step, True)
+                elif own is not None:
+                    hooked = "node"
+            if cache is not None:
+                gf = out.grad_fn
+                meta = (
+                    None if step.source else step.key,
+                    out._data.shape,
+                    out._data.dtype,
+                    out._requires_grad,
+                    gf.__class__ if gf is not None else None,
+                )
+                entry = cache.put(sig, out, meta)
+        self.total_bytes += out._data.nbytes
         if self.total_bytes > self.limits.max_total_bytes:
             raise LimitExceeded(
                 f"the run's values take more than {_size(self.limits.max_total_bytes)}, the "
                 "limit for one run"
             )
         self.values[nid] = out
-        if spec.source and out.requires_grad and out.grad_fn is None:
+        if step.source and out._requires_grad and out.grad_fn is None:
             self.add_leaf(nid, None, out)
-        self._claim(nid, out)
-        if self.backward and out.requires_grad:
-            if len(self.outgoing[nid]) == 1 and nid != self.target:
-                # one consumer: the node's gradient is that edge's, reported by the edge hook
+        if self.defer_claims:
+            self.metas.append(entry[2])
+        else:
+            self._claim(nid, out)
+        if backward and out._requires_grad:
+            if single:
                 self.single_consumer.add(nid)
-            else:
+            elif hooked != "node":
                 out.register_hook(self._node_hook(nid))
-        record = {"kind": "value", "node": nid}
         if cached:
-            record["cached"] = True
-        self.record(record, out, entry)
+            self.record({"kind": "value", "node": nid, "cached": True}, out, entry)
+        else:
+            self.record({"kind": "value", "node": nid}, out, entry)
 
-    def _compute(self, nid, spec, params, use_alias):
-        inputs, positions = self._inputs(nid, spec, use_alias)
+    def _compute(self, nid, step, use_alias):
+        inputs, positions = self._inputs(nid, step, use_alias)
         self._last_inputs = (inputs, positions)
+        ctx = self.ctx
+        ctx.node_id = nid
         try:
-            out = spec.run(_Context(self, nid), inputs, params)
+            out = step.spec.run(ctx, inputs, step.params)
             if not isinstance(out, eg.Tensor):
-                raise TypeError(f"{spec.name} gave no tensor")
-            self.check_numel(out.numel(), nid)
+                raise TypeError(f"{step.spec.name} gave no tensor")
+            _check_numel(out.numel(), self.limits)
         except Cancelled:
             raise
         except Exception as exc:  # LimitExceeded included: it belongs to this node too
@@ -485,7 +684,7 @@ def run(
     if target is not None and all(n.id != target for n in doc.nodes):
         raise GraphInvalid([Problem(f"the target '{target}' is not a node of the graph")])
     records = []
-    r = _Run(doc, mode, target, emit or records.append, cancel, limits, cache)
+    r = _Run(plan_for(doc), mode, target, emit or records.append, cancel, limits, cache)
     r.device = device
     res = r.result
     t0 = time.perf_counter()
@@ -513,7 +712,7 @@ def _execute(r, res, t0):
                 r.run_backward(res.target)
                 res.timings["backward_ms"] = (time.perf_counter() - t1) * 1e3
             else:
-                graph = autograd_record(None, r.owner, roots=list(r.values.values()))
+                graph = _forward_view(r)
             r.record(graph)
     except Cancelled:
         res.status = "cancelled"
@@ -530,6 +729,27 @@ def _execute(r, res, t0):
         res.status = "error"
         res.error = {"kind": "error", "node": None, "message": str(exc), "type": "LimitExceeded"}
         r.record(res.error)
+
+
+def _forward_view(r):
+    """The autograd view of a forward run. Through a cache, the engine graph usually has the
+    shape of the last run's (a leaf's values were edited: every op the same, on tensors of the
+    same shapes), and then so has its view: the last one is sent again, without a walk over
+    the graph. Whether it has is in the metas: per node, its params (not a source's: they only
+    make values) and its value's shape, dtype, requires_grad and grad_fn type."""
+    cache = r.cache
+    key = None
+    if r.defer_claims:
+        key = (r.plan.key, tuple(r.picked.items()), tuple(r.metas))
+        last = cache._view
+        if last is not None and last[0] == key:
+            return dict(last[1])
+        for nid, out in r.values.items():  # the claims the run put off, in compute order
+            r._claim(nid, out)
+    graph = autograd_record(None, r.owner, roots=list(r.values.values()))
+    if key is not None:
+        cache._view = (key, graph)
+    return dict(graph) if key is not None else graph
 
 
 def _size(n):

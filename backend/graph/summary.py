@@ -10,6 +10,9 @@ import math
 import numpy as np
 
 _BATCH_MAX_ELEMENTS = 4096  # bigger tensors are summarised one by one
+# A batch's elements at most: its float64 temporaries stay under glibc's mmap threshold (128
+# KiB), past which every temporary is fresh pages from the kernel, which costs twice the math.
+_CHUNK_ELEMENTS = 8192
 
 
 def _host(t):
@@ -61,7 +64,7 @@ def summarize_many(tensors, preview_elements=1024):
     """Summaries of many tensors, in order; the same tensor object is summarised once."""
     out = [None] * len(tensors)
     seen = {}
-    small, small_idx = [], []
+    small, small_idx, size = [], [], 0
     for i, t in enumerate(tensors):
         j = seen.get(id(t))
         if j is not None:
@@ -70,8 +73,12 @@ def summarize_many(tensors, preview_elements=1024):
         seen[id(t)] = i
         a = _host(t)
         if 0 < a.size <= _BATCH_MAX_ELEMENTS and a.dtype.kind in "fiub":
+            if size + a.size > _CHUNK_ELEMENTS:
+                _batch(tensors, small, small_idx, out, preview_elements)
+                small, small_idx, size = [], [], 0
             small.append(a)
             small_idx.append(i)
+            size += a.size
         else:
             out[i] = _one(t, a, preview_elements)
     if small:
@@ -169,34 +176,76 @@ def _batch(tensors, arrays, idx, out, preview_elements):
     )
     columns = zip(lo.tolist(), hi.tolist(), mean.tolist(), std.tolist(), norm.tolist())
     n_ok = n_ok.tolist() if not all_ok else None
+    nan = nan.tolist() if nan is not None else None
+    bad = bad.tolist() if bad is not None else None
+    sizes = sizes.tolist()
+    starts = starts.tolist()
+    # Previews stay numpy arrays (views of one rounded copy of the batch): the server's JSON
+    # encoder (orjson) writes them as nested lists straight from memory, which costs a small
+    # fraction of building nested Python lists here, and leaves the garbage collector nothing to
+    # scan. Only previews with non-finite values become lists now, to spell those out.
     short = None  # float32 values rounded for previews, made when first needed
+    heads = {}  # (array type, requires_grad, grad_fn) -> the summary's first keys, made once
     for k, (i, a, (lo_k, hi_k, mean_k, std_k, norm_k)) in enumerate(zip(idx, arrays, columns)):
-        s = _head(tensors[i], a)
-        c = s["numel"] if all_ok else n_ok[k]
-        s["nan"] = 0 if all_ok else int(nan[k])
-        s["inf"] = 0 if all_ok else int(bad[k]) - s["nan"]
+        t = tensors[i]
+        gf = t.grad_fn
+        hk = (a.shape, a.dtype, t._requires_grad, gf.__class__ if gf is not None else None)
+        head = heads.get(hk)
+        if head is None:
+            head = heads[hk] = _head(t, a)
+        s = head.copy()
+        s["shape"] = list(a.shape)  # every summary its own list: no two records share one
+        n = sizes[k]
+        if all_ok:
+            c = n
+            s["nan"] = s["inf"] = 0
+        else:
+            c = n_ok[k]
+            s["nan"] = nan[k]
+            s["inf"] = bad[k] - nan[k]
         if not c:
             s["stats"] = None
         elif spell:
             s["stats"] = _stats_dict(lo_k, hi_k, mean_k, std_k, norm_k)
         else:
             s["stats"] = {"min": lo_k, "max": hi_k, "mean": mean_k, "std": std_k, "norm": norm_k}
-        if s["numel"] <= preview_elements:
-            if a.dtype.itemsize <= 4 and a.dtype.kind == "f":
-                if short is None:
-                    short = _float32_digits(flat)
-                a = short[starts[k] : starts[k] + s["numel"]].reshape(a.shape)
-            s["preview"] = _json_values(a, all_ok or c == s["numel"])
+        if n <= preview_elements:
+            if c != n:
+                s["preview"] = _json_values(a, False)
+            else:
+                # a copy, never the tensor's own array: a leaf's .grad changes in place later
+                st = starts[k]
+                if a.dtype.kind != "f":
+                    p = a.copy()
+                elif a.dtype.itemsize <= 4:
+                    if short is None:
+                        short = _float32_digits(flat)
+                    p = short[st : st + n].reshape(a.shape)
+                else:
+                    p = flat[st : st + n].reshape(a.shape)  # flat is a fresh float64 array
+                s["preview"] = p if p.ndim else p.item()  # orjson takes no 0-d arrays
         out[i] = s
+
+
+_E_MIN, _E_MAX = -400, 400  # decimal exponents of every float64 (denormals included), and more
+_POW10 = 10.0 ** np.arange(_E_MIN, _E_MAX + 1, dtype=np.float64)
+_LOG10_2 = math.log10(2.0)
 
 
 def _float32_digits(x):
     """x rounded to 7 significant digits, a float32's precision: 0.30000001192092896 (float32's
     0.3 seen as a double) previews as 0.3. Only previews are rounded; stats and full values
-    keep every bit. Values that rounding would break (0, inf, nan) are left as they are."""
+    keep every bit. Values that rounding would break (0, inf, nan) are left as they are.
+
+    The decimal exponent floor(log10|x|) comes from the binary one, which frexp reads off the
+    bits, and one comparison with a power of ten (|x| in [2**(e-1), 2**e) spans less than a
+    decade); a table holds the powers. A log10 and a pow per value cost five times as much."""
     ax = np.abs(x)
-    exponent = np.floor(np.log10(ax, out=np.zeros_like(ax), where=ax > 0))
-    scale = 10.0 ** (6 - exponent)
+    _, e2 = np.frexp(ax)
+    e10 = np.floor((e2 - 1) * _LOG10_2).astype(np.int64)
+    np.clip(e10, _E_MIN, _E_MAX - 1, out=e10)
+    e10 += ax >= _POW10.take(e10 + (1 - _E_MIN))
+    scale = _POW10.take(np.clip(6 - e10, _E_MIN, _E_MAX) - _E_MIN)
     r = np.round(x * scale) / scale
     return np.where(np.isfinite(r) & (ax > 0), r, x)
 

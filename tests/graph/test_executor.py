@@ -13,6 +13,18 @@ from _docs import doc, edge, node, tensor
 
 from backend.graph import ForwardCache, GraphInvalid, Limits, parse, run, run_records, validate
 from backend.graph.summary import summarize
+from backend.server import fastjson
+
+
+def wire(obj):
+    """`obj` as the page gets it, through the server's encoder (summaries keep previews as
+    numpy arrays, which orjson writes): the same JSON as with every array a list, and no NaN,
+    which JSON lacks."""
+    text = fastjson.dumps(obj)
+    plain = json.dumps(obj, allow_nan=False, default=lambda a: a.tolist())
+    assert json.loads(text) == json.loads(plain)
+    return json.loads(text)
+
 
 GRAD_KINDS = ("edge_grad", "node_grad", "leaf_grad")
 
@@ -263,7 +275,7 @@ def check_records_match_result(res, records):
             np.testing.assert_allclose(r["summary"]["preview"], npy(res.edge_grads[r["edge"]]))
         elif r["kind"] == "leaf_grad":
             np.testing.assert_allclose(r["summary"]["preview"], npy(res.leaf_grads[r["node"]]))
-    json.dumps(records, allow_nan=False)
+    wire(records)
 
 
 def test_forward_run_has_values_and_no_gradients():
@@ -742,7 +754,7 @@ def test_summary_stats():
         [v.min(), v.max(), v.mean(), v.std(), np.linalg.norm(v)],
         rtol=1e-10,
     )
-    assert s["preview"] == v.tolist()
+    assert wire(s)["preview"] == v.tolist()
 
 
 def test_summary_std_with_a_large_offset():
@@ -763,12 +775,12 @@ def test_summary_nan_and_inf():
     assert s["stats"]["min"] == -2.0 and s["stats"]["max"] == 1.0
     assert s["stats"]["mean"] == -0.5
     assert s["preview"] == [[1.0, "nan", "inf"], ["-inf", -2.0, "nan"]]
-    json.loads(json.dumps(s, allow_nan=False))
+    wire(s)
     s = summarize(parse_value(np.array([np.nan, np.nan])))
     assert s["nan"] == 2 and s["stats"] is None
     s = summarize(parse_value(np.array(np.inf)))
     assert s["preview"] == "inf" and s["inf"] == 1
-    json.dumps(s, allow_nan=False)
+    wire(s)
 
 
 def test_nan_gradients_in_records_are_json():
@@ -776,7 +788,8 @@ def test_nan_gradients_in_records_are_json():
     nodes += [node("s", "sum")]
     res, records = run_records(doc(nodes, [edge("a", "x", "l"), edge("b", "l", "s")]), "backward")
     assert res.status == "ok"
-    text = json.dumps(records, allow_nan=False)
+    text = fastjson.dumps(records)
+    wire(records)
     assert '"nan"' in text and '"-inf"' in text
     lg = next(r for r in records if r["kind"] == "leaf_grad")["summary"]
     assert lg["preview"] == [-1.0, "inf", 0.25]
@@ -785,7 +798,7 @@ def test_nan_gradients_in_records_are_json():
 def test_preview_up_to_1024_elements():
     nodes = [tensor("small", [32, 32], init="arange"), tensor("big", [1025], init="ones")]
     _, records = run_records(doc(nodes))
-    s = {r["node"]: r["summary"] for r in records if r["kind"] == "value"}
+    s = {r["node"]: r["summary"] for r in wire(records) if r["kind"] == "value"}
     assert s["small"]["preview"] == np.arange(1024, dtype=np.float32).reshape(32, 32).tolist()
     assert "preview" not in s["big"]
     assert s["big"]["stats"]["mean"] == 1.0 and s["big"]["numel"] == 1025
@@ -800,14 +813,72 @@ def test_summaries_of_ints_and_bools():
     ]
     nodes += [node("g", "gt")]
     _, records = run_records(doc(nodes, [edge("a", "i", "g"), edge("b", "j", "g", "other")]))
-    s = {r["node"]: r["summary"] for r in records if r["kind"] == "value"}
+    s = {r["node"]: r["summary"] for r in wire(records) if r["kind"] == "value"}
     assert s["i"]["dtype"] == "int64" and s["i"]["preview"] == [3, 1, 2]
     assert s["g"]["dtype"] == "bool" and s["g"]["preview"] == [True, False, False]
     assert s["g"]["stats"]["mean"] == pytest.approx(1 / 3)
-    json.dumps(records, allow_nan=False)
+    wire(records)
 
 
 def test_summary_stats_that_overflow_are_still_json():
     for v in ([1e200, 1e200], [1.7e308, 1.7e308], [-1.7e308, 1.7e308]):
         s = summarize(parse_value(np.array(v)))
-        json.dumps(s, allow_nan=False)
+        wire(s)
+
+
+# -- plans and views reused across runs -----------------------------------------------------------
+def test_a_document_edited_after_a_run_runs_as_edited():
+    # the second run of a document of the same structure reuses the first one's plan: its
+    # edited params, even a value changed in place inside a list, must still be seen
+    nodes = [tensor("x", value=[1.0, 2.0]), node("m", "mul", scalar=2.0), node("s", "sum")]
+    d = doc(nodes, [edge("a", "x", "m"), edge("b", "m", "s")])
+    assert run(d).values["s"].item() == 6.0
+    d.nodes[0].params["value"][0] = 4.0
+    assert run(d).values["s"].item() == 12.0
+    d.nodes[1].params["scalar"] = 3.0
+    assert run(d).values["s"].item() == 18.0
+    edited = parse(d.model_dump())
+    edited.nodes[1].params["scalar"] = -1.0
+    assert run(edited).values["s"].item() == -6.0
+    assert run(d).values["s"].item() == 18.0
+
+
+def autograd_of(records):
+    return next(r for r in records if r["kind"] == "autograd")
+
+
+def test_a_cached_forward_run_sends_the_same_autograd_view_as_a_fresh_one():
+    cache = ForwardCache()
+    run(cache_graph([1.0, 2.0]), cache=cache)
+    # the same shapes (the view is sent again), then another shape of b (made anew), then back
+    for b in ([5.0, -1.0], [3.0], [0.5, 0.25], [[1.0, 2.0], [3.0, 4.0]]):
+        d = cache_graph(b)
+        _, cached = run_records(d, cache=cache)
+        _, fresh = run_records(d)
+        assert autograd_of(cached) == autograd_of(fresh)
+        assert [r["node"] for r in cached if r["kind"] == "value"] == [
+            r["node"] for r in fresh if r["kind"] == "value"
+        ]
+        for c, f in zip(cached, fresh):
+            if c["kind"] == "value":
+                assert wire(c["summary"]) == wire(f["summary"])
+
+
+def test_previews_are_the_same_json_as_lists():
+    rng = np.random.default_rng(1)
+    f, d = rng.normal(size=(3, 4)), rng.normal(size=(2, 3))
+    nodes = [
+        tensor("f", value=f.tolist()),
+        tensor("d", value=d.tolist(), dtype="float64"),
+        tensor("i", value=[[1, 2], [3, 4]], dtype="int64"),
+        tensor("s", value=0.1),
+        node("t", "transpose"),
+    ]
+    _, records = run_records(doc(nodes, [edge("a", "f", "t")]))
+    got = {r["node"]: r["summary"]["preview"] for r in wire(records) if r["kind"] == "value"}
+    assert got["i"] == [[1, 2], [3, 4]] and got["s"] == 0.1
+    assert got["t"] == np.asarray(got["f"]).T.tolist()
+    assert got["d"] == d.tolist()  # float64: every bit
+    # float32: rounded to 7 significant digits, as float32 holds
+    np.testing.assert_allclose(got["f"], f.astype(np.float32), rtol=1e-6)
+    assert got["f"] == [[float(f"{v:.7g}") for v in row] for row in f.astype(np.float32).tolist()]

@@ -71,22 +71,34 @@ export async function uploadDocument(file: File) {
 }
 
 // The working copy: written shortly after each change, read back when the page loads.
+// The page going away (reload, close, crash-free navigation) writes at once.
 export function keepWorkingCopy() {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  return useEditor.subscribe((s, prev) => {
+  let pending = false;
+  const write = () => {
+    clearTimeout(timer);
+    if (!pending) return;
+    pending = false;
+    const st = useEditor.getState();
+    const saved = { doc: st.document(), graphId: st.graphId, revision: st.revision, dirty: st.dirty };
+    try {
+      localStorage.setItem(WORKING_COPY, JSON.stringify(saved));
+    } catch {
+      /* storage full or disabled: the server store still works */
+    }
+  };
+  const stop = useEditor.subscribe((s, prev) => {
     if (s.nodes === prev.nodes && s.edges === prev.edges && s.meta === prev.meta && s.dirty === prev.dirty)
       return;
+    pending = true;
     clearTimeout(timer);
-    timer = setTimeout(() => {
-      const st = useEditor.getState();
-      const saved = { doc: st.document(), graphId: st.graphId, revision: st.revision, dirty: st.dirty };
-      try {
-        localStorage.setItem(WORKING_COPY, JSON.stringify(saved));
-      } catch {
-        /* storage full or disabled: the server store still works */
-      }
-    }, 300);
+    timer = setTimeout(write, 300);
   });
+  window.addEventListener("pagehide", write);
+  return () => {
+    stop();
+    window.removeEventListener("pagehide", write);
+  };
 }
 
 export function restoreWorkingCopy(): boolean {

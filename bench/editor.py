@@ -1,0 +1,567 @@
+"""Benchmark the editor in a real browser: open + lay out + interact on a 500-node graph, and the
+frames while a 1,000-edge backward run streams its annotations in.
+
+Run:  cd /work/main && .venv/bin/python bench/editor.py [--reps 5] [--quick]
+
+Needs the built editor (`cd frontend && npm run build`) and Debian's /usr/bin/chromium (headless,
+software rendering: --disable-gpu). The server is the real `wiregrad serve` (e2e/harness.py's
+`Server`) on a free loopback port with a temporary data dir. Each repetition is a new browser
+context and page, so every one is a first visit (empty HTTP cache, empty localStorage); one
+unreported warm-up of each case goes first (the server's first requests, the OS file cache).
+
+All times are taken inside the page, on its own clock (performance.now(), event timestamps and
+requestAnimationFrame timestamps), not by Playwright's round trips:
+
+(a) 500 nodes (bench/_editor_graph.py: a layered DAG of 4x4 tensors, ~900 edges, every node at
+    (0, 0), so the graph needs laying out):
+    - open: navigation start -> the first frame in which `.app.ready` is set, all 500 nodes are
+      in the DOM and measured (visible) and the viewport has stopped moving (fitView done; the
+      state then holds for 3 more frames);
+    - lay out: pointerdown on "Auto-layout" -> first frame with the elkjs positions on the
+      canvas ("applied"), and -> the frame after which nothing moves any more ("settled": the
+      editor's 200 ms fitView animation has ended and every node is rendered again);
+    - interact: pointerdown on a node's title -> the first frame in which the inspector's
+      heading names that node.
+    Target: open + lay out (settled) + interact < 1.5 s.
+(b) 1,000+ edges (a ~540-node DAG, on a layered grid so that fitView shows every node and
+    edge: with onlyRenderVisibleElements only what is on screen is rendered): Backward -> run
+    backward. A requestAnimationFrame loop (installed before the page's own scripts) records
+    every frame; frame stats cover pointerdown on "run backward" -> the frame in which the last
+    edge gradient label appears (+ 100 ms). Also: a PerformanceObserver for long tasks, and the
+    arrival of each websocket message. Checks that every edge got its `edge-grad-` label and
+    every node its `grad-` label. Target: every frame < 50 ms.
+
+Benchmarks print; they assert nothing about timings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(_ROOT / "e2e"))
+sys.path.insert(0, str(_ROOT / "bench"))
+
+import requests  # noqa: E402
+from _editor_graph import layered_dag  # noqa: E402
+from harness import CHROMIUM, CHROMIUM_FLAGS, Server  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+VIEWPORT = {"width": 1500, "height": 950}
+OPEN_TARGET_S = 1.5
+FRAME_TARGET_MS = 50.0
+
+# Installed before the editor's scripts on every page: a frame recorder, a long-task observer,
+# websocket message arrival times, the last pointerdown's timestamp, and helpers that wait for a
+# condition on the DOM frame by frame.
+INIT_SCRIPT = r"""
+(() => {
+  const B = (window.__bench = {
+    frames: [], longtasks: [], ws: [], trace: [], ro: [], pointerdown: null,
+  });
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) B.longtasks.push([e.startTime, e.duration]);
+    }).observe({ type: "longtask", buffered: true });
+  } catch (e) {}
+  const tick = (t) => { B.frames.push(t); requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+  addEventListener("pointerdown", (e) => { B.pointerdown = e.timeStamp; }, true);
+  // websocket messages: when each arrives; trace packets kept to count their records later
+  const WS = window.WebSocket;
+  window.WebSocket = class extends WS {
+    constructor(...a) {
+      super(...a);
+      this.addEventListener("message", (ev) => {
+        const now = performance.now(), text = typeof ev.data === "string";
+        const trace = text && ev.data.startsWith('42["trace"');
+        B.ws.push([now, text ? ev.data.length : 0, trace]);
+        if (trace) B.trace.push(ev.data);
+      });
+    }
+  };
+  // ResizeObserver callbacks (React Flow measures nodes with one): when, and how many entries
+  const RO = window.ResizeObserver;
+  window.ResizeObserver = class extends RO {
+    constructor(cb) {
+      super((entries, obs) => {
+        B.ro.push([performance.now(), entries.length]);
+        return cb(entries, obs);
+      });
+    }
+  };
+  // the first frame of a state that then holds for `hold` more frames: key() names the state,
+  // ok() says it is the one wanted; resolves with performance.now() in that frame's
+  // requestAnimationFrame callback (the DOM is updated, the frame is about to be drawn)
+  B.settle = (key, ok, hold = 3, timeoutMs = 60000) => new Promise((resolve, reject) => {
+    let prev = null, since = null, n = 0;
+    const start = performance.now();
+    const f = () => {
+      const now = performance.now();
+      let k, good = false;
+      try { k = key(); good = ok(); } catch (e) { k = "error:" + e; }
+      if (k !== prev) { prev = k; since = now; n = 0; } else n++;
+      if (good && n >= hold) return resolve(since);
+      if (now - start > timeoutMs) return reject(new Error("timed out; last state " + k));
+      requestAnimationFrame(f);
+    };
+    requestAnimationFrame(f);
+  });
+  // the first frame in which ok() holds
+  B.until = (ok, timeoutMs = 60000) => B.settle(() => String(!!ok()), ok, 0, timeoutMs);
+  B.nodes = () => document.querySelectorAll(".react-flow__node");
+  B.viewport = () => document.querySelector(".react-flow__viewport")?.style.transform ?? "";
+  B.shown = () => {
+    let n = 0;
+    for (const el of B.nodes()) if (el.style.visibility !== "hidden") n++;
+    return n;
+  };
+  // positions of a sample of nodes (every 25th rendered one): cheap enough for every frame
+  B.sample = () => {
+    const els = B.nodes(), out = [];
+    for (let i = 0; i < els.length; i += 25) out.push(els[i].style.transform);
+    return out;
+  };
+  B.atOrigin = () => B.sample().filter((t) => t === "translate(0px, 0px)").length;
+})();
+"""
+
+
+def percentile(xs, q):
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    i = (len(xs) - 1) * q
+    lo, hi = int(i), min(int(i) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (i - lo)
+
+
+def med_best(xs, fmt="{:.0f}", best=min):
+    return f"{fmt.format(statistics.median(xs))} ({fmt.format(best(xs))})"
+
+
+def new_page(browser):
+    context = browser.new_context(viewport=VIEWPORT)
+    context.add_init_script(INIT_SCRIPT)
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    page.on("dialog", lambda d: d.accept())
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return context, page, errors
+
+
+def wait_open(page, n_nodes):
+    """ms from navigation start to the first frame of the opened, measured, fitted graph."""
+    return page.evaluate(
+        """(n) => __bench.settle(
+             () => [!!document.querySelector('.app.ready'), __bench.nodes().length,
+                    __bench.shown(), __bench.viewport()].join('|'),
+             () => document.querySelector('.app.ready') && __bench.nodes().length === n
+                   && __bench.shown() === n
+                   && !document.querySelector('[role=alert]')
+                         ?.textContent.includes('Connecting'))""",
+        n_nodes,
+    )
+
+
+RESIZE = "node resize: ResizeObserver -> React Flow updateNodeInternals + re-render"
+PACKET = "trace packet: records -> run store -> React re-render"
+
+
+def attribute(longtasks, ws, ro, start, end, default):
+    """Long tasks overlapping [start, end], by what ran in them: a websocket trace packet
+    arriving, a ResizeObserver callback (React Flow measuring nodes), or neither (`default`).
+    Returns {cause: [durations]} and the longest task."""
+    causes = {}
+    for s, d in longtasks:
+        if s + d < start or s > end:
+            continue
+        if any(s <= t <= s + d for t, _, trace in ws if trace):
+            cause = PACKET
+        elif any(s <= t <= s + d for t, _ in ro):
+            cause = RESIZE
+        else:
+            cause = default
+        causes.setdefault(cause, []).append(d)
+    return causes
+
+
+def open_case(browser, url, n_nodes):
+    context, page, errors = new_page(browser)
+    try:
+        page.goto(url)
+        t_open = wait_open(page, n_nodes)
+
+        # lay out: pointerdown -> positions applied -> nothing moves any more
+        page.evaluate(
+            """(n) => {
+                 const B = __bench;
+                 B.applied = B.until(() => B.atOrigin() < B.sample().length);
+                 B.settled = B.settle(
+                   () => [B.nodes().length, B.shown(), B.viewport(), B.sample().join()].join('|'),
+                   () => B.nodes().length === n && B.shown() === n && B.atOrigin() === 0);
+               }""",
+            n_nodes,
+        )
+        page.get_by_role("button", name="Auto-layout", exact=True).click()
+        applied = page.evaluate("__bench.applied")
+        settled = page.evaluate("__bench.settled")
+        down = page.evaluate("__bench.pointerdown")
+
+        # interact: click the title of the node nearest the canvas centre that is really
+        # under the pointer there, until the inspector names it
+        pick = page.evaluate(
+            """() => {
+                 const c = document.querySelector('.react-flow').getBoundingClientRect();
+                 const cx = c.x + c.width / 2, cy = c.y + c.height / 2;
+                 let best = null;
+                 for (const el of __bench.nodes()) {
+                   const t = el.querySelector('.op-node-title');
+                   if (!t) continue;
+                   const r = t.getBoundingClientRect();
+                   const x = r.x + r.width / 2, y = r.y + r.height / 2;
+                   if (x < c.x || x > c.right || y < c.y || y > c.bottom) continue;
+                   const hit = document.elementFromPoint(x, y);
+                   if (!hit || !t.contains(hit)) continue;
+                   const d = (x - cx) ** 2 + (y - cy) ** 2;
+                   if (!best || d < best.d) best = { id: el.dataset.id, x, y, d, h: r.height };
+                 }
+                 return best;
+               }"""
+        )
+        page.evaluate(
+            """(id) => { __bench.inspected = __bench.until(() => {
+                 const h = document.querySelector('[aria-label=inspector] h2');
+                 return !!h && h.textContent.split(' ')[0] === id; }); }""",
+            pick["id"],
+        )
+        page.mouse.click(pick["x"], pick["y"])
+        shown = page.evaluate("__bench.inspected")
+        down2 = page.evaluate("__bench.pointerdown")
+        page.wait_for_timeout(100)  # let the long-task observer report the click's task
+        r = page.evaluate("({lt: __bench.longtasks, ws: __bench.ws, ro: __bench.ro})")
+        lt, ws, ro = r["lt"], r["ws"], r["ro"]
+        return {
+            "open": t_open,
+            "applied": applied - down,
+            "settled": settled - down,
+            "interact": shown - down2,
+            "title_px": pick["h"],
+            "open_tasks": attribute(lt, ws, ro, 0, t_open, "other (loading, first render, ...)"),
+            "layout_tasks": attribute(
+                lt, ws, ro, down, settled, "auto-layout: elkjs on the main thread, render positions"
+            ),
+            "click_tasks": attribute(lt, ws, ro, down2, shown + 50, "select: React re-render"),
+            "resized_nodes": sum(n for t, n in ro if down <= t <= settled),
+            "errors": errors,
+        }
+    finally:
+        context.close()
+
+
+def run_case(browser, url, n_nodes, n_edges):
+    context, page, errors = new_page(browser)
+    try:
+        page.goto(url)
+        wait_open(page, n_nodes)
+        edges_rendered = page.locator(".react-flow__edge").count()
+        before = page.get_by_label("run status").get_attribute("data-run") or ""
+        page.get_by_role("button", name="Backward", exact=True).click()
+        picked = page.get_by_label("backward from").input_value()
+        page.evaluate(
+            """([before, nEdges]) => {
+                 const B = __bench;
+                 const st = () => document.querySelector('[aria-label="run status"]');
+                 B.ok = B.until(() => st().dataset.run !== before
+                   && ['ok', 'error', 'cancelled'].includes(st().dataset.status));
+                 B.first = B.until(() => document.querySelector('[data-testid^="edge-value-"]'
+                                                           + ', [data-testid^="value-"]'));
+                 B.labels = B.until(() =>
+                   document.querySelectorAll('[data-testid^="edge-grad-"]').length >= nEdges);
+               }""",
+            [before, n_edges],
+        )
+        page.get_by_role("button", name="run backward").click()
+        t_ok = page.evaluate("__bench.ok")
+        try:
+            t_labels = page.evaluate("__bench.labels")
+        except Exception:  # not every edge got a label: counted below
+            t_labels = None
+        page.wait_for_timeout(300)
+        r = page.evaluate(
+            """() => ({
+                 down: __bench.pointerdown,
+                 frames: __bench.frames, longtasks: __bench.longtasks,
+                 ws: __bench.ws, ro: __bench.ro,
+                 packets: __bench.trace.map((m) => m.split('"kind":').length - 1),
+                 status: document.querySelector('[aria-label="run status"]').dataset.status,
+                 edgeGrads: document.querySelectorAll('[data-testid^="edge-grad-"]').length,
+                 nodeGrads: document.querySelectorAll('[data-testid^="grad-"]').length,
+               })"""
+        )
+        t_first = page.evaluate("__bench.first")
+        down = r["down"]
+        end = max(t_ok, t_labels if t_labels is not None else t_ok) + 100
+        frames = [t for t in r["frames"] if down <= t <= end]
+        # the first frame after the click counts from the click itself
+        deltas = [b - a for a, b in zip([down] + frames, frames)]
+        tasks = attribute(r["longtasks"], r["ws"], r["ro"], down, end, "other (paint, GC, ...)")
+        # idle frames before the click, for reference (the machine's frame rhythm)
+        idle = [
+            b - a for a, b in zip(r["frames"], r["frames"][1:]) if down - 1000 <= a and b <= down
+        ]
+        return {
+            "ok_ms": t_ok - down,
+            "first_ms": t_first - down,
+            "labels_ms": (t_labels - down) if t_labels is not None else None,
+            "max": max(deltas),
+            "p95": percentile(deltas, 0.95),
+            "median": statistics.median(deltas),
+            "over": sum(d > FRAME_TARGET_MS for d in deltas),
+            "n_frames": len(deltas),
+            "tasks": tasks,
+            "packets": r["packets"],
+            "resized_nodes": sum(n for t, n in r["ro"] if down <= t <= end),
+            "ro_calls": sum(1 for t, n in r["ro"] if down <= t <= end),
+            "status": r["status"],
+            "edge_grads": r["edgeGrads"],
+            "node_grads": r["nodeGrads"],
+            "edges_rendered": edges_rendered,
+            "target": picked,
+            "idle_p50": statistics.median(idle) if idle else float("nan"),
+            "worst_frames": sorted(
+                [(round(b - down), round(b - a)) for a, b in zip([down] + frames, frames)],
+                key=lambda x: -x[1],
+            )[:3],
+            "errors": errors,
+        }
+    finally:
+        context.close()
+
+
+def save(url, doc):
+    check = requests.post(f"{url}/api/validate", json=doc, timeout=60).json()
+    if not check["ok"]:
+        raise SystemExit(f"the bench graph is invalid: {check['node_errors'][:3]}")
+    return requests.post(f"{url}/api/graphs", json=doc, timeout=60).json()["id"]
+
+
+def git_rev():
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(_ROOT), "log", "-1", "--format=%h"], capture_output=True, text=True
+        )
+        dirty = subprocess.run(
+            ["git", "-C", str(_ROOT), "status", "--porcelain", "--", "frontend/src"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        return out.stdout.strip() + (" (frontend/src has uncommitted changes)" if dirty else "")
+    except OSError:
+        return "?"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=5, help="repetitions of each case")
+    parser.add_argument("--quick", action="store_true", help="2 repetitions, no warm-up")
+    args = parser.parse_args()
+    reps = 2 if args.quick else args.reps
+
+    dist = _ROOT / "frontend" / "dist" / "index.html"
+    if not dist.is_file():
+        raise SystemExit("frontend/dist is missing: cd frontend && npm run build")
+    if not Path(CHROMIUM).is_file():
+        raise SystemExit(f"{CHROMIUM} is missing")
+
+    open_doc = layered_dag(500, 900, seed=1)
+    run_doc = layered_dag(540, 1020, seed=2, laid_out=True)
+    n_open, e_open = len(open_doc["nodes"]), len(open_doc["edges"])
+    n_run, e_run = len(run_doc["nodes"]), len(run_doc["edges"])
+    assert e_run >= 1000, e_run
+
+    opens, runs = [], []
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="wiregrad-bench-") as data_dir:
+        server = Server(data_dir)
+        try:
+            open_url = f"{server.url}/?graph={save(server.url, open_doc)}"
+            run_url = f"{server.url}/?graph={save(server.url, run_doc)}"
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+                chromium_version = browser.version
+                if not args.quick:
+                    open_case(browser, open_url, n_open)
+                    run_case(browser, run_url, n_run, e_run)
+                # interleaved, so that the machine's noise falls on both cases alike
+                for i in range(reps):
+                    opens.append(open_case(browser, open_url, n_open))
+                    runs.append(run_case(browser, run_url, n_run, e_run))
+                    print(
+                        f"rep {i + 1}/{reps}: open+layout+interact "
+                        f"{sum(opens[-1][k] for k in ('open', 'settled', 'interact')):.0f} ms, "
+                        f"run max frame {runs[-1]['max']:.0f} ms",
+                        file=sys.stderr,
+                    )
+                browser.close()
+        finally:
+            server.stop()
+
+    loads = (load_before, os.getloadavg()[0])
+    report(args, reps, chromium_version, loads, (n_open, e_open), (n_run, e_run), opens, runs)
+
+
+def cause_rows(where, per_rep):
+    """Table rows: for each cause, per repetition (median): how many long tasks, their total
+    ms, the longest; and the longest of all repetitions."""
+    rows = []
+    for cause in sorted({c for rep in per_rep for c in rep}):
+        lists = [rep.get(cause, []) for rep in per_rep]
+        rows.append(
+            f"| {where} | {cause} | {statistics.median(len(x) for x in lists):.0f} | "
+            f"{statistics.median(sum(x) for x in lists):.0f} | "
+            f"{statistics.median(max(x, default=0) for x in lists):.0f} | "
+            f"{max(max(x, default=0) for x in lists):.0f} |"
+        )
+    return rows
+
+
+def report(args, reps, chromium_version, loads, open_size, run_size, opens, runs):
+    cmd = "cd /work/main && .venv/bin/python bench/editor.py" + (
+        " --quick" if args.quick else (f" --reps {args.reps}" if args.reps != 5 else "")
+    )
+    dist = _ROOT / "frontend" / "dist" / "index.html"
+    built = time.strftime("%Y-%m-%d %H:%M", time.localtime(dist.stat().st_mtime))
+    print("## editor benchmark\n")
+    print(f"- command: `{cmd}`")
+    print(
+        f"- {platform.machine()}, {os.cpu_count()} CPUs, shared and noisy: load average "
+        f"{loads[0]:.1f} before, {loads[1]:.1f} after; python {platform.python_version()}"
+    )
+    print(
+        f"- Chromium {chromium_version} headless, --disable-gpu (software raster), viewport "
+        f"{VIEWPORT['width']}x{VIEWPORT['height']}; frontend/dist built {built}, "
+        f"tree at {git_rev()}"
+    )
+    print(
+        f"- {reps} repetitions of each case, interleaved, each a new browser context (a first "
+        f"visit: empty cache){'' if args.quick else ', after one unreported warm-up of each'}; "
+        "times on the page's own clock (event timestamps -> the requestAnimationFrame callback "
+        "of the first frame showing the result); ms, median (best)"
+    )
+
+    totals = [o["open"] + o["settled"] + o["interact"] for o in opens]
+    totals_applied = [o["open"] + o["applied"] + o["interact"] for o in opens]
+    verdict = "met" if statistics.median(totals) < OPEN_TARGET_S * 1e3 else "missed"
+    n, e = open_size
+    print(
+        f"\n### (a) a {n}-node graph ({e} edges, every node at (0, 0)): open, lay out, interact\n"
+    )
+    print("| step | ms: median (best) | target |")
+    print("|---|---|---|")
+    col = lambda k: med_best([o[k] for o in opens])  # noqa: E731
+    print(f"| open: navigation -> all {n} nodes rendered, measured, fitted | {col('open')} | |")
+    print(f"| lay out: click Auto-layout -> elkjs positions on the canvas | {col('applied')} | |")
+    print(
+        f"| lay out: click -> settled (fitView's 200 ms animation over, all {n} nodes rendered) | "
+        f"{col('settled')} | |"
+    )
+    print(f"| interact: click a node's title -> the inspector shows it | {col('interact')} | |")
+    print(
+        f"| **total: open + lay out (settled) + interact** | **{med_best(totals)}** | "
+        f"**< {OPEN_TARGET_S * 1e3:.0f}: {verdict}** |"
+    )
+    print(
+        "| (the same with lay out = applied, i.e. without the animation) | "
+        f"{med_best(totals_applied)} | |"
+    )
+    print(
+        f"\n- the clicked title was {statistics.median(o['title_px'] for o in opens):.1f} px tall "
+        f"at the fitted zoom; ResizeObserver entries (nodes re-measured) during lay out: "
+        f"{statistics.median(o['resized_nodes'] for o in opens):.0f}"
+    )
+    print("\nlong tasks (> 50 ms, PerformanceObserver), per repetition:\n")
+    print("| when | what ran in the task | tasks | ms in them | longest ms | longest of all reps |")
+    print("|---|---|---|---|---|---|")
+    for row in (
+        cause_rows("open", [o["open_tasks"] for o in opens])
+        + cause_rows("lay out", [o["layout_tasks"] for o in opens])
+        + cause_rows("interact", [o["click_tasks"] for o in opens])
+    ):
+        print(row)
+
+    n, e = run_size
+    worst = max(r["max"] for r in runs)
+    verdict = "met" if statistics.median([r["max"] for r in runs]) < FRAME_TARGET_MS else "missed"
+    labels_ok = all(r["edge_grads"] == e and r["node_grads"] == n for r in runs)
+    packets = [len(r["packets"]) for r in runs]
+    per_packet = [x for r in runs for x in r["packets"]]
+    print(
+        f"\n### (b) backward run of a {n}-node, {e}-edge graph: "
+        "frames while annotations stream in\n"
+    )
+    print(
+        f"- fitView on open shows the whole graph: {min(r['edges_rendered'] for r in runs)}-"
+        f"{max(r['edges_rendered'] for r in runs)} of {e} edges rendered before the run "
+        "(onlyRenderVisibleElements renders only what is on screen)"
+    )
+    print(
+        f"- every run ended `{'/'.join(sorted({r['status'] for r in runs}))}` (target "
+        f"`{runs[0]['target']}`); gradient labels rendered: edges "
+        f"{'/'.join(str(x) for x in sorted({r['edge_grads'] for r in runs}))} of {e}, nodes "
+        f"{'/'.join(str(x) for x in sorted({r['node_grads'] for r in runs}))} of {n}"
+        f"{'' if labels_ok else ' (NOT all)'}"
+    )
+    print(
+        f"- trace packets per run: {statistics.median(packets):.0f} (records per packet: median "
+        f"{statistics.median(per_packet):.0f}, max {max(per_packet)}); ResizeObserver callbacks "
+        f"per run: {statistics.median(r['ro_calls'] for r in runs):.0f}, nodes re-measured: "
+        f"{statistics.median(r['resized_nodes'] for r in runs):.0f}"
+    )
+    print(
+        '- frames from the click on "run backward" to the later of data-status ok and the last '
+        "edge gradient label, + 100 ms; idle frame interval before the click: "
+        f"{statistics.median([r['idle_p50'] for r in runs]):.1f} ms"
+    )
+    print("\n| measure | median (best) | target |")
+    print("|---|---|---|")
+    print(
+        f"| **longest frame, ms** | **{med_best([r['max'] for r in runs])}** | "
+        f"**< {FRAME_TARGET_MS:.0f}: {verdict}** (worst of all runs: {worst:.0f}) |"
+    )
+    print(f"| 95th percentile frame, ms | {med_best([r['p95'] for r in runs], '{:.1f}')} | |")
+    print(f"| median frame, ms | {med_best([r['median'] for r in runs], '{:.1f}')} | |")
+    print(f"| frames over {FRAME_TARGET_MS:.0f} ms | {med_best([r['over'] for r in runs])} | 0 |")
+    print(f"| frames in the window | {med_best([r['n_frames'] for r in runs], best=max)} | |")
+    print(f"| click -> first value label, ms | {med_best([r['first_ms'] for r in runs])} | |")
+    print(f"| click -> data-status ok, ms | {med_best([r['ok_ms'] for r in runs])} | |")
+    lab = [r["labels_ms"] for r in runs if r["labels_ms"] is not None]
+    print(
+        f"| click -> every edge gradient label rendered, ms | {med_best(lab) if lab else '-'} | |"
+    )
+    print("\nlong tasks (> 50 ms) in the window, per run:\n")
+    print("| when | what ran in the task | tasks | ms in them | longest ms | longest of all runs |")
+    print("|---|---|---|---|---|---|")
+    for row in cause_rows("run", [r["tasks"] for r in runs]):
+        print(row)
+    print(
+        "\nworst frames of each run [ms after the click, frame ms]: "
+        + "; ".join(json.dumps(r["worst_frames"]) for r in runs)
+    )
+    errs = [x for o in opens + runs for x in o["errors"]]
+    if errs:
+        print(f"\nerrors on the page: {errs[:3]}")
+
+
+if __name__ == "__main__":
+    main()
