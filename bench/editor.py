@@ -160,18 +160,32 @@ def new_page(browser):
     return context, page, errors
 
 
-def wait_open(page, n_nodes):
-    """ms from navigation start to the first frame of the opened, measured, fitted graph."""
+def wait_open(page):
+    """ms from navigation start to the first frame of the opened, fitted graph, after which
+    the nodes on the canvas hold still for three frames. (The canvas draws only the nodes and
+    edges in view: a zoomed-out 500-node graph shows all of them, a closer view a part.)"""
     return page.evaluate(
-        """(n) => __bench.settle(
+        """() => __bench.settle(
              () => [!!document.querySelector('.app.ready'), __bench.nodes().length,
                     __bench.shown(), __bench.viewport()].join('|'),
-             () => document.querySelector('.app.ready') && __bench.nodes().length === n
-                   && __bench.shown() === n
+             () => document.querySelector('.app.ready') && __bench.nodes().length > 0
+                   && __bench.viewport() !== ''
                    && !document.querySelector('[role=alert]')
-                         ?.textContent.includes('Connecting'))""",
-        n_nodes,
+                         ?.textContent.includes('Connecting'))"""
     )
+
+
+def zoom_to(page, scale):
+    """Zoom in with the mouse wheel over the canvas centre until the zoom is at least `scale`."""
+    box = page.get_by_label("graph canvas").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    for _ in range(200):
+        now = page.evaluate("() => Number(/scale\\(([^)]+)\\)/.exec(__bench.viewport())?.[1] ?? 1)")
+        if now >= scale:
+            return now
+        page.mouse.wheel(0, -200)
+        page.wait_for_timeout(30)
+    raise RuntimeError(f"could not zoom to {scale}")
 
 
 RESIZE = "node resize: ResizeObserver -> React Flow updateNodeInternals + re-render"
@@ -200,7 +214,7 @@ def open_case(browser, url, n_nodes):
     context, page, errors = new_page(browser)
     try:
         page.goto(url)
-        t_open = wait_open(page, n_nodes)
+        t_open = wait_open(page)
 
         # lay out: pointerdown -> positions applied -> nothing moves any more
         page.evaluate(
@@ -209,7 +223,7 @@ def open_case(browser, url, n_nodes):
                  B.applied = B.until(() => B.atOrigin() < B.sample().length);
                  B.settled = B.settle(
                    () => [B.nodes().length, B.shown(), B.viewport(), B.sample().join()].join('|'),
-                   () => B.nodes().length === n && B.shown() === n && B.atOrigin() === 0);
+                   () => B.nodes().length > 0 && B.atOrigin() === 0);
                }""",
             n_nodes,
         )
@@ -269,11 +283,17 @@ def open_case(browser, url, n_nodes):
         context.close()
 
 
-def run_case(browser, url, n_nodes, n_edges):
+def run_case(browser, url, n_nodes, n_edges, zoom=None):
+    """A backward run watched at the fitted view (zoom None: the whole graph, where edges show
+    what arrived by their colour and labels are not drawn) or zoomed to `zoom` (labels drawn
+    on the part of the graph in view)."""
     context, page, errors = new_page(browser)
     try:
         page.goto(url)
-        wait_open(page, n_nodes)
+        wait_open(page)
+        if zoom:
+            zoom_to(page, zoom)
+            wait_open(page)
         edges_rendered = page.locator(".react-flow__edge").count()
         before = page.get_by_label("run status").get_attribute("data-run") or ""
         page.get_by_role("button", name="Backward", exact=True).click()
@@ -284,10 +304,11 @@ def run_case(browser, url, n_nodes, n_edges):
                  const st = () => document.querySelector('[aria-label="run status"]');
                  B.ok = B.until(() => st().dataset.run !== before
                    && ['ok', 'error', 'cancelled'].includes(st().dataset.status));
-                 B.first = B.until(() => document.querySelector('[data-testid^="edge-value-"]'
-                                                           + ', [data-testid^="value-"]'));
+                 B.first = B.until(() => document.querySelector('.op-node.has-value'));
+                 // every edge in view has its gradient: coloured, and labelled where drawn
                  B.labels = B.until(() =>
-                   document.querySelectorAll('[data-testid^="edge-grad-"]').length >= nEdges);
+                   document.querySelectorAll('.react-flow__edge-path.wire.has-grad').length
+                     >= document.querySelectorAll('.react-flow__edge').length);
                }""",
             [before, n_edges],
         )
@@ -390,7 +411,9 @@ def main():
     n_run, e_run = len(run_doc["nodes"]), len(run_doc["edges"])
     assert e_run >= 1000, e_run
 
-    opens, runs = [], []
+    opens = []
+    views = {"whole graph in view": None, "zoomed to 1.0 (labels drawn)": 1.0}
+    runs = {view: [] for view in views}
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="wiregrad-bench-") as data_dir:
         server = Server(data_dir)
@@ -402,15 +425,18 @@ def main():
                 chromium_version = browser.version
                 if not args.quick:
                     open_case(browser, open_url, n_open)
-                    run_case(browser, run_url, n_run, e_run)
+                    for zoom in views.values():
+                        run_case(browser, run_url, n_run, e_run, zoom)
                 # interleaved, so that the machine's noise falls on both cases alike
                 for i in range(reps):
                     opens.append(open_case(browser, open_url, n_open))
-                    runs.append(run_case(browser, run_url, n_run, e_run))
+                    for view, zoom in views.items():
+                        runs[view].append(run_case(browser, run_url, n_run, e_run, zoom))
                     print(
                         f"rep {i + 1}/{reps}: open+layout+interact "
                         f"{sum(opens[-1][k] for k in ('open', 'settled', 'interact')):.0f} ms, "
-                        f"run max frame {runs[-1]['max']:.0f} ms",
+                        "run max frame "
+                        + ", ".join(f"{rs[-1]['max']:.0f} ms" for rs in runs.values()),
                         file=sys.stderr,
                     )
                 browser.close()
@@ -473,7 +499,7 @@ def report(args, reps, chromium_version, loads, open_size, run_size, opens, runs
     print(f"| open: navigation -> all {n} nodes rendered, measured, fitted | {col('open')} | |")
     print(f"| lay out: click Auto-layout -> elkjs positions on the canvas | {col('applied')} | |")
     print(
-        f"| lay out: click -> settled (fitView's 200 ms animation over, all {n} nodes rendered) | "
+        f"| lay out: click -> settled (fitView's 200 ms animation over, the nodes in view drawn) | "
         f"{col('settled')} | |"
     )
     print(f"| interact: click a node's title -> the inspector shows it | {col('interact')} | |")
@@ -500,26 +526,38 @@ def report(args, reps, chromium_version, loads, open_size, run_size, opens, runs
     ):
         print(row)
 
+    for view, rs in runs.items():
+        report_runs(view, rs, run_size)
+    errs = [x for o in opens + [r for rs in runs.values() for r in rs] for x in o["errors"]]
+    if errs:
+        print(f"\nerrors on the page: {errs[:3]}")
+
+
+def report_runs(view, runs, run_size):
+    """Section (b) for the runs watched at one view."""
+    zoomed = view != "whole graph in view"
     n, e = run_size
     worst = max(r["max"] for r in runs)
     verdict = "met" if statistics.median([r["max"] for r in runs]) < FRAME_TARGET_MS else "missed"
-    labels_ok = all(r["edge_grads"] == e and r["node_grads"] == n for r in runs)
+    # labels are drawn for what is in view at a readable zoom (below it, wires are coloured)
+    labels_ok = all(r["edge_grads"] >= min(r["edges_rendered"], e) for r in runs) or not zoomed
     packets = [len(r["packets"]) for r in runs]
     per_packet = [x for r in runs for x in r["packets"]]
     print(
-        f"\n### (b) backward run of a {n}-node, {e}-edge graph: "
+        f"\n### (b) backward run of a {n}-node, {e}-edge graph, {view}: "
         "frames while annotations stream in\n"
     )
     print(
-        f"- fitView on open shows the whole graph: {min(r['edges_rendered'] for r in runs)}-"
-        f"{max(r['edges_rendered'] for r in runs)} of {e} edges rendered before the run "
-        "(onlyRenderVisibleElements renders only what is on screen)"
+        f"- {min(r['edges_rendered'] for r in runs)}-{max(r['edges_rendered'] for r in runs)} "
+        f"of {e} edges in view and rendered before the run (the canvas draws only what is in "
+        "view; below zoom 0.45 edges show their state by colour, without labels)"
     )
     print(
         f"- every run ended `{'/'.join(sorted({r['status'] for r in runs}))}` (target "
-        f"`{runs[0]['target']}`); gradient labels rendered: edges "
+        f"`{runs[0]['target']}`); gradient labels drawn: edges "
         f"{'/'.join(str(x) for x in sorted({r['edge_grads'] for r in runs}))} of {e}, nodes "
-        f"{'/'.join(str(x) for x in sorted({r['node_grads'] for r in runs}))} of {n}"
+        f"{'/'.join(str(x) for x in sorted({r['node_grads'] for r in runs}))} of {n} "
+        "(those in view)"
         f"{'' if labels_ok else ' (NOT all)'}"
     )
     print(
@@ -543,11 +581,12 @@ def report(args, reps, chromium_version, loads, open_size, run_size, opens, runs
     print(f"| median frame, ms | {med_best([r['median'] for r in runs], '{:.1f}')} | |")
     print(f"| frames over {FRAME_TARGET_MS:.0f} ms | {med_best([r['over'] for r in runs])} | 0 |")
     print(f"| frames in the window | {med_best([r['n_frames'] for r in runs], best=max)} | |")
-    print(f"| click -> first value label, ms | {med_best([r['first_ms'] for r in runs])} | |")
+    first = med_best([r['first_ms'] for r in runs])
+    print(f"| click -> first value on the canvas, ms | {first} | |")
     print(f"| click -> data-status ok, ms | {med_best([r['ok_ms'] for r in runs])} | |")
     lab = [r["labels_ms"] for r in runs if r["labels_ms"] is not None]
     print(
-        f"| click -> every edge gradient label rendered, ms | {med_best(lab) if lab else '-'} | |"
+        f"| click -> every edge in view has its gradient, ms | {med_best(lab) if lab else '-'} | |"
     )
     print("\nlong tasks (> 50 ms) in the window, per run:\n")
     print("| when | what ran in the task | tasks | ms in them | longest ms | longest of all runs |")
@@ -558,9 +597,6 @@ def report(args, reps, chromium_version, loads, open_size, run_size, opens, runs
         "\nworst frames of each run [ms after the click, frame ms]: "
         + "; ".join(json.dumps(r["worst_frames"]) for r in runs)
     )
-    errs = [x for o in opens + runs for x in o["errors"]]
-    if errs:
-        print(f"\nerrors on the page: {errs[:3]}")
 
 
 if __name__ == "__main__":

@@ -94,7 +94,7 @@ function Editor() {
   const layout = async () => {
     const { nodes, edges } = useEditor.getState();
     useEditor.getState().setPositions(await layoutPositions(nodes, edges));
-    requestAnimationFrame(() => fitView({ padding: 0.2, duration: 200 }));
+    requestAnimationFrame(() => fitView({ padding: 0.2 }));
   };
 
   useShortcuts({ layout, fit: () => fitView({ padding: 0.2, duration: 200 }), help: () => setDialog("help") });

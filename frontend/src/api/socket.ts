@@ -11,7 +11,6 @@ import type {
 } from "./types";
 
 export interface RunHandlers {
-  onStarted?: (runId: string, info: { mode: RunMode; target: string | null }) => void;
   onRecords: (runId: string, records: TraceRecord[]) => void;
   onFinished: (finished: RunFinished) => void;
 }
@@ -27,7 +26,6 @@ export class Connection {
     this.socket.on("connect", () => onStatus(true));
     this.socket.on("disconnect", () => onStatus(false));
     this.socket.on("connect_error", () => onStatus(false));
-    this.socket.on("run_started", (m) => handlers.onStarted?.(m.run_id, m));
     this.socket.on("trace", (m) => handlers.onRecords(m.run_id, m.records));
     this.socket.on("run_finished", (m) => handlers.onFinished(m));
   }

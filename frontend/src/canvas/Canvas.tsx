@@ -6,7 +6,6 @@ import {
   MiniMap,
   ReactFlow,
   type IsValidConnection,
-  useNodesInitialized,
   useReactFlow,
 } from "@xyflow/react";
 import { type DragEvent, type MouseEvent, useCallback, useEffect, useRef, useState } from "react";
@@ -83,6 +82,7 @@ export default function Canvas() {
         zoomOnDoubleClick={false}
         minZoom={0.05}
         fitView
+        onlyRenderVisibleElements
         proOptions={{ hideAttribution: true }}
       >
         <Background gap={24} />
@@ -103,14 +103,15 @@ export default function Canvas() {
   );
 }
 
-/** Fit the view to each newly opened document, once its nodes have been measured. */
+/** Fit the view to each newly opened document. Nodes carry their size from the start
+ * (nodeSize.ts), so this needs no measuring pass, and off-screen nodes are never drawn. */
 function useFitOnOpen(fitView: ReturnType<typeof useReactFlow>["fitView"]) {
   const opened = useEditor((s) => s.opened);
-  const measured = useNodesInitialized();
   const fitted = useRef(-1);
   useEffect(() => {
-    if (fitted.current === opened || (!measured && useEditor.getState().nodes.length)) return;
+    if (fitted.current === opened) return;
     fitted.current = opened;
-    fitView({ padding: 0.15, maxZoom: 1.25 });
-  }, [opened, measured, fitView]);
+    // after React Flow has taken the new nodes into its store
+    requestAnimationFrame(() => fitView({ padding: 0.15, maxZoom: 1.25 }));
+  }, [opened, fitView]);
 }

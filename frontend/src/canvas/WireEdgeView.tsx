@@ -1,6 +1,6 @@
 // One wire: its producer's value and, after backward, the gradient its consumer sent back
 // along it (in the gradient colour). A branch an `if` did not take is dimmed.
-import { BaseEdge, EdgeLabelRenderer, type EdgeProps, getBezierPath } from "@xyflow/react";
+import { BaseEdge, EdgeLabelRenderer, type EdgeProps, getBezierPath, useStore } from "@xyflow/react";
 import { memo } from "react";
 import type { WireEdge } from "../doc/convert";
 import { formatSummary } from "../format/annotate";
@@ -30,7 +30,10 @@ function WireEdgeView(props: EdgeProps<WireEdge>) {
     problem ? "has-problem" : "",
     props.selected ? "selected" : "",
   ].join(" ");
-  const hasLabel = value || grad || problem || notTaken;
+  // zoomed far out, labels would be specks: the wire's colour says what arrived on it, and
+  // a thousand labels fewer keep panning and streaming smooth
+  const detailed = useStore((s) => s.transform[2] >= DETAIL_ZOOM);
+  const hasLabel = (detailed || focused || props.selected) && (value || grad || problem || notTaken);
   return (
     <>
       <BaseEdge id={id} path={path} className={cls} interactionWidth={16} />
@@ -64,5 +67,8 @@ function WireEdgeView(props: EdgeProps<WireEdge>) {
     </>
   );
 }
+
+/** Below this zoom, edge labels are not drawn. */
+export const DETAIL_ZOOM = 0.45;
 
 export default memo(WireEdgeView);

@@ -20,6 +20,15 @@ export async function layoutPositions(
       "elk.layered.spacing.nodeNodeBetweenLayers": "90",
       "elk.spacing.nodeNode": "40",
       "elk.layered.nodePlacement.strategy": "BRANDES_KOEPF",
+      // Crossing minimisation is most of elk's time: on big graphs one sweep instead of seven
+      // (and no greedy switch pass) lays out 500 nodes in ~0.3 s instead of ~1-2 s, with a few
+      // more crossings; small graphs, the ones people read closely, get the thorough layout.
+      ...(nodes.length > 150
+        ? {
+            "elk.layered.thoroughness": "1",
+            "elk.layered.crossingMinimization.greedySwitch.type": "OFF",
+          }
+        : {}),
     },
     children: nodes.map((n) => ({
       id: n.id,

@@ -32,12 +32,16 @@ export function emptyDocument(name = "untitled"): GraphDocument {
   };
 }
 
-export function toFlowNode(n: DocNode): OpNode {
+export type SizeOf = (op: string) => { width: number; height: number } | undefined;
+
+export function toFlowNode(n: DocNode, sizeOf?: SizeOf): OpNode {
+  const size = sizeOf?.(n.op);
   return {
     id: n.id,
     type: "op",
     position: { x: n.position?.x ?? 0, y: n.position?.y ?? 0 },
     data: { op: n.op, params: { ...(n.params ?? {}) }, label: n.label ?? null },
+    ...(size ? { initialWidth: size.width, initialHeight: size.height } : {}),
   };
 }
 
@@ -52,9 +56,10 @@ export function toFlowEdge(e: DocEdge): WireEdge {
   };
 }
 
-export function fromDocument(doc: GraphDocument) {
+/** `sizeOf` gives nodes their size before they are drawn (see canvas/nodeSize.ts). */
+export function fromDocument(doc: GraphDocument, sizeOf?: SizeOf) {
   return {
-    nodes: doc.nodes.map(toFlowNode),
+    nodes: doc.nodes.map((n) => toFlowNode(n, sizeOf)),
     edges: doc.edges.map(toFlowEdge),
     meta: {
       name: doc.name ?? "untitled",

@@ -22,6 +22,7 @@ import {
   toDocument,
   type WireEdge,
 } from "../doc/convert";
+import { nodeSize } from "../canvas/nodeSize";
 import { History } from "../doc/history";
 import { connectionProblem } from "../doc/wiring";
 
@@ -84,6 +85,12 @@ export const useEditor = create<EditorState>()((set, get) => {
     set({ ...patch, dirty: true, canUndo: true, canRedo: false });
   };
 
+  const sizeOf = (op: string) => nodeSize(get().ops[op]);
+  const initialSize = (op: string) => {
+    const { width, height } = sizeOf(op);
+    return { initialWidth: width, initialHeight: height };
+  };
+
   const takenIds = () => {
     const { nodes, edges } = get();
     return new Set<string>([...nodes.map((n) => n.id), ...edges.map((e) => e.id)]);
@@ -110,7 +117,7 @@ export const useEditor = create<EditorState>()((set, get) => {
     load(doc, from = {}) {
       history.clear();
       set({
-        ...fromDocument(doc),
+        ...fromDocument(doc, sizeOf),
         graphId: from.graphId ?? null,
         revision: from.revision ?? null,
         dirty: from.dirty ?? false,
@@ -171,7 +178,13 @@ export const useEditor = create<EditorState>()((set, get) => {
 
     addNode(op, position) {
       const id = freshId(op === "if" ? "if_" : op, takenIds());
-      const node: OpNode = { id, type: "op", position, data: { op, params: {}, label: null } };
+      const node: OpNode = {
+        id,
+        type: "op",
+        position,
+        data: { op, params: {}, label: null },
+        ...initialSize(op),
+      };
       const nodes = get().nodes.map((n) => (n.selected ? { ...n, selected: false } : n));
       change({ nodes: [...nodes, { ...node, selected: true }] });
       return id;

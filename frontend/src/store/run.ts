@@ -51,35 +51,80 @@ export interface TensorRef {
 
 let connection: Connection | null = null;
 
+// Records are shown a frame's worth at a time: one trace packet can hold thousands, and
+// folding them all into the tables at once would re-render a thousand nodes and edges in one
+// long frame. RECORDS_PER_FRAME keeps each frame's share of re-renders small.
+const RECORDS_PER_FRAME = 150;
+let queue: TraceRecord[] = [];
+let finishedLater: RunFinished | null = null; // run_finished waits until its records are shown
+let draining = false;
+// A run's first packets can overtake the ack that names it: they wait here until it arrives.
+let awaitingAck = false;
+const early = new Map<string, { records: TraceRecord[]; finished?: RunFinished }>();
+
+function drain() {
+  const s = useRun.getState();
+  const batch = queue.slice(0, RECORDS_PER_FRAME);
+  queue = queue.slice(batch.length);
+  if (batch.length && !s.step) useRun.setState({ annotations: applyRecords(s.annotations, batch) });
+  if (queue.length) {
+    requestAnimationFrame(drain);
+    return;
+  }
+  draining = false;
+  if (finishedLater) {
+    const f = finishedLater;
+    finishedLater = null;
+    finish(f);
+  }
+}
+
+function receive(records: TraceRecord[]) {
+  useRun.setState((s) => ({ records: s.records.concat(records) }));
+  queue = queue.concat(records);
+  if (!draining) {
+    draining = true;
+    requestAnimationFrame(drain);
+  }
+}
+
+function finish(finished: RunFinished) {
+  if (draining) {
+    finishedLater = finished;
+    return;
+  }
+  useRun.setState({ running: false, finished });
+  const ed = useEditor.getState();
+  if (finished.status === "error" && finished.error)
+    ed.notify(
+      `${finished.error.node ? `${finished.error.node}: ` : ""}${finished.error.message}`,
+      "error",
+    );
+  else if (finished.status === "cancelled") ed.notify("run cancelled");
+  else
+    ed.notify(
+      `${useRun.getState().mode} run finished in ${Math.round(finished.timings.total_ms ?? 0)} ms (${
+        finished.records
+      } records)`,
+    );
+}
+
 export function getConnection(): Connection {
   if (!connection) {
     connection = new Connection(
       {
-        onStarted: () => {},
         onRecords: (runId, records) => {
-          const s = useRun.getState();
-          if (runId !== s.runId) return; // a cancelled run's late packets
-          useRun.setState({
-            records: s.records.concat(records),
-            annotations: s.step ? s.annotations : applyRecords(s.annotations, records),
-          });
+          if (runId === useRun.getState().runId) receive(records);
+          else if (awaitingAck) {
+            const e = early.get(runId) ?? { records: [] };
+            e.records.push(...records);
+            early.set(runId, e);
+          } // else: a cancelled run's late packets
         },
         onFinished: (finished) => {
-          if (finished.run_id !== useRun.getState().runId) return;
-          useRun.setState({ running: false, finished });
-          const ed = useEditor.getState();
-          if (finished.status === "error" && finished.error)
-            ed.notify(
-              `${finished.error.node ? `${finished.error.node}: ` : ""}${finished.error.message}`,
-              "error",
-            );
-          else if (finished.status === "cancelled") ed.notify("run cancelled");
-          else
-            ed.notify(
-              `${useRun.getState().mode} run finished in ${Math.round(
-                finished.timings.total_ms ?? 0,
-              )} ms (${finished.records} records)`,
-            );
+          if (finished.run_id === useRun.getState().runId) finish(finished);
+          else if (awaitingAck)
+            early.set(finished.run_id, { records: [], ...early.get(finished.run_id), finished });
         },
       },
       (connected) =>
@@ -113,11 +158,14 @@ export const useRun = create<RunState>()((set, get) => ({
     const ed = useEditor.getState();
     const doc = ed.document();
     let ack;
+    awaitingAck = true;
     try {
       ack = await getConnection().run(doc, mode, target);
     } catch (err) {
       ed.notify(String((err as Error).message), "error");
       return;
+    } finally {
+      awaitingAck = false;
     }
     if ("error" in ack) {
       ed.setProblems(ack.node_errors ?? []);
@@ -137,6 +185,12 @@ export const useRun = create<RunState>()((set, get) => ({
       step: null,
       focus: {},
     });
+    queue = [];
+    finishedLater = null;
+    const caught = early.get(ack.run_id);
+    early.clear();
+    if (caught?.records.length) receive(caught.records);
+    if (caught?.finished) finish(caught.finished);
   },
 
   async cancel() {
