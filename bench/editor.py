@@ -581,7 +581,7 @@ def report_runs(view, runs, run_size):
     print(f"| median frame, ms | {med_best([r['median'] for r in runs], '{:.1f}')} | |")
     print(f"| frames over {FRAME_TARGET_MS:.0f} ms | {med_best([r['over'] for r in runs])} | 0 |")
     print(f"| frames in the window | {med_best([r['n_frames'] for r in runs], best=max)} | |")
-    first = med_best([r['first_ms'] for r in runs])
+    first = med_best([r["first_ms"] for r in runs])
     print(f"| click -> first value on the canvas, ms | {first} | |")
     print(f"| click -> data-status ok, ms | {med_best([r['ok_ms'] for r in runs])} | |")
     lab = [r["labels_ms"] for r in runs if r["labels_ms"] is not None]
