@@ -63,11 +63,11 @@ def test_wiring_refuses_a_cycle_and_a_full_input(page):
 def test_quick_add_by_double_click_and_undo_redo(page):
     open_editor(page, "square-of-a-sum")
     box = page.get_by_label("graph canvas").bounding_box()
-    page.mouse.dblclick(box["x"] + 120, box["y"] + 80)
+    page.mouse.dblclick(box["x"] + 500, box["y"] + 100)  # clear of the lesson panel
     page.get_by_label("search ops to add").fill("sigm")
     page.keyboard.press("Enter")
     expect(page.locator(".react-flow__node")).to_have_count(5)
-    page.get_by_label("graph canvas").click(position={"x": 30, "y": 30})
+    page.get_by_label("graph canvas").click(position={"x": 400, "y": 750})
     page.keyboard.press("Control+z")
     expect(page.locator(".react-flow__node")).to_have_count(4)
     page.keyboard.press("Control+Shift+z")

@@ -17,18 +17,29 @@ import {
   saveToServer,
   uploadDocument,
 } from "./panels/files";
+import { ClassroomDialog, RoomChip } from "./panels/Classroom";
 import HelpPanel from "./panels/HelpPanel";
 import Inspector from "./panels/Inspector";
 import Palette from "./panels/Palette";
 import RunControls from "./panels/RunControls";
 import StepControls from "./panels/StepControls";
+import LessonPanel from "./panels/LessonPanel";
 import TensorViewer from "./panels/TensorViewer";
+import TrainingPanel from "./panels/TrainingPanel";
 import { useEditor } from "./store/editor";
 import { getConnection, useRun } from "./store/run";
+import { initTraining, useTraining } from "./store/training";
 
 const AutogradView = lazy(() => import("./panels/AutogradView"));
 
-type DialogName = "templates" | "open" | "export" | "import" | "help" | null;
+type DialogName = "templates" | "open" | "export" | "import" | "help" | "classroom" | null;
+type PanelName = "explain" | "tensor" | "autograd" | "training";
+const PANELS: [PanelName, string][] = [
+  ["explain", "chain rule"],
+  ["tensor", "tensor"],
+  ["autograd", "autograd graph"],
+  ["training", "training"],
+];
 
 export default function App() {
   return (
@@ -40,7 +51,8 @@ export default function App() {
 
 function Editor() {
   const [dialog, setDialog] = useState<DialogName>(null);
-  const [panel, setPanel] = useState<"explain" | "tensor" | "autograd">("explain");
+  const [panel, setPanel] = useState<PanelName>("explain");
+  const [presenter, setPresenter] = useState(false);
   const [ready, setReady] = useState(false);
   const { fitView } = useReactFlow();
   const viewing = useRun((s) => s.viewing);
@@ -52,10 +64,16 @@ function Editor() {
   useEffect(() => {
     if (selectedEdge) setPanel("explain");
   }, [selectedEdge]);
+  // a training that starts (here, by a lesson, or by a room's owner) brings its panel up
+  const training = useTraining((s) => s.trainId);
+  useEffect(() => {
+    if (training) setPanel("training");
+  }, [training]);
 
   // start: the registry, then the graph (a ?template= link, the working copy, or a template)
   useEffect(() => {
     getConnection();
+    initTraining();
     const stop = keepWorkingCopy();
     (async () => {
       try {
@@ -100,23 +118,30 @@ function Editor() {
   useShortcuts({ layout, fit: () => fitView({ padding: 0.2, duration: 200 }), help: () => setDialog("help") });
 
   return (
-    <div className={`app ${ready ? "ready" : "loading"}`}>
-      <Toolbar open={setDialog} layout={layout} fit={() => fitView({ padding: 0.2, duration: 200 })} />
+    <div className={`app ${ready ? "ready" : "loading"} ${presenter ? "presenter" : ""}`}>
+      <Toolbar
+        open={setDialog}
+        layout={layout}
+        fit={() => fitView({ padding: 0.2, duration: 200 })}
+        presenter={presenter}
+        setPresenter={setPresenter}
+      />
       <ConnectionBanner />
       <main className="workspace">
         <Palette />
         <section className="centre">
           <Canvas />
           <StepControls />
+          <LessonPanel />
           <Notice />
         </section>
         <div className="side">
           <Inspector />
           <div className="analysis">
             <div role="tablist" aria-label="analysis panels" className="tabs">
-              {(["explain", "tensor", "autograd"] as const).map((p) => (
+              {PANELS.map(([p, label]) => (
                 <button key={p} role="tab" type="button" aria-selected={panel === p} onClick={() => setPanel(p)}>
-                  {p === "explain" ? "chain rule" : p === "tensor" ? "tensor" : "autograd graph"}
+                  {label}
                 </button>
               ))}
             </div>
@@ -127,6 +152,7 @@ function Editor() {
                 <AutogradView />
               </Suspense>
             )}
+            {panel === "training" && <TrainingPanel />}
           </div>
         </div>
       </main>
@@ -135,11 +161,18 @@ function Editor() {
       {dialog === "export" && <ExportDialog onClose={() => setDialog(null)} />}
       {dialog === "import" && <ImportDialog onClose={() => setDialog(null)} />}
       {dialog === "help" && <HelpPanel onClose={() => setDialog(null)} />}
+      {dialog === "classroom" && <ClassroomDialog onClose={() => setDialog(null)} />}
     </div>
   );
 }
 
-function Toolbar(props: { open: (d: DialogName) => void; layout: () => void; fit: () => void }) {
+function Toolbar(props: {
+  open: (d: DialogName) => void;
+  layout: () => void;
+  fit: () => void;
+  presenter: boolean;
+  setPresenter: (on: boolean) => void;
+}) {
   const name = useEditor((s) => s.meta.name);
   const dirty = useEditor((s) => s.dirty);
   const revision = useEditor((s) => s.revision);
@@ -210,6 +243,15 @@ function Toolbar(props: { open: (d: DialogName) => void; layout: () => void; fit
         <button type="button" onClick={() => props.open("help")} title="?">
           Help
         </button>
+      </div>
+      <div role="group" aria-label="teach" className="group">
+        <button type="button" onClick={() => props.open("classroom")}>
+          Classroom
+        </button>
+        <button type="button" aria-pressed={props.presenter} onClick={() => props.setPresenter(!props.presenter)}>
+          Presenter
+        </button>
+        <RoomChip />
       </div>
       <RunControls />
     </header>

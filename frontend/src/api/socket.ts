@@ -11,8 +11,16 @@ import type {
 } from "./types";
 
 export interface RunHandlers {
+  onStarted: (runId: string, mode: RunMode, target: string | null) => void;
   onRecords: (runId: string, records: TraceRecord[]) => void;
   onFinished: (finished: RunFinished) => void;
+}
+
+/** Run options (docs/protocol.md, docs/training.md "Run options for teaching"). */
+export interface RunOptions {
+  accumulate_grad?: boolean;
+  backward_twice?: boolean;
+  retain_graph?: boolean;
 }
 
 export type RunAck = { run_id: string } | { error: string; node_errors?: NodeProblem[] };
@@ -26,11 +34,18 @@ export class Connection {
     this.socket.on("connect", () => onStatus(true));
     this.socket.on("disconnect", () => onStatus(false));
     this.socket.on("connect_error", () => onStatus(false));
+    this.socket.on("run_started", (m) => handlers.onStarted(m.run_id, m.mode, m.target ?? null));
     this.socket.on("trace", (m) => handlers.onRecords(m.run_id, m.records));
     this.socket.on("run_finished", (m) => handlers.onFinished(m));
   }
 
-  private request<T>(event: string, payload: unknown, timeoutMs = 30000): Promise<T> {
+  /** Listen to a server event (training and room events: see their stores). */
+  on<T>(event: string, handler: (payload: T) => void) {
+    this.socket.on(event, handler as (...args: unknown[]) => void);
+  }
+
+  /** Send `event` and wait for its acknowledgement. */
+  request<T>(event: string, payload: unknown, timeoutMs = 30000): Promise<T> {
     return new Promise((resolve, reject) => {
       if (!this.socket.connected) {
         reject(new Error("not connected to the server"));
@@ -43,9 +58,15 @@ export class Connection {
     });
   }
 
-  run(graph: GraphDocument, mode: RunMode, target?: string | null): Promise<RunAck> {
+  run(
+    graph: GraphDocument,
+    mode: RunMode,
+    target?: string | null,
+    options?: RunOptions,
+  ): Promise<RunAck> {
     const payload: Record<string, unknown> = { graph, mode };
     if (mode === "backward" && target) payload.target = target;
+    if (options && Object.values(options).some(Boolean)) payload.options = options;
     return this.request<RunAck>("run", payload);
   }
 

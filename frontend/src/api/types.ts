@@ -49,7 +49,8 @@ export interface DocEdge {
 export interface LessonStep {
   text: string;
   select: string[];
-  run: "forward" | "backward" | null;
+  run: "forward" | "backward" | "train" | null;
+  options?: Record<string, boolean>;
 }
 
 export interface GraphDocument {
@@ -61,6 +62,7 @@ export interface GraphDocument {
   edges: DocEdge[];
   target: string | null;
   lesson: LessonStep[];
+  training?: TrainingSettings | null;
 }
 
 export type Nested = number | boolean | Nested[];
@@ -133,4 +135,41 @@ export interface GraphInfo {
   created: string;
   updated: string;
   revision: number;
+}
+
+// -- training (docs/training.md) ------------------------------------------------------------
+export interface TrainingSettings {
+  loss: string | null;
+  output?: string | null;
+  optimizer: "sgd" | "adam";
+  lr: number;
+  momentum: number;
+  steps: number;
+  batch_size: number;
+  seed: number;
+}
+
+export interface Boundary {
+  x: [number, number];
+  y: [number, number];
+  resolution: number;
+  values: number[][];
+  points: [number, number, number][];
+}
+
+export interface TrainSnapshot {
+  train_id: string;
+  step: number;
+  params: Record<string, Summary>;
+  grads: Record<string, Summary>;
+  boundary?: Boundary;
+}
+
+export interface TrainFinished {
+  train_id: string;
+  status: "ok" | "stopped" | "error";
+  steps: number;
+  loss: number | null;
+  error?: string | { message: string; node?: string | null };
+  graph?: GraphDocument;
 }

@@ -26,6 +26,7 @@ export default function Canvas() {
   const onNodesChange = useEditor((s) => s.onNodesChange);
   const onEdgesChange = useEditor((s) => s.onEdgesChange);
   const connect = useEditor((s) => s.connect);
+  const readOnly = useEditor((s) => s.readOnly);
   const { screenToFlowPosition, fitView } = useReactFlow();
   useFitOnOpen(fitView);
   const [quickAdd, setQuickAdd] = useState<{ x: number; y: number; flow: { x: number; y: number } } | null>(null);
@@ -38,6 +39,7 @@ export default function Canvas() {
   const onDrop = useCallback(
     (event: DragEvent) => {
       event.preventDefault();
+      if (useEditor.getState().readOnly) return;
       const op = event.dataTransfer.getData(DRAG_TYPE) || event.dataTransfer.getData("text/plain");
       if (!op || !useEditor.getState().ops[op]) return;
       const at = screenToFlowPosition({ x: event.clientX, y: event.clientY });
@@ -78,6 +80,8 @@ export default function Canvas() {
         onNodeDragStart={() => useEditor.getState().beginChange()}
         onEdgeClick={(_, e) => useRun.getState().selectEdge(e.id)}
         onPaneClick={() => useRun.getState().selectEdge(null)}
+        nodesDraggable={!readOnly}
+        nodesConnectable={!readOnly}
         deleteKeyCode={null}
         zoomOnDoubleClick={false}
         minZoom={0.05}

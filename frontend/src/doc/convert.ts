@@ -17,6 +17,7 @@ export interface DocMeta {
   description: string;
   target: string | null;
   lesson: GraphDocument["lesson"];
+  training: GraphDocument["training"];
 }
 
 export function emptyDocument(name = "untitled"): GraphDocument {
@@ -66,6 +67,7 @@ export function fromDocument(doc: GraphDocument, sizeOf?: SizeOf) {
       description: doc.description ?? "",
       target: doc.target ?? null,
       lesson: doc.lesson ?? [],
+      training: doc.training ?? null,
     } as DocMeta,
   };
 }
@@ -73,7 +75,7 @@ export function fromDocument(doc: GraphDocument, sizeOf?: SizeOf) {
 // Positions are rounded: a document should not change because a node moved by a subpixel.
 export function toDocument(nodes: OpNode[], edges: WireEdge[], meta: DocMeta): GraphDocument {
   const ids = new Set(nodes.map((n) => n.id));
-  return {
+  const doc: GraphDocument = {
     format: "wiregrad.graph",
     version: 1,
     name: meta.name || "untitled",
@@ -100,6 +102,8 @@ export function toDocument(nodes: OpNode[], edges: WireEdge[], meta: DocMeta): G
     target: meta.target && ids.has(meta.target) ? meta.target : null,
     lesson: meta.lesson ?? [],
   };
+  if (meta.training) doc.training = meta.training; // absent, not null, when there is none
+  return doc;
 }
 
 /** A fresh id like `add3` that no node (or edge) in `taken` has. */

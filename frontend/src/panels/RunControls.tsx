@@ -6,6 +6,7 @@ import type { RunFinished } from "../api/types";
 import { defaultTarget, targetChoices } from "../doc/target";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
+import TeachingOptions from "./TeachingOptions";
 
 export default function RunControls() {
   const running = useRun((s) => s.running);
@@ -90,6 +91,7 @@ function TargetPicker({ onDone }: { onDone: () => void }) {
       <button type="button" className="primary grad" onClick={go}>
         run backward
       </button>
+      <TeachingOptions />
     </div>
   );
 }

@@ -49,9 +49,13 @@ export interface EditorState extends Snapshot {
   canRedo: boolean;
   clipboard: Clipboard | null;
   opened: number; // counts documents opened: the canvas fits the view to each new one
+  readOnly: boolean; // following a room: the owner drives, edits are refused
 
   setOps(ops: OpSpec[]): void;
-  load(doc: GraphDocument, from?: { graphId?: string | null; revision?: number | null; dirty?: boolean }): void;
+  load(
+    doc: GraphDocument,
+    from?: { graphId?: string | null; revision?: number | null; dirty?: boolean; keepView?: boolean },
+  ): void;
   document(): GraphDocument;
   onNodesChange(changes: NodeChange<OpNode>[]): void;
   onEdgesChange(changes: EdgeChange<WireEdge>[]): void;
@@ -73,6 +77,7 @@ export interface EditorState extends Snapshot {
   setProblems(problems: NodeProblem[]): void;
   notify(text: string, tone?: "info" | "error"): void;
   markSaved(graphId: string, revision: number): void;
+  applyTrainedValues(doc: GraphDocument): void;
 }
 
 const history = new History<Snapshot>();
@@ -80,6 +85,10 @@ const history = new History<Snapshot>();
 export const useEditor = create<EditorState>()((set, get) => {
   /** Record the current state as an undo step, then apply `patch` as a document change. */
   const change = (patch: Partial<EditorState>) => {
+    if (get().readOnly) {
+      get().notify("you are following a room: fork it to edit your own copy", "error");
+      return;
+    }
     const { nodes, edges, meta } = get();
     history.push({ nodes, edges, meta });
     set({ ...patch, dirty: true, canUndo: true, canRedo: false });
@@ -109,6 +118,7 @@ export const useEditor = create<EditorState>()((set, get) => {
     canRedo: false,
     clipboard: null,
     opened: 0,
+    readOnly: false,
 
     setOps(ops) {
       set({ ops: Object.fromEntries(ops.map((o) => [o.name, o])), opList: ops });
@@ -124,7 +134,7 @@ export const useEditor = create<EditorState>()((set, get) => {
         problems: [],
         canUndo: false,
         canRedo: false,
-        opened: get().opened + 1,
+        opened: get().opened + (from.keepView ? 0 : 1),
       });
     },
 
@@ -312,6 +322,18 @@ export const useEditor = create<EditorState>()((set, get) => {
 
     markSaved(graphId, revision) {
       set({ graphId, revision, dirty: false });
+    },
+
+    /** Take the params of `doc`'s nodes (a trained copy of this graph) as one undoable edit;
+     * positions, selection and everything else stay as they are. */
+    applyTrainedValues(doc) {
+      const trained = new Map(doc.nodes.map((n) => [n.id, n.params]));
+      change({
+        nodes: get().nodes.map((n) => {
+          const params = trained.get(n.id);
+          return params ? { ...n, data: { ...n.data, params: { ...params } } } : n;
+        }),
+      });
     },
   };
 });

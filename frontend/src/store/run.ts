@@ -2,7 +2,7 @@
 // mode's replay. Records arrive in batches (one trace packet); each batch is folded into the
 // annotation tables once, so a 1,000-edge run costs a handful of store updates.
 import { create } from "zustand";
-import { Connection } from "../api/socket";
+import { Connection, type RunOptions } from "../api/socket";
 import type { RunFinished, RunMode, TraceRecord } from "../api/types";
 import { type Annotations, applyRecords, emptyAnnotations, recordFocus } from "./annotations";
 import { useEditor } from "./editor";
@@ -27,6 +27,8 @@ export interface RunState {
   focus: { node?: string; edge?: string };
   selectedEdge: string | null;
   viewing: TensorRef | null; // what the tensor viewer shows
+  options: RunOptions; // the teaching toggles: accumulate .grad, backward twice, retain_graph
+  following: boolean; // in a room as a follower: the owner's runs are shown here
 
   start(mode: RunMode, target?: string | null): Promise<void>;
   cancel(): Promise<void>;
@@ -38,6 +40,8 @@ export interface RunState {
   setSpeed(speed: number): void;
   selectEdge(id: string | null): void;
   view(ref: TensorRef | null): void;
+  setOption(name: keyof RunOptions, on: boolean): void;
+  adopt(runId: string, mode: RunMode, target: string | null): void;
 }
 
 /** A tensor of the latest run: a node's value or gradient, an edge's gradient, or a linear
@@ -113,6 +117,9 @@ export function getConnection(): Connection {
   if (!connection) {
     connection = new Connection(
       {
+        onStarted: (runId, mode, target) => {
+          if (useRun.getState().following) useRun.getState().adopt(runId, mode, target);
+        },
         onRecords: (runId, records) => {
           if (runId === useRun.getState().runId) receive(records);
           else if (awaitingAck) {
@@ -153,6 +160,8 @@ export const useRun = create<RunState>()((set, get) => ({
   focus: {},
   selectedEdge: null,
   viewing: null,
+  options: {},
+  following: false,
 
   async start(mode, target) {
     const ed = useEditor.getState();
@@ -160,7 +169,7 @@ export const useRun = create<RunState>()((set, get) => ({
     let ack;
     awaitingAck = true;
     try {
-      ack = await getConnection().run(doc, mode, target);
+      ack = await getConnection().run(doc, mode, target, get().options);
     } catch (err) {
       ed.notify(String((err as Error).message), "error");
       return;
@@ -243,5 +252,26 @@ export const useRun = create<RunState>()((set, get) => ({
 
   view(ref) {
     set({ viewing: ref });
+  },
+
+  setOption(name, on) {
+    set({ options: { ...get().options, [name]: on } });
+  },
+
+  /** Show a run this page did not start: the room owner's, while following a room. */
+  adopt(runId, mode, target) {
+    queue = [];
+    finishedLater = null;
+    set({
+      runId,
+      running: true,
+      mode,
+      target,
+      finished: null,
+      records: [],
+      annotations: emptyAnnotations(),
+      step: null,
+      focus: {},
+    });
   },
 }));

@@ -1,0 +1,60 @@
+// A template's lesson beside the canvas: short steps, each able to select nodes and start a
+// run (forward, backward or training) with the options the step names.
+import { useEffect, useState } from "react";
+import type { LessonStep } from "../api/types";
+import { useEditor } from "../store/editor";
+import { useRun } from "../store/run";
+import { useTraining } from "../store/training";
+import { trainingSettings } from "./TrainingPanel";
+
+export async function playStep(step: LessonStep) {
+  const ed = useEditor.getState();
+  ed.select(step.select.filter((id) => ed.nodes.some((n) => n.id === id)));
+  const run = useRun.getState();
+  if (step.options) for (const [k, v] of Object.entries(step.options)) run.setOption(k as never, v);
+  if (step.run === "forward" || step.run === "backward") await run.start(step.run);
+  else if (step.run === "train") await useTraining.getState().start(trainingSettings());
+}
+
+export default function LessonPanel() {
+  const lesson = useEditor((s) => s.meta.lesson);
+  const opened = useEditor((s) => s.opened);
+  const [index, setIndex] = useState(0);
+  const [hidden, setHidden] = useState(false);
+  useEffect(() => {
+    setIndex(0);
+    setHidden(false);
+  }, [opened]);
+  if (!lesson?.length || hidden) return null;
+  const step = lesson[Math.min(index, lesson.length - 1)];
+  const go = (i: number) => {
+    setIndex(i);
+    playStep(lesson[i]);
+  };
+  return (
+    <aside className="lesson" role="region" aria-label="lesson">
+      <header>
+        <b>
+          Lesson · step {index + 1} of {lesson.length}
+        </b>
+        <button type="button" className="small" aria-label="close lesson" onClick={() => setHidden(true)}>
+          ×
+        </button>
+      </header>
+      <p className="lesson-text">{step.text}</p>
+      <div className="lesson-buttons">
+        <button type="button" disabled={index === 0} onClick={() => go(index - 1)}>
+          ← back
+        </button>
+        {step.run && (
+          <button type="button" onClick={() => playStep(step)}>
+            {step.run === "train" ? "train again" : `run ${step.run} again`}
+          </button>
+        )}
+        <button type="button" className="primary" disabled={index >= lesson.length - 1} onClick={() => go(index + 1)}>
+          next →
+        </button>
+      </div>
+    </aside>
+  );
+}

@@ -1,0 +1,139 @@
+// Classroom rooms (docs/training.md "Socket.IO: rooms"): a teacher starts a room and gets a
+// code; students who join follow the teacher's graph, runs, trainings and step mode live, and
+// can fork to an editable copy. Only the owner drives.
+import { create } from "zustand";
+import type { GraphDocument, TraceRecord } from "../api/types";
+import { applyRecords, emptyAnnotations } from "./annotations";
+import { useEditor } from "./editor";
+import { getConnection, useRun } from "./run";
+
+export interface RoomState {
+  code: string | null;
+  role: "owner" | "follower" | null;
+  create(): Promise<void>;
+  join(code: string): Promise<string | null>;
+  leave(): Promise<void>;
+  fork(): Promise<void>;
+}
+
+let listening = false;
+let stopSync: (() => void) | null = null;
+
+function listen() {
+  if (listening) return;
+  listening = true;
+  const conn = getConnection();
+  conn.on<{ code: string; graph: GraphDocument }>("room_graph", (m) => {
+    if (useRoom.getState().role === "follower" && m.code === useRoom.getState().code) follow(m.graph);
+  });
+  conn.on<{ code: string; index: number }>("room_step", (m) => {
+    if (useRoom.getState().role !== "follower") return;
+    const run = useRun.getState();
+    if (!run.step) run.enterStep();
+    useRun.getState().setPlaying(false);
+    useRun.getState().stepTo(m.index);
+  });
+  conn.on<{ code: string }>("room_closed", (m) => {
+    if (m.code !== useRoom.getState().code) return;
+    endFollowing();
+    useRoom.setState({ code: null, role: null });
+    useEditor.getState().notify(`room ${m.code} was closed: the graph on your screen is yours now`);
+  });
+}
+
+/** Show the owner's graph, read-only, keeping the view and the run's annotations. */
+function follow(graph: GraphDocument) {
+  const ed = useEditor.getState();
+  useEditor.setState({ readOnly: false });
+  ed.load(graph, { dirty: false, keepView: ed.nodes.length > 0 });
+  useEditor.setState({ readOnly: true });
+}
+
+function endFollowing() {
+  useEditor.setState({ readOnly: false });
+  useRun.setState({ following: false });
+}
+
+/** The owner's edits and step mode go to the room as they happen (edits debounced). */
+function startSync(code: string) {
+  const conn = getConnection();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const sendGraph = () =>
+    conn.request("room_update", { code, graph: useEditor.getState().document() }).catch(() => {});
+  sendGraph();
+  const stopGraph = useEditor.subscribe((s, prev) => {
+    if (s.nodes === prev.nodes && s.edges === prev.edges && s.meta === prev.meta) return;
+    clearTimeout(timer);
+    timer = setTimeout(sendGraph, 150);
+  });
+  const stopStep = useRun.subscribe((s, prev) => {
+    if (s.step && s.step.index !== prev.step?.index)
+      conn.request("room_step", { code, index: s.step.index }).catch(() => {});
+  });
+  stopSync = () => {
+    clearTimeout(timer);
+    stopGraph();
+    stopStep();
+  };
+}
+
+export const useRoom = create<RoomState>()((set, get) => ({
+  code: null,
+  role: null,
+
+  async create() {
+    listen();
+    const reply = await getConnection().request<{ code?: string; error?: string }>("room_create", {});
+    if (!reply.code) {
+      useEditor.getState().notify(reply.error ?? "could not start a room", "error");
+      return;
+    }
+    set({ code: reply.code, role: "owner" });
+    startSync(reply.code);
+  },
+
+  async join(code) {
+    listen();
+    const wanted = code.trim().toUpperCase();
+    const reply = await getConnection().request<{
+      code?: string;
+      graph?: GraphDocument | null;
+      records?: TraceRecord[];
+      error?: string;
+    }>("room_join", { code: wanted });
+    if (!reply.code) return reply.error ?? `no room ${wanted}`;
+    set({ code: reply.code, role: "follower" });
+    useRun.setState({ following: true });
+    if (reply.graph) {
+      useEditor.setState({ readOnly: false });
+      useEditor.getState().load(reply.graph, { dirty: false });
+      useEditor.setState({ readOnly: true });
+    } else useEditor.setState({ readOnly: true });
+    // what the room has already seen of the owner's last run
+    const records = reply.records ?? [];
+    useRun.setState({
+      records,
+      annotations: applyRecords(emptyAnnotations(), records),
+      step: null,
+      running: false,
+    });
+    return null;
+  },
+
+  async leave() {
+    const { code, role } = get();
+    if (!code) return;
+    stopSync?.();
+    stopSync = null;
+    await getConnection().request("room_leave", { code }).catch(() => {});
+    if (role === "follower") endFollowing();
+    set({ code: null, role: null });
+  },
+
+  /** Leave the room and keep the graph as one's own, to edit and save. */
+  async fork() {
+    await get().leave();
+    useEditor.setState({ dirty: true, graphId: null, revision: null });
+    useEditor.getState().notify("forked: this copy is yours to edit and save");
+  },
+}));
