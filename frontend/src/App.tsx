@@ -64,6 +64,10 @@ function Editor() {
   useEffect(() => {
     if (selectedEdge) setPanel("explain");
   }, [selectedEdge]);
+  // the canvas changes size with presenter mode: show the whole graph again
+  useEffect(() => {
+    requestAnimationFrame(() => fitView({ padding: 0.15, maxZoom: 1.25 }));
+  }, [presenter, fitView]);
   // a training that starts (here, by a lesson, or by a room's owner) brings its panel up
   const training = useTraining((s) => s.trainId);
   useEffect(() => {

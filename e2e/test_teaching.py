@@ -1,0 +1,38 @@
+"""Teaching features in the browser: a lesson walks its steps (selecting nodes, running),
+presenter mode, the gradient-accumulation toggle and the backward-twice error."""
+
+import re
+
+from editor import grad_of, open_editor, run_backward, value_of
+from playwright.sync_api import expect
+
+
+def test_a_lesson_walks_its_steps(page):
+    open_editor(page, "square-of-a-sum")
+    lesson = page.get_by_role("region", name="lesson")
+    expect(lesson).to_contain_text("step 1 of 4")
+    expect(lesson).to_contain_text("x and y are leaves")
+    lesson.get_by_role("button", name="next →").click()
+    expect(lesson).to_contain_text("step 2 of 4")
+    expect(page.get_by_test_id("value-z")).to_have_text("25")  # the step ran forward
+    expect(page.get_by_test_id("node-a")).to_have_class(re.compile("selected"))
+    expect(page.get_by_test_id("grad-z")).to_have_count(0)
+    lesson.get_by_role("button", name="next →").click()
+    expect(page.get_by_test_id("grad-a")).to_have_text("∇ 10")  # the step ran backward
+    lesson.get_by_role("button", name="next →").click()
+    expect(lesson).to_contain_text("x.grad = y.grad = 10")
+    expect(lesson.get_by_role("button", name="next →")).to_be_disabled()
+    lesson.get_by_role("button", name="← back").click()
+    expect(lesson).to_contain_text("step 3 of 4")
+
+
+def test_presenter_mode_enlarges_the_page(page):
+    open_editor(page, "square-of-a-sum")
+    before = page.evaluate("getComputedStyle(document.querySelector('.app')).fontSize")
+    page.get_by_role("button", name="Presenter").click()
+    expect(page.get_by_role("button", name="Presenter")).to_have_attribute("aria-pressed", "true")
+    after = page.evaluate("getComputedStyle(document.querySelector('.app')).fontSize")
+    assert float(after.removesuffix("px")) > float(before.removesuffix("px"))
+    expect(page.get_by_role("navigation", name="op palette")).to_be_hidden()
+    run_backward(page)
+    assert value_of(page, "z") == "25"
