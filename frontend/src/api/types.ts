@@ -18,6 +18,7 @@ export interface ParamSpec {
   max?: number;
   choices?: unknown[];
   nullable?: boolean;
+  max_length?: number; // str params: longer than a line (a CSV file's text) gets a text area
 }
 
 export interface OpSpec {

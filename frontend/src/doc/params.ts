@@ -71,9 +71,11 @@ export function parseParam(spec: ParamSpec, text: string): Parsed {
         ? ok(found)
         : fail(`must be one of ${(spec.choices ?? []).join(", ")}`);
     }
-    default:
-      if (t.length > 200) return fail("at most 200 characters");
-      return ok(t);
+    default: {
+      const limit = spec.max_length ?? 200;
+      if (text.length > limit) return fail(`at most ${limit.toLocaleString("en")} characters`);
+      return ok(limit > 200 ? text : t); // long texts (files) keep their whitespace
+    }
   }
 }
 

@@ -54,6 +54,42 @@ export default function ParamField({ spec, value, serverError, onChange }: Props
         ))}
       </select>
     );
+  } else if (spec.type === "str" && (spec.max_length ?? 0) > 200) {
+    // a file's text (a dataset's CSV): a text area, and a button to read it from a file
+    control = (
+      <>
+        <textarea
+          id={id}
+          rows={4}
+          value={text}
+          spellCheck={false}
+          aria-invalid={shownError ? true : undefined}
+          aria-describedby={describedBy}
+          onChange={(e) => setText(e.target.value)}
+          onBlur={(e) => commit(e.target.value)}
+        />
+        <label className="button small">
+          load a file…
+          <input
+            type="file"
+            hidden
+            aria-label={`load ${spec.name} from a file`}
+            onChange={async (e) => {
+              const file = e.target.files?.[0];
+              e.target.value = "";
+              if (!file) return;
+              if (file.size > (spec.max_length ?? 0)) {
+                setError(`${file.name} is ${file.size.toLocaleString("en")} bytes; the limit is ${spec.max_length!.toLocaleString("en")}`);
+                return;
+              }
+              const content = await file.text();
+              setText(content);
+              commit(content);
+            }}
+          />
+        </label>
+      </>
+    );
   } else {
     control = (
       <input
