@@ -62,12 +62,18 @@ def run_forward(page: Page, status="ok"):
     wait_finished(page, before, status)
 
 
-def run_backward(page: Page, target: str | None = None, status="ok"):
+def run_backward(page: Page, target: str | None = None, status="ok", options=()):
+    """Backward from `target` (else the default), with the teaching `options` (their labels)
+    ticked and every other one cleared."""
     before = last_run(page)
     page.get_by_role("button", name="Backward", exact=True).click()
+    picker = page.get_by_role("dialog", name="backward target")
     if target:
-        page.get_by_label("backward from").select_option(target)
-    page.get_by_role("button", name="run backward").click()
+        picker.get_by_label("backward from").select_option(target)
+    for box in picker.get_by_role("checkbox").all():
+        label = box.evaluate("el => el.parentElement.textContent.trim()")
+        box.set_checked(label in options)
+    picker.get_by_role("button", name="run backward", exact=True).click()
     wait_finished(page, before, status)
 
 

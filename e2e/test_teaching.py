@@ -3,7 +3,7 @@ presenter mode, the gradient-accumulation toggle and the backward-twice error.""
 
 import re
 
-from editor import grad_of, open_editor, run_backward, value_of
+from editor import open_editor, run_backward, value_of
 from playwright.sync_api import expect
 
 
@@ -36,3 +36,26 @@ def test_presenter_mode_enlarges_the_page(page):
     expect(page.get_by_role("navigation", name="op palette")).to_be_hidden()
     run_backward(page)
     assert value_of(page, "z") == "25"
+
+
+def test_gradients_accumulate_without_zero_grad(page):
+    open_editor(page, "gradient-accumulation")
+    lesson = page.get_by_role("region", name="lesson")
+    lesson.get_by_role("button", name="run backward again").click()
+    expect(page.get_by_test_id("leafgrad-x")).to_have_text(".grad 10")
+    for grad in ("20", "30", "10"):  # accumulate, accumulate, then zero_grad again
+        lesson.get_by_role("button", name="next →").click()
+        expect(page.get_by_test_id("leafgrad-x")).to_have_text(f".grad {grad}")
+
+
+def test_backward_twice_shows_pytorchs_error_until_retain_graph(page):
+    open_editor(page, "backward-twice")
+    run_backward(page, status="error", options=["call backward twice"])
+    expect(
+        page.get_by_role("alert").filter(has_text="backward through the graph a second time")
+    ).to_be_visible()
+    expect(page.get_by_test_id("node-z")).to_have_class(re.compile("has-problem"))
+    run_backward(page, options=["call backward twice", "retain_graph=True"])
+    # the second backward adds the same gradients again: 2 x 36 and 2 x 24
+    expect(page.get_by_test_id("leafgrad-x")).to_have_text(".grad 72")
+    expect(page.get_by_test_id("leafgrad-w")).to_have_text(".grad 48")

@@ -1,7 +1,7 @@
 """Graph documents: the format, the op registry, validation, execution with traces, export."""
 
 from .document import GraphDocument, json_schema, parse
-from .executor import Cancelled, ForwardCache, RunResult, run, run_records
+from .executor import Cancelled, ForwardCache, LeafGrads, RunResult, run, run_records
 from .limits import DEFAULT as DEFAULT_LIMITS
 from .limits import LimitExceeded, Limits
 from .registry import all_ops
@@ -14,6 +14,7 @@ __all__ = [
     "ForwardCache",
     "GraphDocument",
     "GraphInvalid",
+    "LeafGrads",
     "LimitExceeded",
     "Limits",
     "Problem",

@@ -8,6 +8,7 @@ import engine as eg
 import engine.nn.functional as F
 from engine import nn
 
+from . import datasets
 from .registry import OpSpec, Param, Port, register
 
 INPUT = (Port("input"),)
@@ -562,22 +563,28 @@ register(
 
 # -- neural network ----------------------------------------------------------------------------
 def linear_run(ctx, ins, p):
-    """A Linear layer of its own: weight and bias are leaves made (and seeded) by this node."""
+    """A Linear layer of its own: weight and bias are leaves made (and seeded) by this node.
+    The layer comes from `ctx.module`: a run makes it anew, a training keeps it across steps."""
     x = ins[0]
     in_features = x.shape[-1] if x.ndim else 1
-    layer = nn.Linear(
-        in_features,
-        int(p.get("out_features", 1)),
-        bias=p.get("bias", True),
-        dtype=x.dtype,
-        device=x.device,
-    )
-    layer.reset_parameters(eg.Generator().manual_seed(p.get("seed") or 0))
-    with eg.no_grad():
-        if p.get("weight") is not None:
-            layer.weight.copy_(eg.tensor(p["weight"], dtype=x.dtype))
-        if p.get("bias_value") is not None and layer.bias is not None:
-            layer.bias.copy_(eg.tensor(p["bias_value"], dtype=x.dtype))
+
+    def make():
+        layer = nn.Linear(
+            in_features,
+            int(p.get("out_features", 1)),
+            bias=p.get("bias", True),
+            dtype=x.dtype,
+            device=x.device,
+        )
+        layer.reset_parameters(eg.Generator().manual_seed(p.get("seed") or 0))
+        with eg.no_grad():
+            if p.get("weight") is not None:
+                layer.weight.copy_(eg.tensor(p["weight"], dtype=x.dtype))
+            if p.get("bias_value") is not None and layer.bias is not None:
+                layer.bias.copy_(eg.tensor(p["bias_value"], dtype=x.dtype))
+        return layer
+
+    layer = ctx.module(in_features, make)
     ctx.add_parameters(layer.named_parameters())
     return layer(x)
 
@@ -620,3 +627,70 @@ for _name, _doc in (
             extra={"composite": _name in ("l1_loss", "cross_entropy")},
         )
     )
+
+
+# -- data -------------------------------------------------------------------------------------
+def dataset_run(ctx, ins, p):
+    """The features; the labels ride along as `dataset_labels`, which a `labels` node wired to
+    this one outputs (one output per node keeps the trace format simple)."""
+    features, labels = datasets.load(p, ctx.limits.max_elements)
+    ctx.check_numel(features.size)
+    x = eg.tensor(features, device=ctx.device)
+    if p.get("labels") == "classes":
+        x.dataset_labels = eg.tensor(labels, dtype=eg.int64, device=ctx.device)
+    else:
+        x.dataset_labels = eg.tensor(labels[:, None], device=ctx.device)
+    return x
+
+
+def labels_run(ctx, ins, p):
+    y = getattr(ins[0], "dataset_labels", None)
+    if y is None:
+        raise ValueError("labels takes the output of a dataset node: wire a dataset into it")
+    return y
+
+
+register(
+    OpSpec(
+        "dataset",
+        "data",
+        "points to learn from: a generated 2-D set (features (n, 2)) or a CSV; wire a labels "
+        "node to it for their labels",
+        (),
+        run=dataset_run,
+        code=None,  # written by the exporter (it copies the generator into the script)
+        params=(
+            Param("kind", "choice", "circle", choices=datasets.KINDS),
+            Param("n", "int", 200, min=10, max=10000, doc="how many points"),
+            Param("noise", "float", 0.1, min=0.0, max=1.0, doc="std of the noise added"),
+            Param("seed", "int", 0, min=0, max=2**31 - 1),
+            Param(
+                "labels",
+                "choice",
+                "column",
+                choices=("column", "classes"),
+                doc="column: float32 (n, 1); classes: int64 (n,) for cross_entropy",
+            ),
+            Param(
+                "csv",
+                "str",
+                "",
+                doc="kind csv: the file's text, a header row first",
+                max_length=datasets.MAX_CSV_BYTES,
+            ),
+            Param("features", "str", "", doc="kind csv: columns, comma-separated (all but target)"),
+            Param("target", "str", "", doc="kind csv: the label column (the last)"),
+        ),
+        source=True,
+    )
+)
+register(
+    OpSpec(
+        "labels",
+        "data",
+        "the labels of the dataset wired in",
+        (Port("dataset", doc="a dataset node's output"),),
+        run=labels_run,
+        code=None,  # written by the exporter, beside its dataset
+    )
+)

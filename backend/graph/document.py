@@ -42,11 +42,42 @@ class Edge(BaseModel):
     targetPort: str = Field(max_length=64)  # noqa: N815
 
 
+class StepOptions(BaseModel):
+    """Run options a lesson step runs with (docs/protocol.md: the teaching options of `run`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    accumulate_grad: bool = False
+    backward_twice: bool = False
+    retain_graph: bool = False
+
+
 class LessonStep(BaseModel):
     model_config = ConfigDict(extra="forbid")
     text: str = Field(max_length=4000)
     select: list[str] = Field(default_factory=list)
-    run: Literal["forward", "backward"] | None = None
+    run: Literal["forward", "backward", "train"] | None = None
+    options: StepOptions | None = Field(
+        default=None, description="the step's run options (null: the editor's own)"
+    )
+
+
+class TrainingSettings(BaseModel):
+    """How the document trains (docs/training.md): minimise `loss` by `optimizer`."""
+
+    model_config = ConfigDict(extra="forbid")
+    loss: str = Field(pattern=ID_PATTERN, description="the scalar node to minimise")
+    output: str | None = Field(
+        default=None,
+        pattern=ID_PATTERN,
+        description="the model's prediction, for the decision boundary (null: the node wired "
+        "into the loss node's input)",
+    )
+    optimizer: Literal["sgd", "adam"] = "adam"
+    lr: float = Field(default=0.01, gt=0, le=10)
+    momentum: float = Field(default=0.0, ge=0, lt=1, description="sgd only")
+    steps: int = Field(default=500, ge=1, le=100_000)
+    batch_size: int = Field(default=0, ge=0, le=100_000, description="0: the whole dataset")
+    seed: int = Field(default=0, ge=0, le=2**31 - 1, description="seeds the minibatch order")
 
 
 class GraphDocument(BaseModel):
@@ -59,6 +90,7 @@ class GraphDocument(BaseModel):
     edges: list[Edge] = Field(default_factory=list)
     target: str | None = Field(default=None, description="the scalar node backward starts from")
     lesson: list[LessonStep] = Field(default_factory=list)
+    training: TrainingSettings | None = None
 
     def node(self, node_id):
         for n in self.nodes:

@@ -67,6 +67,17 @@ class RunResult:
     edge_grads: dict = field(default_factory=dict)  # edge id -> tensor
     leaf_grads: dict = field(default_factory=dict)  # node id or "node.param" -> tensor
     skipped: list = field(default_factory=list)
+    grads: "LeafGrads | None" = None  # after a backward pass: what accumulate_grad starts from
+
+
+@dataclass(frozen=True)
+class LeafGrads:
+    """The leaves' .grad after a backward run, for a later run to start from (accumulate_grad:
+    PyTorch without zero_grad). `signature` is the graph's structure and each leaf's key, shape
+    and dtype: a run of another graph, or with other leaves, starts fresh instead."""
+
+    signature: tuple
+    grads: dict  # node id or "node.param" -> tensor (copied before a run adds to it)
 
 
 class ForwardCache:
@@ -234,6 +245,10 @@ class _Context:
         for name, p in named:
             _add_leaf(self.leaves, self.owner, self.node_id, name, p)
 
+    def module(self, key, factory):
+        """The node's layer (catalog.linear_run): a run makes it anew every time."""
+        return factory()
+
 
 def _check_numel(n, limits):
     if n > limits.max_elements:
@@ -262,6 +277,7 @@ class _Recorder:
         self.preview = limits.preview_elements
         self.pending = []  # (record, tensor to summarise, cache entry), waiting for flush()
         self.batch = FLUSH_FIRST
+        self.quiet = False  # a second backward pass: node and edge gradients are the first's
 
     def record(self, rec, tensor=None, entry=None):
         """Queue a record; `tensor` gets summarised at the flush (or its cache `entry` already
@@ -330,6 +346,7 @@ class _Run:
         self.flush = self.recorder.flush
         self.checkpoint = self.recorder.checkpoint
         self.device = "cpu"
+        self.teaching = (None, False, False)  # run_backward's start_grads, twice, retain_graph
 
     def check_numel(self, n, node_id):
         _check_numel(n, self.limits)
@@ -461,6 +478,8 @@ class _Run:
 
         def hook(grad_inputs, grad_outputs):
             rec.checkpoint()
+            if rec.quiet:
+                return
             if nid is not None:
                 g = grad_outputs[nr]
                 if g is not None:
@@ -508,6 +527,8 @@ class _Run:
 
         def hook(grad):
             rec.checkpoint()
+            if rec.quiet:
+                return
             node_grads[nid] = grad
             rec.record({"kind": "node_grad", "node": nid}, grad)
 
@@ -641,19 +662,38 @@ class _Run:
             ),
         )
 
-    def run_backward(self, target):
+    def run_backward(self, target, start_grads=None, backward_twice=False, retain_graph=False):
+        """Backward from `target` into the leaves' .grad, which start from `start_grads` when
+        they are this graph's; `backward_twice` calls backward again, as a teaching run: the
+        second pass fails with PyTorch's error unless the first retained the graph, and else
+        adds the same gradients into .grad once more."""
         out = self.values[target]
-        try:
-            out.backward()
-        except (Cancelled, LimitExceeded):
-            raise
-        except Exception as exc:
-            raise _NodeError(target, exc) from exc
-        for nid, param, t in self.leaves:
-            if t.requires_grad and t.grad is not None:
-                key = nid if param is None else f"{nid}.{param}"
-                self.result.leaf_grads[key] = t.grad
-                self.record({"kind": "leaf_grad", "node": nid, "param": param}, t.grad)
+        leaves = [(nid, p, t) for nid, p, t in self.leaves if t.requires_grad]
+        keys = [nid if p is None else f"{nid}.{p}" for nid, p, _ in leaves]
+        signature = (
+            self.plan.key,
+            tuple((k, tuple(t.shape), str(t.dtype)) for k, (_, _, t) in zip(keys, leaves)),
+        )
+        if start_grads is not None and start_grads.signature == signature:
+            for key, (_, _, t) in zip(keys, leaves):
+                if start_grads.grads.get(key) is not None:
+                    t.grad = start_grads.grads[key].clone()  # backward adds into it in place
+        for second in (False, True) if backward_twice else (False,):
+            if second:
+                self.flush()  # the first pass's records, summarised before .grad changes
+                self.recorder.quiet = True
+            try:
+                out.backward(retain_graph=retain_graph and not second)
+            except (Cancelled, LimitExceeded):
+                raise
+            except Exception as exc:
+                raise _NodeError(target, exc) from exc
+            grads = self.result.leaf_grads
+            for key, (nid, param, t) in zip(keys, leaves):
+                if t.grad is not None:
+                    grads[key] = t.grad
+                    self.record({"kind": "leaf_grad", "node": nid, "param": param}, t.grad)
+            self.result.grads = LeafGrads(signature, dict(grads))
 
 
 class _NodeError(Exception):
@@ -672,11 +712,19 @@ def run(
     cache=None,
     validated=False,
     device="cpu",
+    start_grads=None,
+    backward_twice=False,
+    retain_graph=False,
 ):
     """Run `doc` forward (values) or backward (values, then gradients from the scalar `target`,
     by default the document's, else the last scalar node). Records go to `emit` as they are
     made; the RunResult keeps the tensors for full-value requests. Sources are made on
-    `device` ("cpu" or "cuda"); every op follows its inputs there."""
+    `device` ("cpu" or "cuda"); every op follows its inputs there.
+
+    Teaching options of a backward run: `start_grads` (an earlier run's `RunResult.grads`) makes
+    the leaves' .grad start from that run's when it ran the same graph, so backward adds to it
+    (accumulate_grad); `backward_twice` calls backward a second time, which fails with
+    PyTorch's error unless `retain_graph`, and else doubles the leaves' .grad."""
     if mode not in ("forward", "backward"):
         raise ValueError(f"mode must be 'forward' or 'backward', not {mode!r}")
     if not validated:
@@ -686,6 +734,7 @@ def run(
     records = []
     r = _Run(plan_for(doc), mode, target, emit or records.append, cancel, limits, cache)
     r.device = device
+    r.teaching = (start_grads, backward_twice, retain_graph)
     res = r.result
     t0 = time.perf_counter()
     _execute(r, res, t0)
@@ -709,7 +758,7 @@ def _execute(r, res, t0):
                     r.single_consumer.discard(res.target)
                     r.values[res.target].register_hook(r._node_hook(res.target))
                 graph = autograd_record(r.values[res.target], r.owner)
-                r.run_backward(res.target)
+                r.run_backward(res.target, *r.teaching)
                 res.timings["backward_ms"] = (time.perf_counter() - t1) * 1e3
             else:
                 graph = _forward_view(r)

@@ -16,6 +16,7 @@ Sources use the catalog's code. Random sources and linear layers draw the engine
 """
 
 import builtins
+import inspect
 import json
 import keyword
 import re
@@ -23,8 +24,10 @@ import textwrap
 
 import engine as eg
 
+from . import datasets
 from .catalog import as_floats
 from .index import GraphIndex
+from .limits import DEFAULT
 from .validate import check, resolved_params
 
 FLAVORS = ("engine", "torch")
@@ -106,6 +109,15 @@ def _is_good_name(text):
     )
 
 
+def _text_literal(text):
+    """A string literal of `text`: triple-quoted where that is exact, so that a CSV reads as
+    its lines."""
+    plain = all(c.isprintable() or c in "\n\t" for c in text)
+    if plain and text and '"""' not in text and "\\" not in text and not text.endswith('"'):
+        return f'"""{text}"""'
+    return repr(text)
+
+
 def _num(v):
     v = float(v)
     return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
@@ -128,10 +140,23 @@ class _Exporter(GraphIndex):
                     name, k = f"{base}_{k}", k + 1
                 taken.add(name)
                 self.layer[nid] = name
+        # a dataset node is made from two numpy arrays, its features and its labels
+        self.arrays = {}
+        for nid in self.order:
+            if self.specs[nid].name == "dataset":
+                pair = []
+                for part in ("features", "labels"):
+                    base = f"{self.var[nid]}_{part}"
+                    name, k = base, 2
+                    while name in taken:
+                        name, k = f"{base}_{k}", k + 1
+                    taken.add(name)
+                    pair.append(name)
+                self.arrays[nid] = tuple(pair)
         self.rg = self._requires_grad()
         self.target, self.target_from_doc = self._target()
         self.owner = self._owners()
-        self.uses_np = flavor == "torch" and any(
+        engine_numbers = any(
             (
                 self.specs[n].source
                 and self.params[n].get("value") is None
@@ -140,6 +165,8 @@ class _Exporter(GraphIndex):
             or self.specs[n].name == "linear"
             for n in self.order
         )
+        # numpy makes a dataset's arrays, and the engine's random numbers in a PyTorch script
+        self.uses_np = bool(self.arrays) or (flavor == "torch" and engine_numbers)
         self.uses_nn = any(self.specs[n].name == "linear" for n in self.order)
 
     # -- analysis ---------------------------------------------------------------------------
@@ -170,12 +197,16 @@ class _Exporter(GraphIndex):
 
         class Ctx:
             device = "cpu"
+            limits = DEFAULT
 
             def check_numel(self, n):
                 pass
 
             def add_parameters(self, named):
                 pass
+
+            def module(self, key, factory):
+                return factory()
 
         meta = {}
         with eg.no_grad():
@@ -291,6 +322,10 @@ class _Exporter(GraphIndex):
         spec, p, lib, v = self.specs[nid], self.params[nid], self.lib, self.var[nid]
         args = [self.var[s] for s in self._inputs(nid)]
         comment = "  " + self._comment(nid, hints)
+        if spec.name == "dataset":
+            return self._dataset_lines(nid, comment)
+        if spec.name == "labels":
+            return self._labels_lines(nid, comment)
         if spec.source:
             return [f"{v} = {self._source_code(nid)}{comment}"]
         if spec.name == "linear":
@@ -326,6 +361,29 @@ class _Exporter(GraphIndex):
             lines += stored
         lines.append(f"{v} = {layer}({args[0]}){comment}")
         return lines
+
+    def _dataset_lines(self, nid, comment):
+        """The generator (or from_csv) called for the arrays, then the features tensor."""
+        p, features = self.params[nid], self.arrays[nid][0]
+        if p["kind"] == "csv":
+            args = [_text_literal(p["csv"])]
+            args += [f"{k}={p[k]!r}" for k in ("features", "target") if p[k]]
+            call = f"from_csv({', '.join(args)})"
+        else:
+            call = f"{p['kind']}(n={p['n']}, noise={float(p['noise'])!r}, seed={p['seed']})"
+        return [
+            f"{', '.join(self.arrays[nid])} = {call}",
+            f"{self.var[nid]} = {self.lib}.tensor({features}){comment}",
+        ]
+
+    def _labels_lines(self, nid, comment):
+        """The labels array as the dataset's labels param has them: a float column or class
+        indices."""
+        lib, dataset = self.lib, self._inputs(nid)[0]
+        labels = self.arrays[dataset][1]
+        if self.params[dataset]["labels"] == "classes":
+            return [f"{self.var[nid]} = {lib}.tensor({labels}, dtype={lib}.int64){comment}"]
+        return [f"{self.var[nid]} = {lib}.tensor({labels}[:, None]){comment}"]
 
     def _compute(self, key, hints, indent):
         pad = "    " * indent
@@ -441,7 +499,7 @@ class _Exporter(GraphIndex):
         lib = self.lib
         lines = [self.header(), ""]
         lines.append("import json")
-        if self.uses_np and self.uses_nn:
+        if lib == "torch" and self.uses_nn:
             lines.append("import math")
         lines.append("")
         if self.uses_np:
@@ -458,6 +516,12 @@ class _Exporter(GraphIndex):
         if lib == "torch" and self.uses_nn:
             lines += _TORCH_INIT.strip("\n").splitlines() + ["", ""]
         lines += _SHOW.strip("\n").splitlines() + ["", ""]
+        kinds = dict.fromkeys(self.params[n]["kind"] for n in self.arrays)
+        if kinds:
+            lines.append("# -- datasets: Wiregrad's own code (backend/graph/datasets.py)")
+            for kind in kinds:
+                fn = datasets.from_csv if kind == "csv" else datasets.GENERATORS[kind]
+                lines += inspect.getsource(fn).rstrip("\n").splitlines() + ["", ""]
         lines.append("# -- the graph, one line per node, in topological order")
         lines += self._compute(None, hints, 0)
         if self.target:

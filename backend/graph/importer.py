@@ -4,6 +4,9 @@ The script is parsed, never run: no exec, eval or compile-to-run, so importing a
 does nothing. Each assignment becomes a node and its inputs become edges:
 
     x = eg.tensor(2.0, requires_grad=True)     tensor sources (also zeros/ones/randn/rand/arange)
+    X, y = circle(n=200, noise=0.1, seed=0)    a dataset's arrays (a generator of datasets.py,
+    d = eg.tensor(X)                           or from_csv): eg.tensor(X) is the dataset node,
+    t = eg.tensor(y[:, None])                  and this (or dtype=eg.int64) its labels node
     y = x * w + 1.0                            + - * / ** @, unary -, comparisons
     z = eg.exp(y) / F.relu(y) / y.sum(dim=0)   calls of the op registry's functions and methods
     fc = nn.Linear(3, 2); h = fc(x)            a linear node (seed from reset_parameters)
@@ -25,6 +28,7 @@ import tokenize
 from dataclasses import dataclass
 
 from . import registry
+from .datasets import GENERATORS
 from .document import ID_PATTERN, GraphDocument, parse
 
 MAX_SOURCE = 2_000_000  # characters
@@ -34,6 +38,11 @@ _COMMENT = re.compile(
 )
 _ID = re.compile(ID_PATTERN)
 _HELPERS = {"show", "init_like_engine"}
+# a dataset's functions (datasets.py, copied into exported scripts) and their arguments
+_DATA = {
+    **{name: ("n", "noise", "seed") for name in GENERATORS},
+    "from_csv": ("text", "features", "target"),
+}
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
 _CMPOPS = {ast.Gt: "gt", ast.Lt: "lt", ast.GtE: "ge", ast.LtE: "le", ast.Eq: "eq", ast.NotEq: "ne"}
 _SOURCE_INITS = ("zeros", "ones", "randn", "rand")
@@ -230,6 +239,7 @@ class _Importer:
         self.edges = []
         self.env = {}  # variable -> node id (None: defined by a line that failed)
         self.layers = {}  # variable -> linear params
+        self.arrays = {}  # variable -> ("features" | "labels", a dataset's params and node)
         self.problems = []
         self.target = None
         self.name, self.description = "imported script", ""
@@ -363,11 +373,12 @@ class _Importer:
     def statement(self, stmt, top):
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             return self.imports(stmt)
-        if isinstance(stmt, ast.FunctionDef) and stmt.name in _HELPERS and top:
+        if isinstance(stmt, ast.FunctionDef) and stmt.name in _HELPERS | set(_DATA) and top:
             a = stmt.args
-            if stmt.decorator_list or a.defaults or a.kw_defaults or stmt.returns:
+            defaults = a.defaults + [d for d in a.kw_defaults if d is not None]
+            if stmt.decorator_list or stmt.returns or not all(map(_is_literal, defaults)):
                 raise _Unsupported(f"{stmt.name}() must be the exporter's plain helper")
-            return None  # the exporter's own helpers (read, never run)
+            return None  # the exporter's own helpers and datasets.py's code (read, never run)
         if isinstance(stmt, ast.Expr):
             if isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
                 return None  # a string used as a comment
@@ -375,6 +386,8 @@ class _Importer:
                 return self.call_statement(stmt.value)
             raise _Unsupported("an expression whose value is not assigned")
         if isinstance(stmt, ast.Assign):
+            if len(stmt.targets) == 1 and self.dataset_arrays(stmt.targets[0], stmt.value):
+                return None
             if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
                 raise _Unsupported("assign to one plain variable name (x = ...)")
             self.assign(stmt.targets[0].id, stmt.value, stmt)
@@ -921,6 +934,9 @@ class _Importer:
             if len(node.args) != 1:
                 raise _Unsupported("eg.tensor takes one value")
             arg = node.args[0]
+            array = arg.value if isinstance(arg, ast.Subscript) else arg
+            if isinstance(array, ast.Name) and array.id in self.arrays:
+                return self.dataset_tensor(arg, array.id, kwargs, meta)
             rnd = self.numpy_random(arg)
             if rnd is not None:
                 params.update(rnd)
@@ -961,6 +977,65 @@ class _Importer:
         if params.get("value") is None:
             params.pop("value", None)
         return self.add_node("tensor", params, [], meta)
+
+    def dataset_arrays(self, target, value):
+        """`X, y = circle(n=200, noise=0.1, seed=0)` (or `from_csv(text, features=...,
+        target=...)`): the arrays a dataset node and its labels are made from; False for any
+        other assignment."""
+        if not (
+            isinstance(target, ast.Tuple)
+            and isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in _DATA
+        ):
+            return False
+        fn, names = value.func.id, _DATA[value.func.id]
+        if len(target.elts) != 2 or not all(isinstance(e, ast.Name) for e in target.elts):
+            raise _Unsupported(f"{fn}() gives two arrays: write features, labels = {fn}(...)")
+        if len(value.args) > len(names) or any(isinstance(a, ast.Starred) for a in value.args):
+            raise _Unsupported(f"{fn} takes at most {len(names)} positional arguments")
+        bound = dict(zip(names, value.args))
+        for k in value.keywords:
+            if k.arg not in names or k.arg in bound:
+                raise _Unsupported(f"{fn} has no argument '{k.arg}' here")
+            bound[k.arg] = k.value
+        needed = names[:1] if fn == "from_csv" else names
+        if not set(needed) <= set(bound):
+            raise _Unsupported(f"{fn} needs {', '.join(needed)}")
+        params = {"kind": "csv" if fn == "from_csv" else fn}
+        params.update({"csv" if k == "text" else k: _literal(v) for k, v in bound.items()})
+        made = {"params": params, "node": None}  # the node, once eg.tensor(X) makes it
+        for name, part in zip(target.elts, ("features", "labels")):
+            self.arrays[name.id] = (part, made)
+            self.env.pop(name.id, None)
+        return True
+
+    def dataset_tensor(self, arg, name, kwargs, meta):
+        """eg.tensor(X) of a dataset's features: the dataset node. Of its labels:
+        eg.tensor(y[:, None]) (a float column) or eg.tensor(y, dtype=eg.int64) (classes), a
+        labels node."""
+        part, made = self.arrays[name]
+        dtype = self.dtype(kwargs.pop("dtype")) if "dtype" in kwargs else "float32"
+        kwargs.pop("device", None)
+        if kwargs:
+            raise _Unsupported(f"tensor has no argument '{next(iter(kwargs))}' here")
+        if part == "features":
+            if isinstance(arg, ast.Subscript) or dtype != "float32":
+                raise _Unsupported(f"write eg.tensor({name}) for a dataset's features")
+            made["node"] = self.add_node("dataset", dict(made["params"]), [], meta)
+            return made["node"]
+        column = isinstance(arg, ast.Subscript)
+        if (column and (dtype != "float32" or not _is_new_axis(arg.slice))) or (
+            not column and dtype != "int64"
+        ):
+            raise _Unsupported(
+                f"write eg.tensor({name}[:, None]) for labels in a column, or "
+                f"eg.tensor({name}, dtype=eg.int64) for class indices"
+            )
+        if made["node"] is None:
+            raise _Unsupported("make the dataset's features tensor before its labels")
+        self.nodes[made["node"]]["params"]["labels"] = "column" if column else "classes"
+        return self.add_node("labels", {}, [("dataset", made["node"])], meta)
 
     def numpy_random(self, node):
         """{init, seed, shape} for np.random.default_rng(S).standard_normal(shape) / .random."""
@@ -1042,6 +1117,18 @@ class _Importer:
         if problems:
             raise ImportFailed(problems)
         return doc
+
+
+def _is_new_axis(index):
+    """`[:, None]`: a column of a 1-D array."""
+    return (
+        isinstance(index, ast.Tuple)
+        and len(index.elts) == 2
+        and isinstance(index.elts[0], ast.Slice)
+        and not any((index.elts[0].lower, index.elts[0].upper, index.elts[0].step))
+        and isinstance(index.elts[1], ast.Constant)
+        and index.elts[1].value is None
+    )
 
 
 def _kw(call, name):

@@ -29,6 +29,7 @@ class Param:
     choices: tuple = ()
     nullable: bool = False  # None is allowed (e.g. dim=None: all dims)
     doc: str = ""
+    max_length: int = 200  # str params: the longest text taken (a dataset's CSV is longer)
 
     def describe(self):
         d = {"name": self.name, "type": self.type, "default": self.default, "doc": self.doc}
@@ -40,6 +41,8 @@ class Param:
             d["choices"] = list(self.choices)
         if self.nullable:
             d["nullable"] = True
+        if self.type == "str":
+            d["max_length"] = self.max_length
         return d
 
 

@@ -67,7 +67,11 @@ def _check_value(param, value):
     if t == "choice":
         return None if value in param.choices else f"must be one of {', '.join(param.choices)}"
     if t == "str":
-        return None if isinstance(value, str) and len(value) <= 200 else "must be a short text"
+        if not isinstance(value, str) or len(value) <= param.max_length:
+            return None if isinstance(value, str) else "must be a short text"
+        if param.max_length > 200:  # a dataset's CSV: say how long it may be
+            return f"must be at most {param.max_length:,} characters"
+        return "must be a short text"
     if t == "shape":
         ok = isinstance(value, list) and all(
             isinstance(v, int) and not isinstance(v, bool) and v >= -1 for v in value
@@ -292,6 +296,9 @@ class _MetaContext:
     def add_parameters(self, named):
         pass
 
+    def module(self, key, factory):
+        return factory()
+
 
 def shape_problems(doc, limits=DEFAULT, skip=frozenset()):
     """Run the graph on zero-filled stand-ins; each failing node reports PyTorch's message.
@@ -322,7 +329,9 @@ def shape_problems(doc, limits=DEFAULT, skip=frozenset()):
                 else:
                     out = spec.run(ctx, inputs, params)
             except Exception as exc:  # the op's own error, in the engine's (PyTorch's) words
-                problems.append(Problem(str(exc).strip("'\""), node=nid))
+                # a dataset's problem names the param it is about (datasets.py)
+                param = getattr(exc, "param", None)
+                problems.append(Problem(str(exc).strip("'\""), node=nid, param=param))
                 continue
             if out is not None and out.numel() <= _META_ELEMENTS:
                 meta[nid] = out
@@ -347,7 +356,7 @@ def _meta_inputs(spec, edges, meta):
 
 
 def _meta_source(ctx, spec, params):
-    if params.get("value") is not None or spec.name == "scalar":
+    if params.get("value") is not None or spec.name in ("scalar", "dataset"):
         return spec.run(ctx, [], params)
     shape = tuple(params.get("shape") or ())
     ctx.check_numel(math.prod(shape))

@@ -4,13 +4,25 @@ import functools
 from pathlib import Path
 
 import socketio.packet
-from flask import Flask, abort, jsonify, request, send_from_directory
+from flask import Flask, abort, current_app, jsonify, request, send_from_directory
 from flask_socketio import SocketIO
 
 from . import fastjson
+from . import training as trainings
 from .api import api
 from .config import Settings
-from .protocol import CancelRequest, RunRequest, TensorRequest, parse
+from .protocol import (
+    CancelRequest,
+    RoomCreateRequest,
+    RoomJoinRequest,
+    RoomLeaveRequest,
+    RoomStepRequest,
+    RoomUpdateRequest,
+    RunRequest,
+    TensorRequest,
+    parse,
+)
+from .rooms import RoomManager
 from .runs import RunManager
 from .store import Store
 
@@ -82,6 +94,10 @@ def create_app(settings: Settings | None = None):
     runs = RunManager(socketio, settings)
     app.extensions["wiregrad.runs"] = runs
     _register_events(socketio, runs, settings.max_message_bytes)
+    rooms = RoomManager(socketio)  # owners' packets go to their rooms too (docs/training.md)
+    runs.mirror = rooms.mirror
+    app.extensions["wiregrad.rooms"] = rooms
+    _register_room_events(socketio, rooms, settings.max_message_bytes)
     return app, socketio
 
 
@@ -109,10 +125,13 @@ def _guarded(fn):
 
 
 def _register_events(socketio, runs, max_bytes):
+    trainings.register(socketio, runs, max_bytes)  # train, train_control
+
     @socketio.on("disconnect")
     def on_disconnect(*_args):
         if not socketio.server.manager.is_connected(request.sid, "/"):
             runs.disconnect(request.sid)  # (a client's own "disconnect" event is not one)
+            current_app.extensions["wiregrad.rooms"].disconnect(request.sid)
 
     @socketio.on("run")
     @_guarded
@@ -135,6 +154,38 @@ def _register_events(socketio, runs, max_bytes):
     @socketio.on("*")
     def on_unknown(event, *_args):
         return {"error": f"unknown event {event!r}; see docs/protocol.md"}
+
+
+def _register_room_events(socketio, rooms, max_bytes):
+    @socketio.on("room_create")
+    @_guarded
+    def on_room_create(data=None):
+        msg, err = parse(RoomCreateRequest, {} if data is None else data, max_bytes)
+        return err or rooms.create(request.sid, msg.graph)
+
+    @socketio.on("room_join")
+    @_guarded
+    def on_room_join(data=None):
+        msg, err = parse(RoomJoinRequest, data, max_bytes)
+        return err or rooms.join(request.sid, msg.code)
+
+    @socketio.on("room_leave")
+    @_guarded
+    def on_room_leave(data=None):
+        msg, err = parse(RoomLeaveRequest, data, max_bytes)
+        return err or rooms.leave(request.sid, msg.code)
+
+    @socketio.on("room_update")
+    @_guarded
+    def on_room_update(data=None):
+        msg, err = parse(RoomUpdateRequest, data, max_bytes)
+        return err or rooms.update(request.sid, msg.code, msg.graph)
+
+    @socketio.on("room_step")
+    @_guarded
+    def on_room_step(data=None):
+        msg, err = parse(RoomStepRequest, data, max_bytes)
+        return err or rooms.step(request.sid, msg.code, msg.index)
 
 
 def serve(settings: Settings):

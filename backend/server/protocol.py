@@ -4,9 +4,9 @@ Every message is validated here before anything acts on it; a message that does 
 an error reply, and the connection and the server go on."""
 
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 ID = r"^[A-Za-z0-9_.:-]{1,64}$"
 
@@ -14,6 +14,11 @@ ID = r"^[A-Za-z0-9_.:-]{1,64}$"
 class RunOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
     use_cache: bool = True  # forward runs reuse unchanged nodes' values from earlier runs
+    # teaching options of backward runs (docs/training.md): leaves start from the .grad of this
+    # client's previous run of the same graph; backward called twice, retaining the graph or not
+    accumulate_grad: bool = False
+    backward_twice: bool = False
+    retain_graph: bool = False
 
 
 class RunRequest(BaseModel):
@@ -36,6 +41,57 @@ class TensorRequest(BaseModel):
     edge: str | None = Field(default=None, pattern=ID)
     param: Literal["weight", "bias"] | None = None  # a linear node's own parameter
     kind: Literal["value", "grad"] = "value"
+
+
+# -- rooms (docs/training.md) -------------------------------------------------------------------
+ROOM_CODE = r"^[A-Z2-9]{6}$"
+
+# a room code as typed: surrounding spaces and lower case are forgiven
+RoomCode = Annotated[
+    str,
+    BeforeValidator(lambda v: v.strip().upper() if isinstance(v, str) else v),
+    Field(pattern=ROOM_CODE),
+]
+
+
+class RoomCreateRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    graph: dict[str, Any] | None = None  # the room's first graph (else set by room_update)
+
+
+class RoomJoinRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    code: RoomCode
+
+
+class RoomLeaveRequest(RoomJoinRequest):
+    pass
+
+
+class RoomUpdateRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    code: RoomCode
+    graph: dict[str, Any]
+
+
+class RoomStepRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    code: RoomCode
+    index: int = Field(ge=0, le=100_000)  # a lesson step
+
+
+# -- training (docs/training.md) ----------------------------------------------------------------
+class TrainRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    graph: dict[str, Any]
+    # over graph.training; checked as backend.graph.document.TrainingSettings once merged
+    config: dict[str, Any] | None = None
+
+
+class TrainControlRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    train_id: str = Field(pattern=ID)
+    action: Literal["pause", "resume", "stop"]
 
 
 def parse(model, data, max_bytes=None):

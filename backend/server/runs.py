@@ -56,6 +56,7 @@ class Client:
         self.active = None  # (run_id, cancel Event)
         self.finished = OrderedDict()  # run_id -> RunResult
         self.cache = ForwardCache()
+        self.grads = None  # the leaves' .grad after its last backward run, for accumulate_grad
         self.lock = threading.Lock()
 
     def cancel_active(self):
@@ -76,6 +77,9 @@ class RunManager:
         self.settings = settings
         self.clients = {}
         self.lock = threading.Lock()
+        # mirror(sid, event, payload), called after each packet sent to a client (from the
+        # run's thread): rooms.py's RoomManager.mirror copies an owner's packets to its room
+        self.mirror = None
 
     def client(self, sid):
         with self.lock:
@@ -123,6 +127,8 @@ class RunManager:
 
         def send(event, data):
             self.socketio.emit(event, data, to=sid)
+            if self.mirror is not None:
+                self.mirror(sid, event, data)
 
         trace = _Trace(
             send, run_id, self.settings.flush_seconds, self.settings.max_records_per_packet
@@ -152,7 +158,8 @@ class RunManager:
 
         t0 = time.perf_counter()
         try:
-            cache = client.cache if request.options.use_cache else None
+            options = request.options
+            cache = client.cache if options.use_cache else None
             result = run_graph(
                 doc,
                 request.mode,
@@ -163,6 +170,9 @@ class RunManager:
                 cache=cache,
                 validated=True,
                 device=self.settings.device,
+                start_grads=client.grads if options.accumulate_grad else None,
+                backward_twice=options.backward_twice,
+                retain_graph=options.retain_graph,
             )
         except GraphInvalid as exc:  # raced with nothing: validation ran just before
             stop_ticker()
@@ -185,6 +195,8 @@ class RunManager:
             return
         stop_ticker()
         client.remember(run_id, result)
+        if result.grads is not None:  # backward reached the leaves (even if a second pass failed)
+            client.grads = result.grads
         with client.lock:
             if client.active and client.active[0] == run_id:
                 client.active = None

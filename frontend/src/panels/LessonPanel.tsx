@@ -11,7 +11,8 @@ export async function playStep(step: LessonStep) {
   const ed = useEditor.getState();
   ed.select(step.select.filter((id) => ed.nodes.some((n) => n.id === id)));
   const run = useRun.getState();
-  if (step.options) for (const [k, v] of Object.entries(step.options)) run.setOption(k as never, v);
+  // a step that runs, runs with its own options (and none it does not name)
+  if (step.run) useRun.setState({ options: { ...(step.options ?? {}) } });
   if (step.run === "forward" || step.run === "backward") await run.start(step.run);
   else if (step.run === "train") await useTraining.getState().start(trainingSettings());
 }

@@ -2,7 +2,7 @@
 // code; students who join follow the teacher's graph, runs, trainings and step mode live, and
 // can fork to an editable copy. Only the owner drives.
 import { create } from "zustand";
-import type { GraphDocument, TraceRecord } from "../api/types";
+import type { GraphDocument, RunFinished, RunMode, TraceRecord } from "../api/types";
 import { applyRecords, emptyAnnotations } from "./annotations";
 import { useEditor } from "./editor";
 import { getConnection, useRun } from "./run";
@@ -99,6 +99,8 @@ export const useRoom = create<RoomState>()((set, get) => ({
       code?: string;
       graph?: GraphDocument | null;
       records?: TraceRecord[];
+      run_started?: { run_id: string; mode: RunMode; target: string | null } | null;
+      run_finished?: RunFinished | null;
       error?: string;
     }>("room_join", { code: wanted });
     if (!reply.code) return reply.error ?? `no room ${wanted}`;
@@ -109,13 +111,20 @@ export const useRoom = create<RoomState>()((set, get) => ({
       useEditor.getState().load(reply.graph, { dirty: false });
       useEditor.setState({ readOnly: true });
     } else useEditor.setState({ readOnly: true });
-    // what the room has already seen of the owner's last run
+    // what the room has already seen of the owner's last run; if it is still going, its
+    // next packets continue it here
     const records = reply.records ?? [];
+    const started = reply.run_started;
     useRun.setState({
+      runId: started?.run_id ?? null,
+      mode: started?.mode ?? null,
+      target: started?.target ?? null,
+      running: Boolean(started && !reply.run_finished),
+      finished: reply.run_finished ?? null,
       records,
       annotations: applyRecords(emptyAnnotations(), records),
       step: null,
-      running: false,
+      focus: {},
     });
     return null;
   },

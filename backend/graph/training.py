@@ -1,0 +1,530 @@
+"""Training a graph document: minimise its loss node with SGD or Adam (docs/training.md).
+
+A Trainer compiles the part of the graph the loss (and the model's output) depends on into a
+plain list of op calls in topological order: the registry's own `run` functions, called with
+no tracing, no hooks and no records, because a training makes thousands of steps. What does not
+change between steps is made once, when the Trainer is built:
+
+- sources (`tensor`, `parameter`, `scalar`): a source whose tensor requires grad is a trainable
+  leaf, named by its node id;
+- `linear` layers: `catalog.linear_run` asks its context for the layer (`ctx.module`); the
+  executor's context makes a new one every run, the trainer's makes it on the first call and
+  keeps it, so its `weight` and `bias` (named `node.weight`, `node.bias`) are trained;
+- data nodes (category `data`: `dataset`, `labels`): run once on the whole dataset; each step
+  then takes the same rows of every one of them, a minibatch of `batch_size` rows (0: all of
+  them, in order), in an order shuffled anew each epoch by a numpy Generator seeded by `seed`;
+- nodes that depend on none of these (constants) are computed once too.
+
+A step is `zero_grad`, forward, `loss.backward()`, `optimizer.step()`, and returns the loss of
+that step's minibatch (before the update), as PyTorch loops report it.
+"""
+
+import threading
+
+import numpy as np
+
+import engine as eg
+import engine.nn.functional as F
+from engine import nn, optim
+from engine._tensor import wrap
+
+from .document import TrainingSettings
+from .index import GraphIndex
+from .limits import DEFAULT, LimitExceeded
+from .validate import GraphInvalid, Problem, check
+
+MAX_POINTS = 500  # data points sent with a decision boundary
+MARGIN = 0.1  # the boundary's grid spans the data and this fraction of its range on each side
+
+
+class TrainingError(RuntimeError):
+    """A step failed at `node` (None: in backward or the optimizer)."""
+
+    def __init__(self, node, exc):
+        self.node, self.exc = node, exc
+        text = str(exc) or type(exc).__name__
+        super().__init__(f"{node}: {text}" if node else text)
+
+
+def settings_for(doc, config=None):
+    """The TrainingSettings of a training: the document's `training` with `config` (a dict or
+    TrainingSettings) over it. pydantic.ValidationError for bad values; GraphInvalid when no loss
+    is named."""
+    if isinstance(config, TrainingSettings):
+        return config
+    base = doc.training.model_dump(exclude_unset=True) if doc.training else {}
+    merged = {**base, **(config or {})}
+    if "loss" not in merged:
+        raise GraphInvalid(
+            [Problem("the document has no training settings: name the loss node to train")]
+        )
+    return TrainingSettings.model_validate(merged)
+
+
+class Control:
+    """Pause, resume and stop for a training in another thread. It also answers `set()` and
+    `is_set()` like a threading.Event (set = stop), so that whatever cancels a run (a new run,
+    a disconnect) stops a training the same way."""
+
+    def __init__(self):
+        self.stopped = False
+        self.paused = False
+        self._cond = threading.Condition()
+
+    def stop(self):
+        with self._cond:
+            self.stopped = True
+            self._cond.notify_all()
+
+    set = stop
+
+    def is_set(self):
+        return self.stopped
+
+    def pause(self):
+        with self._cond:
+            self.paused = True
+
+    def resume(self):
+        with self._cond:
+            self.paused = False
+            self._cond.notify_all()
+
+    def wait_while_paused(self, timeout=None):
+        with self._cond:
+            while self.paused and not self.stopped:
+                if not self._cond.wait(timeout):
+                    return
+
+
+class _Context:
+    """The catalog's `ctx` for one node of a training: its layer is made once and kept."""
+
+    __slots__ = ("node_id", "device", "limits", "layer", "layer_key", "named")
+
+    def __init__(self, node_id, device, limits, named):
+        self.node_id, self.device, self.limits = node_id, device, limits
+        self.layer = self.layer_key = None
+        self.named = named  # the trainer's list of (name, parameter, node id, weight | bias)
+
+    def check_numel(self, n):
+        if n > self.limits.max_elements:
+            raise LimitExceeded(
+                f"a tensor of {n:,} elements is over the limit of "
+                f"{self.limits.max_elements:,} elements per tensor"
+            )
+
+    def add_parameters(self, named):
+        pass  # the layer's parameters were registered when `module` made it
+
+    def module(self, key, factory):
+        layer = self.layer
+        if layer is None:
+            layer = self.layer = factory()
+            self.layer_key = key
+            for name, p in layer.named_parameters():
+                self.named.append((f"{self.node_id}.{name}", p, self.node_id, name))
+        elif key != self.layer_key:
+            raise RuntimeError(
+                f"the layer was made for {self.layer_key} input features and now gets {key}"
+            )
+        return layer
+
+
+def _ancestors(index, roots):
+    seen, stack = set(), list(roots)
+    while stack:
+        nid = stack.pop()
+        if nid in seen:
+            continue
+        seen.add(nid)
+        for edges in index.incoming[nid].values():
+            stack.extend(e.source for e in edges)
+    return seen
+
+
+def _host(t):
+    a = t._data
+    return a if isinstance(a, np.ndarray) else a.get()
+
+
+class Trainer:
+    """A document compiled for training; see the module's doc."""
+
+    def __init__(self, doc, config=None, *, limits=DEFAULT, device="cpu", validated=False):
+        if not validated:
+            check(doc, limits)
+        self.doc = doc
+        self.settings = s = settings_for(doc, config)
+        self.steps, self.batch_size = s.steps, s.batch_size
+        self.limits, self.device = limits, device
+        index = GraphIndex(doc)
+        self.loss_id, self.output_id = s.loss, s.output
+        problems = []
+        if s.loss not in index.nodes:
+            problems.append(Problem(f"the loss '{s.loss}' is not a node of the graph"))
+        elif s.output is None:
+            into = index.incoming[s.loss].get("input") or ()
+            self.output_id = into[0].source if into else None
+        if s.output is not None and s.output not in index.nodes:
+            problems.append(Problem(f"the output '{s.output}' is not a node of the graph"))
+        if problems:
+            raise GraphInvalid(problems)
+        roots = [self.loss_id] + ([self.output_id] if self.output_id else [])
+        wanted = _ancestors(index, roots)
+        order = [nid for nid in index.order if nid in wanted]
+        for nid in order:
+            if index.specs[nid].name == "if":
+                problems.append(
+                    Problem(
+                        "a training cannot go through `if` (its branch depends on values); "
+                        "use `where`",
+                        node=nid,
+                    )
+                )
+        if problems:
+            raise GraphInvalid(problems)
+
+        # -- run every node once on the whole dataset: leaves, layers, data, constants ---------
+        self.named = []  # (name, parameter, node id, part) in the order they were made
+        slot = {nid: i for i, nid in enumerate(order)}
+        self.slots = slot
+        base = [None] * len(order)
+        ctxs, varying, data = {}, set(), []
+        with eg.no_grad():
+            for nid in order:
+                spec, params = index.specs[nid], index.params[nid]
+                ctx = ctxs[nid] = _Context(nid, device, limits, self.named)
+                ins = self._inputs(index, nid, base, slot)
+                try:
+                    out = spec.run(ctx, ins, params)
+                    if not isinstance(out, eg.Tensor):
+                        raise TypeError(f"{spec.name} gave no tensor")
+                    ctx.check_numel(out.numel())
+                except Exception as exc:
+                    raise GraphInvalid([Problem(_message(exc), node=nid)]) from exc
+                base[slot[nid]] = out
+                sources = [e.source for es in index.incoming[nid].values() for e in es]
+                if spec.category == "data":
+                    data.append(nid)
+                    varying.add(nid)
+                elif spec.source:
+                    if out.requires_grad:
+                        self.named.append((nid, out, nid, None))
+                        varying.add(nid)
+                elif ctx.layer is not None or any(src in varying for src in sources):
+                    varying.add(nid)
+        self.base = base
+        loss_value = base[slot[self.loss_id]]
+        if loss_value.numel() != 1:
+            problems.append(
+                Problem(
+                    f"the loss must be one number; this node gives shape {list(loss_value.shape)}",
+                    node=self.loss_id,
+                )
+            )
+        loss_side = _ancestors(index, [self.loss_id])
+        if not any(nid in loss_side for _, _, nid, _ in self.named):
+            problems.append(
+                Problem(
+                    "nothing to train: the loss depends on no tensor with requires_grad, "
+                    "parameter or linear layer",
+                    node=self.loss_id,
+                )
+            )
+        if not loss_value.dtype.is_floating_point:
+            problems.append(Problem("the loss must be a float tensor", node=self.loss_id))
+        sizes = {nid: base[slot[nid]].shape[0] if base[slot[nid]].ndim else 0 for nid in data}
+        if len(set(sizes.values())) > 1:
+            problems.append(
+                Problem(
+                    "the data nodes have different numbers of rows: "
+                    + ", ".join(f"{k}: {v}" for k, v in sizes.items())
+                )
+            )
+        if problems:
+            raise GraphInvalid(problems)
+        self.n = next(iter(sizes.values()), 0)
+        self.data = [(slot[nid], _host(base[slot[nid]]), base[slot[nid]]) for nid in data]
+        self.full_batch = not data or self.batch_size == 0 or self.batch_size >= self.n
+
+        params = [p for _, p, _, _ in self.named]
+        if s.optimizer == "sgd":
+            self.optimizer = optim.SGD(params, lr=s.lr, momentum=s.momentum)
+        else:
+            self.optimizer = optim.Adam(params, lr=s.lr)
+
+        # -- the compiled steps ----------------------------------------------------------------
+        def compile_steps(root, also=frozenset()):
+            need = _ancestors(index, [root])
+            out = []
+            for nid in order:
+                if nid in need and (nid in varying or nid in also) and nid not in data:
+                    spec = index.specs[nid]
+                    if spec.source:
+                        continue
+                    layout = self._layout(index, nid, slot)
+                    simple = all(s.__class__ is int for s in layout)
+                    out.append(
+                        (
+                            nid,
+                            _fast_run(spec.run, ctxs[nid]),
+                            ctxs[nid],
+                            layout,
+                            index.params[nid],
+                            slot[nid],
+                            simple,
+                        )
+                    )
+            return out
+
+        self.loss_steps = compile_steps(self.loss_id)
+        self.loss_slot = slot[self.loss_id]
+        self.rng = np.random.default_rng(s.seed)
+        self.perm, self.pos = None, 0
+        self.last_batch = None  # the rows of the last step's minibatch (None: all, in order)
+        self.step_count = 0
+        self.loss = None  # the last step's loss
+
+        # -- the decision boundary: the output again, on a grid in place of the features ------
+        self.features = self.labels = None
+        self.boundary_steps = None
+        if self.output_id is not None:
+            self._boundary_setup(index, order, data, varying, compile_steps)
+
+    @staticmethod
+    def _inputs(index, nid, vals, slot):
+        ins = []
+        ports = index.incoming[nid]
+        for port in index.specs[nid].inputs:
+            v = [vals[slot[e.source]] for e in ports.get(port.name, ())]
+            ins.append(v if port.variadic else (v[0] if v else None))
+        return ins
+
+    @staticmethod
+    def _layout(index, nid, slot):
+        """Per port: the slot of its edge's source, None when unconnected, a tuple of slots for
+        a variadic port."""
+        layout = []
+        ports = index.incoming[nid]
+        for port in index.specs[nid].inputs:
+            s = [slot[e.source] for e in ports.get(port.name, ())]
+            layout.append(tuple(s) if port.variadic else (s[0] if s else None))
+        return tuple(layout)
+
+    def _boundary_setup(self, index, order, data, varying, compile_steps):
+        base, slot = self.base, self.slots
+        out_side = _ancestors(index, [self.output_id])
+
+        def is_2d_features(nid):
+            t = base[slot[nid]]
+            return t.ndim == 2 and t.shape[1] == 2 and t.dtype.is_floating_point
+
+        # the features: a data node the output reads; else (no data ops) a constant source of
+        # shape (n, 2) it reads
+        features = [nid for nid in data if nid in out_side]
+        if not features:
+            features = [
+                nid
+                for nid in order
+                if nid in out_side
+                and index.specs[nid].source
+                and nid not in varying
+                and is_2d_features(nid)
+            ]
+        if len(features) != 1 or not is_2d_features(features[0]):
+            return
+        fid = features[0]
+        n = base[slot[fid]].shape[0]
+        # the labels: another data node with n rows, else the loss's target when it has n rows
+        labels = [nid for nid in data if nid != fid and base[slot[nid]].shape[:1] == (n,)]
+        if not labels:
+            into = index.incoming[self.loss_id].get("target") or ()
+            if into and base[slot[into[0].source]].shape[:1] == (n,):
+                labels = [into[0].source]
+        self.features = fid
+        self.labels = labels[0] if labels else None
+        # every node between the features and the output runs again on the grid
+        after = set()
+        for nid in order:
+            if nid == fid or any(
+                e.source in after for es in index.incoming[nid].values() for e in es
+            ):
+                after.add(nid)
+        if any(d in out_side and d != fid for d in data):
+            return  # the output reads other data (its labels): no grid can stand in for it
+        self.boundary_steps = compile_steps(self.output_id, frozenset(after))
+
+    # -- names -----------------------------------------------------------------------------------
+    @property
+    def param_names(self):
+        return [name for name, *_ in self.named]
+
+    def parameters(self):
+        """{name: tensor}: node id for a leaf, `node.weight` / `node.bias` for a layer."""
+        return {name: p for name, p, *_ in self.named}
+
+    def grads(self):
+        """{name: gradient} of the last step (parameters the loss did not reach are left out)."""
+        return {name: p.grad for name, p, *_ in self.named if p.grad is not None}
+
+    # -- steps -----------------------------------------------------------------------------------
+    def _next_batch(self):
+        if self.full_batch:
+            return None
+        if self.perm is None or self.pos >= self.n:
+            self.perm, self.pos = self.rng.permutation(self.n), 0
+        idx = self.perm[self.pos : self.pos + self.batch_size]
+        self.pos += self.batch_size
+        return idx
+
+    def _forward(self, steps, vals):
+        nid = None
+        try:
+            for nid, run, ctx, layout, params, slot, simple in steps:  # noqa: B007 - for errors
+                if simple:
+                    ins = [vals[s] for s in layout]
+                else:
+                    ins = [_arg(vals, s) for s in layout]
+                vals[slot] = run(ctx, ins, params)
+        except Exception as exc:
+            raise TrainingError(nid, exc) from exc
+        return vals
+
+    def step(self):
+        """One optimisation step; the loss of its minibatch, before the update."""
+        vals = self.base[:]
+        idx = self.last_batch = self._next_batch()
+        if idx is not None:
+            for slot, arr, t in self.data:
+                if arr is t._data:  # on the CPU: the rows straight from the array
+                    vals[slot] = wrap(arr[idx])
+                else:
+                    vals[slot] = t[eg.tensor(idx, device=t.device)]
+        opt = self.optimizer
+        opt.zero_grad()
+        with eg.enable_grad():
+            loss = self._forward(self.loss_steps, vals)[self.loss_slot]
+            try:
+                loss.backward()
+            except Exception as exc:
+                raise TrainingError(self.loss_id, exc) from exc
+        opt.step()
+        self.step_count += 1
+        self.loss = value = loss._data.item()
+        return value
+
+    def run(self, control=None, on_step=None, on_pause=None):
+        """Steps until `steps` are done ("ok") or `control` stops it ("stopped"). `on_step(step,
+        loss)` after each step; `on_pause()` when a pause begins. TrainingError on failure."""
+        step = self.step
+        while self.step_count < self.steps:
+            if control is not None:
+                if control.stopped:
+                    return "stopped"
+                if control.paused:
+                    if on_pause is not None:
+                        on_pause()
+                    control.wait_while_paused()
+                    continue
+            loss = step()
+            if on_step is not None:
+                on_step(self.step_count, loss)
+        return "ok"
+
+    def evaluate(self):
+        """The loss on the whole dataset with the current parameters (no update)."""
+        with eg.no_grad():
+            vals = self._forward(self.loss_steps, self.base[:])
+        return vals[self.loss_slot]._data.item()
+
+    # -- what the page shows -----------------------------------------------------------------------
+    def boundary(self, resolution=40):
+        """The output on a resolution x resolution grid over the 2-D features (± a margin), as
+        {x, y, resolution, values, points}; None when the features are not 2-D. `values` (row i
+        is y, column j is x) holds the output where it has one column, else its argmax (the
+        class); `points` up to 500 data points [x, y, label] (numpy arrays: orjson writes them
+        as nested lists)."""
+        if self.boundary_steps is None:
+            return None
+        slot = self.slots[self.features]
+        feats = self.base[slot]
+        x = _host(feats)
+        lo, hi = x.min(0).astype(np.float64), x.max(0).astype(np.float64)
+        pad = np.where(hi > lo, (hi - lo) * MARGIN, 0.5)
+        lo, hi = lo - pad, hi + pad
+        r = int(resolution)
+        gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], r), np.linspace(lo[1], hi[1], r))
+        grid = np.stack([gx.ravel(), gy.ravel()], 1).astype(x.dtype)
+        vals = self.base[:]
+        vals[slot] = eg.tensor(grid, device=feats.device)
+        try:
+            with eg.no_grad():
+                out = _host(self._forward(self.boundary_steps, vals)[self.slots[self.output_id]])
+        except TrainingError:
+            return None
+        if out.size == r * r:
+            values = out.reshape(r, r)
+        elif out.ndim == 2 and out.shape[0] == r * r:
+            values = out.argmax(1).reshape(r, r)
+        else:
+            return None
+        n = x.shape[0]
+        pick = np.linspace(0, n - 1, MAX_POINTS).astype(np.int64) if n > MAX_POINTS else None
+        pts = x if pick is None else x[pick]
+        cols = [pts[:, 0], pts[:, 1]]
+        if self.labels is not None:
+            lab = _host(self.base[self.slots[self.labels]])
+            lab = lab if pick is None else lab[pick]
+            cols.append(lab.reshape(lab.shape[0], -1)[:, 0])
+        points = np.stack([c.astype(np.float64) for c in cols], 1)
+        return {
+            "x": [float(lo[0]), float(hi[0])],
+            "y": [float(lo[1]), float(hi[1])],
+            "resolution": r,
+            "values": np.ascontiguousarray(values.astype(np.float32)),
+            "points": np.ascontiguousarray(points),
+        }
+
+    def written_back(self):
+        """The document with the trained values: `value` of trained tensor/parameter nodes,
+        `weight` and `bias_value` of linear nodes (nested lists)."""
+        doc = self.doc.model_copy(deep=True)
+        nodes = {n.id: n for n in doc.nodes}
+        for _, p, nid, part in self.named:
+            values = _host(p.detach()).tolist()
+            params = nodes[nid].params
+            if part is None:
+                params["value"] = values
+            elif part == "weight":
+                params["weight"] = values
+            elif part == "bias":
+                params["bias_value"] = values
+        return doc
+
+
+def _arg(vals, s):
+    """An input by its layout entry: a slot, None (unconnected), or a tuple (variadic)."""
+    if s.__class__ is int:
+        return vals[s]
+    return None if s is None else [vals[i] for i in s]
+
+
+def _fast_run(run, ctx):
+    """The node's run function; for a node whose layer is an nn.Linear (catalog.linear_run, once
+    it has made the layer), the layer's own forward without the calls around it."""
+    layer = ctx.layer
+    if layer is not None and type(layer) is nn.Linear:
+        weight, bias = layer.weight, layer.bias
+
+        def linear(ctx, ins, p):
+            return F.linear(ins[0], weight, bias)
+
+        return linear
+    return run
+
+
+def _message(exc):
+    if isinstance(exc, KeyError) and len(exc.args) == 1:
+        return str(exc.args[0])
+    return (str(exc) or type(exc).__name__).strip("'\"")

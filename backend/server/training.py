@@ -1,0 +1,250 @@
+"""Training over Socket.IO (docs/training.md): `train` and `train_control`, one training per
+client at a time, each in a thread of its own.
+
+A training holds the client's slot in the run manager (`Client.active`) as a run does, with a
+`Control` that stops like a run's cancel Event: so a new `run` stops the training, a new
+`train` stops the client's run or training, and a disconnect stops it, all through the one
+mechanism runs already have.
+
+The loop streams as it goes, at little cost per step (a list append and a clock read): every
+step's loss is buffered and sent as `train_progress` when `flush_seconds` (50 ms) have passed;
+at those moments, when 250 ms have passed since the last one, a `train_snapshot` (summaries of
+the parameters and gradients, the decision boundary); at the end a last progress packet, a last
+snapshot and `train_finished` with the trained document.
+
+Every packet goes through `_Session.emit(event, payload)`: to the client, then to the run
+manager's `mirror(sid, event, payload)` hook when one is set (rooms.py copies an owner's
+packets to its followers), the same shape as the runs' `send`.
+"""
+
+import functools
+import threading
+import time
+import uuid
+
+import numpy as np
+from flask import request
+from pydantic import ValidationError
+
+from ..graph import GraphInvalid, parse, validate
+from ..graph.summary import summarize_many
+from ..graph.training import Control, Trainer, TrainingError, settings_for
+from .protocol import TrainControlRequest, TrainRequest
+from .protocol import parse as parse_message
+
+SNAPSHOT_SECONDS = 0.25
+BOUNDARY_RESOLUTION = 40
+
+_IN_PROGRESS = {}  # train_id -> _Session, across managers: what `in_progress` reports
+_LOCK = threading.Lock()
+
+
+def in_progress():
+    """The ids of the trainings whose threads are still going (for tests and diagnostics)."""
+    with _LOCK:
+        return set(_IN_PROGRESS)
+
+
+class _Session:
+    """One training of one client."""
+
+    def __init__(self, manager, sid, train_id, trainer, control, client):
+        self.manager, self.sid, self.train_id = manager, sid, train_id
+        self.trainer, self.control, self.client = trainer, control, client
+        self.done = False
+
+    def emit(self, event, payload):
+        m = self.manager
+        m.socketio.emit(event, payload, to=self.sid)
+        mirror = m.mirror if m.mirror is not None else getattr(m.runs, "mirror", None)
+        if mirror is not None:
+            mirror(self.sid, event, payload)
+
+    def snapshot(self):
+        tr = self.trainer
+        params = tr.parameters()
+        grads = tr.grads()
+        preview = self.manager.settings.limits.preview_elements
+        summaries = summarize_many(list(params.values()) + list(grads.values()), preview)
+        names = list(params) + list(grads)
+        k = len(params)
+        packet = {
+            "train_id": self.train_id,
+            "step": tr.step_count,
+            "params": dict(zip(names[:k], summaries[:k])),
+            "grads": dict(zip(names[k:], summaries[k:])),
+        }
+        boundary = tr.boundary(BOUNDARY_RESOLUTION)
+        if boundary is not None:
+            packet["boundary"] = boundary
+        self.emit("train_snapshot", packet)
+
+    def run(self):
+        with np.errstate(all="ignore"):  # as the engine: inf and nan are values, not warnings
+            self._run()
+
+    def _run(self):
+        tr, train_id, emit = self.trainer, self.train_id, self.emit
+        flush_seconds = self.manager.settings.flush_seconds
+        emit("train_started", {"train_id": train_id, "steps": tr.steps, "params": tr.param_names})
+        steps, losses = [], []
+        clock = time.perf_counter
+        last = [clock(), clock()]  # last progress packet, last snapshot
+
+        def flush():
+            if steps:
+                packet = {"train_id": train_id, "steps": steps[:], "losses": losses[:]}
+                del steps[:], losses[:]
+                emit("train_progress", packet)
+            last[0] = clock()
+
+        def on_step(step, loss):
+            steps.append(step)
+            losses.append(loss)
+            now = clock()
+            if now - last[0] >= flush_seconds:
+                flush()
+                if now - last[1] >= SNAPSHOT_SECONDS:
+                    self.snapshot()
+                    last[1] = clock()
+
+        def on_pause():
+            flush()
+            self.snapshot()
+            last[1] = clock()
+
+        finished = {"train_id": train_id}
+        try:
+            status = tr.run(self.control, on_step, on_pause)
+        except TrainingError as exc:
+            status = "error"
+            finished["error"] = str(exc)
+            finished["node"] = exc.node
+        except Exception as exc:  # a bug of ours: report it and keep serving
+            status = "error"
+            finished["error"] = f"internal error: {type(exc).__name__}: {exc}"
+        self.done = True
+        client = self.client
+        with client.lock:
+            if client.active is not None and client.active[0] == train_id:
+                client.active = None
+        self.manager.forget(self)
+        try:
+            flush()
+            self.snapshot()
+            graph = tr.written_back().model_dump(mode="json")
+        except Exception as exc:
+            graph = None
+            if status != "error":
+                status = "error"
+                finished["error"] = f"internal error: {type(exc).__name__}: {exc}"
+        finished.update(status=status, steps=tr.step_count, loss=tr.loss, graph=graph)
+        emit("train_finished", finished)
+
+
+class TrainingManager:
+    def __init__(self, socketio, runs):
+        self.socketio, self.runs = socketio, runs
+        self.settings = runs.settings
+        self.sessions = {}  # sid -> its _Session in progress
+        # mirror(sid, event, payload) after each packet; None: the run manager's, if it has one
+        self.mirror = None
+
+    def start(self, sid, request):
+        """Validate and start a training; the ack: {"train_id"} or {"error", "node_errors"}."""
+        try:
+            doc = parse(request.graph)
+        except Exception as exc:  # pydantic's ValidationError: the document's structure
+            return {"error": f"invalid graph document: {_first_lines(exc)}", "node_errors": []}
+        problems = validate(doc, self.settings.limits)
+        if problems:
+            return _problems(problems)
+        try:
+            settings = settings_for(doc, request.config)
+            trainer = Trainer(
+                doc,
+                settings,
+                limits=self.settings.limits,
+                device=self.settings.device,
+                validated=True,
+            )
+        except ValidationError as exc:
+            return {"error": f"invalid training settings: {_pydantic(exc)}", "node_errors": []}
+        except GraphInvalid as exc:
+            return _problems(exc.problems)
+        client = self.runs.client(sid)
+        client.cancel_active()  # the run or training in progress
+        train_id = uuid.uuid4().hex[:12]
+        control = Control()
+        session = _Session(self, sid, train_id, trainer, control, client)
+        with client.lock:
+            client.active = (train_id, control)
+        with _LOCK:
+            self.sessions[sid] = session
+            _IN_PROGRESS[train_id] = session
+        self.socketio.start_background_task(session.run)
+        return {"train_id": train_id}
+
+    def forget(self, session):
+        with _LOCK:
+            if self.sessions.get(session.sid) is session:
+                del self.sessions[session.sid]
+            _IN_PROGRESS.pop(session.train_id, None)
+
+    def control(self, sid, request):
+        with _LOCK:
+            session = self.sessions.get(sid)
+        if session is None or session.train_id != request.train_id or session.done:
+            return {"error": f"no training {request.train_id} in progress"}
+        getattr(session.control, request.action)()
+        return {"ok": True}
+
+
+def register(socketio, runs, max_bytes):
+    """The `train` and `train_control` events; the TrainingManager."""
+    trainings = TrainingManager(socketio, runs)
+
+    @socketio.on("train")
+    @_guarded
+    def on_train(data=None):
+        msg, err = parse_message(TrainRequest, data, max_bytes)
+        return err or trainings.start(request.sid, msg)
+
+    @socketio.on("train_control")
+    @_guarded
+    def on_train_control(data=None):
+        msg, err = parse_message(TrainControlRequest, data, max_bytes)
+        return err or trainings.control(request.sid, msg)
+
+    return trainings
+
+
+def _guarded(fn):
+    """Answer every message, even one that breaks the handler (as app._guarded)."""
+
+    @functools.wraps(fn)
+    def handler(*args):
+        try:
+            return fn(*args)
+        except Exception as exc:
+            return {"error": f"internal error: {type(exc).__name__}"}
+
+    return handler
+
+
+def _problems(problems):
+    n = len(problems)
+    return {
+        "error": f"the graph has {n} problem{'s' if n != 1 else ''}",
+        "node_errors": [p.to_dict() for p in problems],
+    }
+
+
+def _pydantic(exc):
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'config'}: {e['msg']}" for e in exc.errors()[:10]
+    )
+
+
+def _first_lines(exc, n=5):
+    return " ".join(str(exc).splitlines()[:n])

@@ -1,0 +1,214 @@
+"""The teaching options of a backward run, against PyTorch doing the same: accumulate_grad (the
+leaves' .grad carried over from the previous run, as without zero_grad) and backward_twice with
+or without retain_graph; and the templates whose lessons use them."""
+
+import numpy as np
+import pytest
+import torch
+
+import engine as eg
+from backend.graph import parse, run_records
+from backend.graph.templates import load_template
+
+BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling "
+    "backward."
+)
+
+
+def _layer_graph(seed=0, out=2):
+    """x (3, 2) -> linear -> tanh -> sum: leaves x, fc.weight, fc.bias."""
+    return parse(
+        {
+            "nodes": [
+                {
+                    "id": "x",
+                    "op": "tensor",
+                    "params": {"shape": [3, 2], "init": "randn", "seed": 1, "requires_grad": True},
+                },
+                {"id": "fc", "op": "linear", "params": {"out_features": out, "seed": seed}},
+                {"id": "t", "op": "tanh"},
+                {"id": "s", "op": "sum"},
+            ],
+            "edges": [
+                {"id": "a", "source": "x", "target": "fc", "targetPort": "input"},
+                {"id": "b", "source": "fc", "target": "t", "targetPort": "input"},
+                {"id": "c", "source": "t", "target": "s", "targetPort": "input"},
+            ],
+            "target": "s",
+        }
+    )
+
+
+def _torch_grads(res, runs, retain_graph=False, twice=False):
+    """PyTorch on the run's starting values: `runs` forward+backward passes without
+    zero_grad (each backward called twice when `twice`); the leaves' .grad."""
+    weight, bias = _weights()
+    x = torch.tensor(res.values["x"].detach().numpy(), requires_grad=True)
+    w = torch.tensor(weight, requires_grad=True)
+    b = torch.tensor(bias, requires_grad=True)
+    for _ in range(runs):
+        s = torch.tanh(x @ w.T + b).sum()
+        s.backward(retain_graph=retain_graph)
+        if twice:
+            s.backward()
+    return {"x": x.grad, "fc.weight": w.grad, "fc.bias": b.grad}
+
+
+def _weights():
+    """The linear node's starting weight and bias (seed 0)."""
+    layer = eg.nn.Linear(2, 2)
+    layer.reset_parameters(eg.Generator().manual_seed(0))
+    return layer.weight.detach().numpy(), layer.bias.detach().numpy()
+
+
+def _close(got, want):
+    for key, g in want.items():
+        np.testing.assert_allclose(got[key].numpy(), g.numpy(), rtol=1e-5, atol=1e-6, err_msg=key)
+
+
+def test_accumulate_grad_adds_to_the_previous_runs_grad():
+    doc = _layer_graph()
+    first, _ = run_records(doc, "backward")
+    second, records = run_records(doc, "backward", start_grads=first.grads)
+    third, _ = run_records(doc, "backward", start_grads=second.grads)
+    _close(first.leaf_grads, _torch_grads(first, 1))
+    _close(second.leaf_grads, _torch_grads(first, 2))
+    _close(third.leaf_grads, _torch_grads(first, 3))
+    # the earlier runs keep what they had: each run adds into a copy
+    _close(first.leaf_grads, _torch_grads(first, 1))
+    # this pass's gradients are the same as the first's; only .grad accumulates
+    np.testing.assert_allclose(second.node_grads["x"].numpy(), first.leaf_grads["x"].numpy())
+    leaf = [r for r in records if r["kind"] == "leaf_grad" and r["node"] == "x"]
+    norm = np.linalg.norm(second.leaf_grads["x"].numpy())
+    np.testing.assert_allclose(leaf[0]["summary"]["stats"]["norm"], norm, rtol=1e-6)
+
+
+def test_accumulate_grad_starts_fresh_for_another_graph():
+    first, _ = run_records(_layer_graph(out=2), "backward")
+    other, _ = run_records(_layer_graph(out=3), "backward", start_grads=first.grads)  # shapes
+    fresh, _ = run_records(_layer_graph(out=3), "backward")
+    for key in fresh.leaf_grads:
+        np.testing.assert_array_equal(other.leaf_grads[key].numpy(), fresh.leaf_grads[key].numpy())
+    # another document with the same nodes, edges and leaves is the same graph
+    a, _ = run_records(load_template("square-of-a-sum"), "backward")
+    b, _ = run_records(load_template("gradient-accumulation"), "backward", start_grads=a.grads)
+    assert b.leaf_grads["x"].item() == 20.0
+    c, _ = run_records(load_template("backward-twice"), "backward", start_grads=b.grads)
+    assert c.leaf_grads["x"].item() == 36.0
+
+
+def test_forward_runs_ignore_the_options():
+    doc = load_template("square-of-a-sum")
+    first, _ = run_records(doc, "backward")
+    res, records = run_records(
+        doc, "forward", start_grads=first.grads, backward_twice=True, retain_graph=True
+    )
+    assert res.status == "ok" and res.grads is None
+    assert {r["kind"] for r in records} == {"value", "autograd"}
+
+
+def test_backward_twice_without_retain_graph_fails_as_pytorch_does():
+    doc = load_template("square-of-a-sum")
+    res, records = run_records(doc, "backward", backward_twice=True)
+    x = torch.tensor(2.0, requires_grad=True)
+    z = (x + torch.tensor(3.0, requires_grad=True)) ** 2
+    z.backward()
+    with pytest.raises(RuntimeError) as info:
+        z.backward()
+    assert str(info.value) == BACKWARD_TWICE
+    assert res.status == "error"
+    assert res.error == {
+        "kind": "error",
+        "node": "z",
+        "message": BACKWARD_TWICE,
+        "type": "RuntimeError",
+    }
+    assert records[-1] == res.error
+    # the first backward's gradients came before the error, and stay the leaves' .grad
+    leaf = [r["summary"]["preview"] for r in records if r["kind"] == "leaf_grad"]
+    assert leaf == [10.0, 10.0]
+    assert res.leaf_grads["x"].item() == x.grad.item() == 10.0
+    assert res.grads is not None  # a later accumulate_grad run starts from them
+
+
+def test_backward_twice_with_retain_graph_doubles_the_grads():
+    doc = _layer_graph()
+    res, records = run_records(doc, "backward", backward_twice=True, retain_graph=True)
+    assert res.status == "ok", res.error
+    first, _ = run_records(doc, "backward")
+    _close(res.leaf_grads, _torch_grads(first, 1, retain_graph=True, twice=True))
+    kinds = [r["kind"] for r in records]
+    # node and edge gradients once (the second pass's are the same), leaf grads after each pass
+    assert kinds.count("node_grad") == len(first.node_grads)
+    assert kinds.count("leaf_grad") == 2 * len(first.leaf_grads)
+    leaf = [r for r in records if r["kind"] == "leaf_grad" and r["node"] == "x"]
+    norms = [r["summary"]["stats"]["norm"] for r in leaf]
+    np.testing.assert_allclose(norms[1], 2 * norms[0], rtol=1e-6)
+    assert kinds[-1] == "autograd"
+
+
+def test_backward_twice_on_a_graph_that_saves_nothing_needs_no_retain_graph():
+    doc = parse(
+        {
+            "nodes": [
+                {"id": "x", "op": "tensor", "params": {"value": 2.0, "requires_grad": True}},
+                {"id": "y", "op": "add", "params": {"scalar": 1.0}},
+            ],
+            "edges": [{"id": "e", "source": "x", "target": "y", "targetPort": "input"}],
+        }
+    )
+    res, _ = run_records(doc, "backward", backward_twice=True)
+    x = torch.tensor(2.0, requires_grad=True)
+    y = x + 1.0
+    y.backward()
+    y.backward()  # AddBackward0 saved nothing: PyTorch lets it run again
+    assert res.status == "ok" and res.leaf_grads["x"].item() == x.grad.item() == 2.0
+
+
+# -- the templates' lessons ----------------------------------------------------------------------
+def _lesson_runs(template_id):
+    """Each lesson step that runs, in order, with its options and the previous run's grads."""
+    doc = load_template(template_id)
+    last, out = None, []
+    for step in doc.lesson:
+        if step.run is None:
+            continue
+        options = step.options.model_dump() if step.options else {}
+        start = last.grads if last is not None and options.get("accumulate_grad") else None
+        res, _ = run_records(
+            doc,
+            step.run,
+            start_grads=start,
+            backward_twice=options.get("backward_twice", False),
+            retain_graph=options.get("retain_graph", False),
+        )
+        if res.grads is not None:
+            last = res
+        out.append(res)
+    return out
+
+
+def test_gradient_accumulation_lesson():
+    runs = _lesson_runs("gradient-accumulation")
+    assert [r.leaf_grads["x"].item() for r in runs] == [10.0, 20.0, 30.0, 10.0]
+    assert [r.leaf_grads["y"].item() for r in runs] == [10.0, 20.0, 30.0, 10.0]
+
+
+def test_backward_twice_lesson():
+    first, failed, doubled = _lesson_runs("backward-twice")
+    x = torch.tensor(2.0, requires_grad=True)
+    w = torch.tensor(3.0, requires_grad=True)
+    z = (x * w) ** 2
+    z.backward(retain_graph=True)
+    assert (first.leaf_grads["x"].item(), first.leaf_grads["w"].item()) == (36.0, 24.0)
+    assert (x.grad.item(), w.grad.item()) == (36.0, 24.0)
+    assert failed.status == "error" and failed.error["message"] == BACKWARD_TWICE
+    assert failed.error["node"] == "z"
+    z.backward()
+    assert doubled.status == "ok"
+    assert doubled.leaf_grads["x"].item() == x.grad.item() == 72.0
+    assert doubled.leaf_grads["w"].item() == w.grad.item() == 48.0
