@@ -13,7 +13,7 @@ export function ClassroomDialog({ onClose }: { onClose: () => void }) {
       {code && role === "owner" ? (
         <div className="room-code-box">
           <p>Students join with this code:</p>
-          <p className="room-code" aria-label="room code">
+          <p className="room-code" aria-label="room code to share">
             {code}
           </p>
           <p className="muted">They follow your graph, runs, trainings and step mode live.</p>
