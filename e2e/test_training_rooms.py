@@ -53,7 +53,7 @@ def test_a_student_follows_the_teachers_room(page, browser):
         student.get_by_role("button", name="Classroom").click()
         student.get_by_label("room code").fill(code)
         student.get_by_role("button", name="Join").click()
-        expect(student.get_by_label("room")).to_contain_text(f"Following room {code}")
+        expect(student.get_by_label("room", exact=True)).to_contain_text(f"Following room {code}")
         expect(student.get_by_label("graph name")).to_contain_text("Square of a sum")
 
         # the teacher's edits and runs reach the student
@@ -70,7 +70,7 @@ def test_a_student_follows_the_teachers_room(page, browser):
         student.keyboard.press("Delete")
         expect(student.locator(".react-flow__node")).to_have_count(4)
         student.get_by_role("button", name="Fork").click()
-        expect(student.get_by_label("room")).to_have_count(0)
+        expect(student.get_by_label("room", exact=True)).to_have_count(0)
         student.get_by_test_id("node-x").locator(".op-node-title").click()
         student.keyboard.press("Delete")
         expect(student.locator(".react-flow__node")).to_have_count(3)

@@ -1,6 +1,5 @@
 """create_app: the Flask app (API + the built editor) and its Socket.IO server, from Settings."""
 
-import functools
 from pathlib import Path
 
 import socketio.packet
@@ -11,6 +10,7 @@ from . import fastjson
 from . import training as trainings
 from .api import api
 from .config import Settings
+from .events import on_message
 from .protocol import (
     CancelRequest,
     RoomCreateRequest,
@@ -20,7 +20,6 @@ from .protocol import (
     RoomUpdateRequest,
     RunRequest,
     TensorRequest,
-    parse,
 )
 from .rooms import RoomManager
 from .runs import RunManager
@@ -110,20 +109,6 @@ class _TextPacket(socketio.packet.Packet):
     json = fastjson
 
 
-def _guarded(fn):
-    """A handler that answers every message, even one that breaks it, and never takes the
-    server down."""
-
-    @functools.wraps(fn)
-    def handler(*args):
-        try:
-            return fn(*args)
-        except Exception as exc:
-            return {"error": f"internal error: {type(exc).__name__}"}
-
-    return handler
-
-
 def _register_events(socketio, runs, max_bytes):
     trainings.register(socketio, runs, max_bytes)  # train, train_control
 
@@ -133,23 +118,11 @@ def _register_events(socketio, runs, max_bytes):
             runs.disconnect(request.sid)  # (a client's own "disconnect" event is not one)
             current_app.extensions["wiregrad.rooms"].disconnect(request.sid)
 
-    @socketio.on("run")
-    @_guarded
-    def on_run(data=None):
-        msg, err = parse(RunRequest, data, max_bytes)
-        return err or runs.start(request.sid, msg)
-
-    @socketio.on("cancel")
-    @_guarded
-    def on_cancel(data=None):
-        msg, err = parse(CancelRequest, data, max_bytes)
-        return err or runs.cancel(request.sid, msg.run_id)
-
-    @socketio.on("tensor")
-    @_guarded
-    def on_tensor(data=None):
-        msg, err = parse(TensorRequest, data, max_bytes)
-        return err or runs.tensor(request.sid, msg)
+    on_message(socketio, "run", RunRequest, runs.start, max_bytes)
+    on_message(
+        socketio, "cancel", CancelRequest, lambda sid, m: runs.cancel(sid, m.run_id), max_bytes
+    )
+    on_message(socketio, "tensor", TensorRequest, runs.tensor, max_bytes)
 
     @socketio.on("*")
     def on_unknown(event, *_args):
@@ -157,35 +130,15 @@ def _register_events(socketio, runs, max_bytes):
 
 
 def _register_room_events(socketio, rooms, max_bytes):
-    @socketio.on("room_create")
-    @_guarded
-    def on_room_create(data=None):
-        msg, err = parse(RoomCreateRequest, {} if data is None else data, max_bytes)
-        return err or rooms.create(request.sid, msg.graph)
+    def on(event, model, act, **kw):
+        on_message(socketio, event, model, act, max_bytes, **kw)
 
-    @socketio.on("room_join")
-    @_guarded
-    def on_room_join(data=None):
-        msg, err = parse(RoomJoinRequest, data, max_bytes)
-        return err or rooms.join(request.sid, msg.code)
-
-    @socketio.on("room_leave")
-    @_guarded
-    def on_room_leave(data=None):
-        msg, err = parse(RoomLeaveRequest, data, max_bytes)
-        return err or rooms.leave(request.sid, msg.code)
-
-    @socketio.on("room_update")
-    @_guarded
-    def on_room_update(data=None):
-        msg, err = parse(RoomUpdateRequest, data, max_bytes)
-        return err or rooms.update(request.sid, msg.code, msg.graph)
-
-    @socketio.on("room_step")
-    @_guarded
-    def on_room_step(data=None):
-        msg, err = parse(RoomStepRequest, data, max_bytes)
-        return err or rooms.step(request.sid, msg.code, msg.index)
+    # room_create may come with no payload at all
+    on("room_create", RoomCreateRequest, lambda sid, m: rooms.create(sid, m.graph), default={})
+    on("room_join", RoomJoinRequest, lambda sid, m: rooms.join(sid, m.code))
+    on("room_leave", RoomLeaveRequest, lambda sid, m: rooms.leave(sid, m.code))
+    on("room_update", RoomUpdateRequest, lambda sid, m: rooms.update(sid, m.code, m.graph))
+    on("room_step", RoomStepRequest, lambda sid, m: rooms.step(sid, m.code, m.index))
 
 
 def serve(settings: Settings):

@@ -17,20 +17,18 @@ manager's `mirror(sid, event, payload)` hook when one is set (rooms.py copies an
 packets to its followers), the same shape as the runs' `send`.
 """
 
-import functools
 import threading
 import time
 import uuid
 
 import numpy as np
-from flask import request
 from pydantic import ValidationError
 
 from ..graph import GraphInvalid, parse, validate
 from ..graph.summary import summarize_many
 from ..graph.training import Control, Trainer, TrainingError, settings_for
+from .events import on_message
 from .protocol import TrainControlRequest, TrainRequest
-from .protocol import parse as parse_message
 
 SNAPSHOT_SECONDS = 0.25
 BOUNDARY_RESOLUTION = 40
@@ -204,32 +202,9 @@ def register(socketio, runs, max_bytes):
     """The `train` and `train_control` events; the TrainingManager."""
     trainings = TrainingManager(socketio, runs)
 
-    @socketio.on("train")
-    @_guarded
-    def on_train(data=None):
-        msg, err = parse_message(TrainRequest, data, max_bytes)
-        return err or trainings.start(request.sid, msg)
-
-    @socketio.on("train_control")
-    @_guarded
-    def on_train_control(data=None):
-        msg, err = parse_message(TrainControlRequest, data, max_bytes)
-        return err or trainings.control(request.sid, msg)
-
+    on_message(socketio, "train", TrainRequest, trainings.start, max_bytes)
+    on_message(socketio, "train_control", TrainControlRequest, trainings.control, max_bytes)
     return trainings
-
-
-def _guarded(fn):
-    """Answer every message, even one that breaks the handler (as app._guarded)."""
-
-    @functools.wraps(fn)
-    def handler(*args):
-        try:
-            return fn(*args)
-        except Exception as exc:
-            return {"error": f"internal error: {type(exc).__name__}"}
-
-    return handler
 
 
 def _problems(problems):

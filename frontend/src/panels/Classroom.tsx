@@ -21,7 +21,11 @@ export function ClassroomDialog({ onClose }: { onClose: () => void }) {
       ) : (
         <>
           <p>
-            <button type="button" className="primary" onClick={() => useRoom.getState().create()}>
+            <button
+              type="button"
+              className="primary"
+              onClick={() => useRoom.getState().create().catch((err: Error) => setError(err.message))}
+            >
               Start a room
             </button>{" "}
             <span className="muted">and lead: everyone who joins sees what you do.</span>
@@ -30,7 +34,10 @@ export function ClassroomDialog({ onClose }: { onClose: () => void }) {
             className="join-room"
             onSubmit={async (e) => {
               e.preventDefault();
-              const problem = await useRoom.getState().join(typed);
+              const problem = await useRoom
+                .getState()
+                .join(typed)
+                .catch((err: Error) => err.message);
               if (problem) setError(problem);
               else onClose();
             }}
