@@ -183,19 +183,7 @@ export const useRun = create<RunState>()((set, get) => ({
       return;
     }
     ed.setProblems([]);
-    set({
-      runId: ack.run_id,
-      running: true,
-      mode,
-      target: target ?? doc.target ?? null,
-      finished: null,
-      records: [],
-      annotations: emptyAnnotations(),
-      step: null,
-      focus: {},
-    });
-    queue = [];
-    finishedLater = null;
+    get().adopt(ack.run_id, mode, target ?? doc.target ?? null);
     const caught = early.get(ack.run_id);
     early.clear();
     if (caught?.records.length) receive(caught.records);
@@ -258,7 +246,8 @@ export const useRun = create<RunState>()((set, get) => ({
     set({ options: { ...get().options, [name]: on } });
   },
 
-  /** Show a run this page did not start: the room owner's, while following a room. */
+  /** Show `runId` from its start: a run this page started, or one it did not (the room
+   * owner's, while following a room). */
   adopt(runId, mode, target) {
     queue = [];
     finishedLater = null;
