@@ -4,6 +4,9 @@ editor, and Debian's Chromium driven by Playwright.
 The browser is the system's /usr/bin/chromium (installed by `make test`; Playwright never
 downloads one). Each test gets a fresh browser context (empty localStorage) and leaves a
 screenshot of its last state in e2e/artifacts/<test name>.png.
+
+`make test` collects tests/ and e2e/ in one pytest run, where test modules are imported by
+their file name: a file here must not share its name with one under tests/.
 """
 
 import shutil
