@@ -7,6 +7,7 @@ import {
   ReactFlow,
   type IsValidConnection,
   useReactFlow,
+  useStore,
 } from "@xyflow/react";
 import { type DragEvent, type MouseEvent, useCallback, useEffect, useRef, useState } from "react";
 import type { WireEdge } from "../doc/convert";
@@ -14,7 +15,7 @@ import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
 import OpNodeView from "./OpNodeView";
 import QuickAdd from "./QuickAdd";
-import WireEdgeView from "./WireEdgeView";
+import WireEdgeView, { DETAIL_ZOOM } from "./WireEdgeView";
 
 const nodeTypes = { op: OpNodeView };
 const edgeTypes = { wire: WireEdgeView };
@@ -27,6 +28,7 @@ export default function Canvas() {
   const onEdgesChange = useEditor((s) => s.onEdgesChange);
   const connect = useEditor((s) => s.connect);
   const readOnly = useEditor((s) => s.readOnly);
+  const detailed = useStore((s) => s.transform[2] >= DETAIL_ZOOM);
   const { screenToFlowPosition, fitView } = useReactFlow();
   useFitOnOpen(fitView);
   const [quickAdd, setQuickAdd] = useState<{ x: number; y: number; flow: { x: number; y: number } } | null>(null);
@@ -59,7 +61,7 @@ export default function Canvas() {
 
   return (
     <div
-      className="canvas"
+      className={`canvas ${detailed ? "" : "zoomed-out"}`}
       onDragOver={(e) => {
         e.preventDefault();
         e.dataTransfer.dropEffect = "copy";
