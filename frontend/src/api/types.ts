@@ -66,7 +66,8 @@ export interface GraphDocument {
   training?: TrainingSettings | null;
 }
 
-export type Nested = number | boolean | Nested[];
+// JSON has no NaN or Infinity: the server spells them "nan", "inf" and "-inf"
+export type Nested = number | boolean | "nan" | "inf" | "-inf" | Nested[];
 
 export interface Summary {
   shape: number[];

@@ -27,6 +27,8 @@ describe("number formatting", () => {
     expect(formatNumber(NaN)).toBe("nan");
     expect(formatNumber(-Infinity)).toBe("-inf");
     expect(formatNumber(true)).toBe("True");
+    expect(formatNumber("nan")).toBe("nan"); // as the server spells non-finite values
+    expect(formatSummary(summary([1, "nan", "-inf"], [3], 3))).toBe("[1, nan, -inf]");
   });
   it("writes scalars, small tensors and big tensors differently", () => {
     expect(formatSummary(summary(25, [], 1))).toBe("25");

@@ -3,8 +3,9 @@
 import type { Nested, Summary } from "../api/types";
 
 /** A number in at most 4 significant digits, without trailing zeros: 25, 0.3333, 1.2e-7. */
-export function formatNumber(v: number | boolean): string {
+export function formatNumber(v: number | boolean | string): string {
   if (typeof v === "boolean") return v ? "True" : "False";
+  if (typeof v === "string") return v; // "nan", "inf", "-inf" as the server spells them
   if (Number.isNaN(v)) return "nan";
   if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
   if (v === 0) return Object.is(v, -0) ? "-0" : "0";
@@ -49,5 +50,5 @@ export function scalarOf(s: Summary | undefined): number | null {
   if (!s || s.numel !== 1 || s.preview === undefined || s.preview === null) return null;
   let v: Nested = s.preview;
   while (Array.isArray(v)) v = v[0];
-  return typeof v === "boolean" ? Number(v) : v;
+  return typeof v === "string" ? Number(v.replace("inf", "Infinity")) : Number(v);
 }
