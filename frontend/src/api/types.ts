@@ -156,7 +156,7 @@ export interface Boundary {
   y: [number, number];
   resolution: number;
   values: number[][];
-  points: [number, number, number][];
+  points: ([number, number, number] | [number, number])[]; // [x, y, label]; no label if none
 }
 
 export interface TrainSnapshot {

@@ -46,9 +46,11 @@ function draw(canvas: HTMLCanvasElement, b: Boundary) {
   ctx.drawImage(tile, 0, 0, SIZE, SIZE);
   const px = (x: number) => ((x - b.x[0]) / (b.x[1] - b.x[0])) * SIZE;
   const py = (y: number) => SIZE - ((y - b.y[0]) / (b.y[1] - b.y[0])) * SIZE;
-  const pointScale = colourScale([b.points.map((p) => p[2])]);
+  const labels = b.points.map((p) => p[2]).filter((l): l is number => l !== undefined);
+  const pointScale = colourScale([labels]);
   for (const [x, y, label] of b.points) {
-    const [r, g, bl] = rgb(pointScale(label) >= 0 ? 1 : -1);
+    // a point without a label (the graph has none per point) is drawn grey
+    const [r, g, bl] = label === undefined ? [120, 120, 120] : rgb(pointScale(label) >= 0 ? 1 : -1);
     ctx.beginPath();
     ctx.arc(px(x), py(y), 3, 0, Math.PI * 2);
     ctx.fillStyle = `rgb(${r},${g},${bl})`;
