@@ -154,60 +154,31 @@ def batches(steps, batch_size, seed=0):
     return out
 
 
-def engine_loop(steps, batch_size):
+def hand_loop(lib, steps, batch_size):
+    """The loop written by hand: the same lines run on the engine (`lib` = engine) and on
+    PyTorch (`lib` = torch), since the engine mirrors PyTorch's API."""
     x_all, y_all = make("circle", N, 0.1, 0)
     y_all = y_all[:, None]
     layers = []
     for w, b in initial_weights():
-        layer = eg.nn.Linear(w.shape[1], w.shape[0])
-        with eg.no_grad():
-            layer.weight.copy_(eg.tensor(w))
-            layer.bias.copy_(eg.tensor(b))
+        layer = lib.nn.Linear(w.shape[1], w.shape[0])
+        with lib.no_grad():
+            layer.weight.copy_(lib.tensor(w))
+            layer.bias.copy_(lib.tensor(b))
         layers.append(layer)
     l1, l2, l3 = layers
-    params = [p for layer in layers for p in layer.parameters()]
-    opt = eg.optim.Adam(params, lr=0.01)
-    bce = eg.nn.functional.binary_cross_entropy
+    opt = lib.optim.Adam([p for layer in layers for p in layer.parameters()], lr=0.01)
+    bce = lib.nn.functional.binary_cross_entropy
     order = batches(steps, batch_size)
-    xs, ys = eg.tensor(x_all), eg.tensor(y_all)
+    xs, ys = lib.tensor(x_all), lib.tensor(y_all)
     t0 = time.perf_counter()
     for idx in order:
         if idx is None:
             x, y = xs, ys
         else:
-            x, y = eg.tensor(x_all[idx]), eg.tensor(y_all[idx])
+            x, y = lib.tensor(x_all[idx]), lib.tensor(y_all[idx])
         opt.zero_grad()
-        loss = bce(eg.sigmoid(l3(eg.tanh(l2(eg.tanh(l1(x)))))), y)
-        loss.backward()
-        opt.step()
-        loss.item()
-    return steps / (time.perf_counter() - t0)
-
-
-# -- (c) PyTorch --------------------------------------------------------------------------------
-def torch_loop(steps, batch_size):
-    x_all, y_all = make("circle", N, 0.1, 0)
-    y_all = y_all[:, None]
-    layers = []
-    for w, b in initial_weights():
-        layer = torch.nn.Linear(w.shape[1], w.shape[0])
-        with torch.no_grad():
-            layer.weight.copy_(torch.tensor(w))
-            layer.bias.copy_(torch.tensor(b))
-        layers.append(layer)
-    l1, l2, l3 = layers
-    opt = torch.optim.Adam([p for layer in layers for p in layer.parameters()], lr=0.01)
-    bce = torch.nn.functional.binary_cross_entropy
-    order = batches(steps, batch_size)
-    xs, ys = torch.tensor(x_all), torch.tensor(y_all)
-    t0 = time.perf_counter()
-    for idx in order:
-        if idx is None:
-            x, y = xs, ys
-        else:
-            x, y = torch.tensor(x_all[idx]), torch.tensor(y_all[idx])
-        opt.zero_grad()
-        loss = bce(torch.sigmoid(l3(torch.tanh(l2(torch.tanh(l1(x)))))), y)
+        loss = bce(lib.sigmoid(l3(lib.tanh(l2(lib.tanh(l1(x)))))), y)
         loss.backward()
         opt.step()
         loss.item()
@@ -239,8 +210,8 @@ def main():
     methods = {
         "server": server.run,
         "trainer": trainer_loop,
-        "engine": engine_loop,
-        "torch": torch_loop,
+        "engine": lambda steps, batch: hand_loop(eg, steps, batch),
+        "torch": lambda steps, batch: hand_loop(torch, steps, batch),
     }
     for batch_size, steps in configs:
         for fn in methods.values():  # warm up
