@@ -134,26 +134,22 @@ class RoomManager:
 
     def update(self, sid, code, graph):
         """`room_update` (owner only): followers get `room_graph`."""
-        room, err = self._driven(sid, code)
-        if err:
-            return err
-        with room.lock:
-            if room.closed:
-                return {"error": f"no room {code}"}
-            room.graph = graph
-            self._emit(room, "room_graph", {"code": code, "graph": graph})
-        return {"ok": True}
+        return self._drive(sid, code, "graph", graph, "room_graph", {"code": code, "graph": graph})
 
     def step(self, sid, code, index):
         """`room_step` (owner only): followers get `room_step`."""
+        return self._drive(sid, code, "step", index, "room_step", {"code": code, "index": index})
+
+    def _drive(self, sid, code, field, value, event, payload):
+        """The owner sets the room's `field` (kept for late joiners) and followers get `event`."""
         room, err = self._driven(sid, code)
         if err:
             return err
         with room.lock:
             if room.closed:
                 return {"error": f"no room {code}"}
-            room.step = index
-            self._emit(room, "room_step", {"code": code, "index": index})
+            setattr(room, field, value)
+            self._emit(room, event, payload)
         return {"ok": True}
 
     def disconnect(self, sid):
