@@ -1,11 +1,14 @@
 """One way to take a client's Socket.IO message: validate it against its pydantic model, act
 on it, and answer every message (an error reply for a bad one, or for one that breaks the
-handler), so that no message takes the server down."""
+handler), so that no message takes the server down; and the replies for a graph that cannot
+run, shared by runs and trainings."""
 
 import functools
 
 from flask import request
 
+from ..graph import Problem, validate
+from ..graph import parse as parse_document
 from .protocol import parse
 
 
@@ -33,3 +36,27 @@ def on_message(socketio, event, model, act, max_bytes, default=None):
 
     handler.__name__ = f"on_{event}"
     socketio.on_event(event, handler)
+
+
+def read_graph(data, limits, target=None):
+    """A run's or a training's graph: (document, None) when it can run, else (None, the error
+    reply with every problem at once). `target`, when given, must be one of its nodes."""
+    try:
+        doc = parse_document(data)
+    except Exception as exc:  # pydantic's ValidationError: the document's structure
+        first = " ".join(str(exc).splitlines()[:5])
+        return None, {"error": f"invalid graph document: {first}", "node_errors": []}
+    problems = validate(doc, limits)
+    if target is not None and all(n.id != target for n in doc.nodes):
+        problems.append(Problem(f"the target '{target}' is not a node of the graph"))
+    if problems:
+        return None, problems_reply(problems)
+    return doc, None
+
+
+def problems_reply(problems):
+    n = len(problems)
+    return {
+        "error": f"the graph has {n} problem{'s' if n != 1 else ''}",
+        "node_errors": [p.to_dict() for p in problems],
+    }

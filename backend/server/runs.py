@@ -10,9 +10,10 @@ import time
 import uuid
 from collections import OrderedDict
 
-from ..graph import ForwardCache, GraphInvalid, parse, validate
+from ..graph import ForwardCache, GraphInvalid
 from ..graph import run as run_graph
 from ..graph.summary import full_values
+from .events import read_graph
 
 
 class _Trace:
@@ -97,22 +98,9 @@ class RunManager:
     # -- run ---------------------------------------------------------------------------------
     def start(self, sid, request):
         """Validate and start a run; the ack: {"run_id"} or {"error", "node_errors"}."""
-        try:
-            doc = parse(request.graph)
-        except Exception as exc:  # pydantic's ValidationError: the document's structure
-            return {"error": f"invalid graph document: {_first_lines(exc)}", "node_errors": []}
-        problems = validate(doc, self.settings.limits)
-        target = request.target
-        if target is not None and all(n.id != target for n in doc.nodes):
-            from ..graph import Problem
-
-            problems.append(Problem(f"the target '{target}' is not a node of the graph"))
-        if problems:
-            return {
-                "error": f"the graph has {len(problems)} problem"
-                f"{'s' if len(problems) != 1 else ''}",
-                "node_errors": [p.to_dict() for p in problems],
-            }
+        doc, err = read_graph(request.graph, self.settings.limits, request.target)
+        if err:
+            return err
         client = self.client(sid)
         client.cancel_active()
         run_id = uuid.uuid4().hex[:12]
@@ -255,7 +243,3 @@ class RunManager:
         if t.numel() > self.settings.limits.max_elements:
             return {"error": f"{where} has {t.numel():,} elements, more than can be sent"}
         return {"run_id": request.run_id, "kind": request.kind, **full_values(t)}
-
-
-def _first_lines(exc, n=5):
-    return " ".join(str(exc).splitlines()[:n])

@@ -24,10 +24,10 @@ import uuid
 import numpy as np
 from pydantic import ValidationError
 
-from ..graph import GraphInvalid, parse, validate
+from ..graph import GraphInvalid
 from ..graph.summary import summarize_many
 from ..graph.training import Control, Trainer, TrainingError, settings_for
-from .events import on_message
+from .events import on_message, problems_reply, read_graph
 from .protocol import TrainControlRequest, TrainRequest
 
 SNAPSHOT_SECONDS = 0.25
@@ -150,13 +150,9 @@ class TrainingManager:
 
     def start(self, sid, request):
         """Validate and start a training; the ack: {"train_id"} or {"error", "node_errors"}."""
-        try:
-            doc = parse(request.graph)
-        except Exception as exc:  # pydantic's ValidationError: the document's structure
-            return {"error": f"invalid graph document: {_first_lines(exc)}", "node_errors": []}
-        problems = validate(doc, self.settings.limits)
-        if problems:
-            return _problems(problems)
+        doc, err = read_graph(request.graph, self.settings.limits)
+        if err:
+            return err
         try:
             settings = settings_for(doc, request.config)
             trainer = Trainer(
@@ -169,7 +165,7 @@ class TrainingManager:
         except ValidationError as exc:
             return {"error": f"invalid training settings: {_pydantic(exc)}", "node_errors": []}
         except GraphInvalid as exc:
-            return _problems(exc.problems)
+            return problems_reply(exc.problems)
         client = self.runs.client(sid)
         client.cancel_active()  # the run or training in progress
         train_id = uuid.uuid4().hex[:12]
@@ -207,19 +203,7 @@ def register(socketio, runs, max_bytes):
     return trainings
 
 
-def _problems(problems):
-    n = len(problems)
-    return {
-        "error": f"the graph has {n} problem{'s' if n != 1 else ''}",
-        "node_errors": [p.to_dict() for p in problems],
-    }
-
-
 def _pydantic(exc):
     return "; ".join(
         f"{'.'.join(str(p) for p in e['loc']) or 'config'}: {e['msg']}" for e in exc.errors()[:10]
     )
-
-
-def _first_lines(exc, n=5):
-    return " ".join(str(exc).splitlines()[:n])
