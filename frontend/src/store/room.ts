@@ -41,11 +41,9 @@ function listen() {
   });
 }
 
-/** Show the owner's graph, read-only, keeping the view and the run's annotations. */
-function follow(graph: GraphDocument) {
-  const ed = useEditor.getState();
-  useEditor.setState({ readOnly: false });
-  ed.load(graph, { dirty: false, keepView: ed.nodes.length > 0 });
+/** Show the owner's graph, read-only; an update keeps the view (`keepView`), a join fits it. */
+function follow(graph: GraphDocument, keepView = true) {
+  useEditor.getState().load(graph, { dirty: false, keepView }); // a load is not an edit
   useEditor.setState({ readOnly: true });
 }
 
@@ -106,11 +104,8 @@ export const useRoom = create<RoomState>()((set, get) => ({
     if (!reply.code) return reply.error ?? `no room ${wanted}`;
     set({ code: reply.code, role: "follower" });
     useRun.setState({ following: true });
-    if (reply.graph) {
-      useEditor.setState({ readOnly: false });
-      useEditor.getState().load(reply.graph, { dirty: false });
-      useEditor.setState({ readOnly: true });
-    } else useEditor.setState({ readOnly: true });
+    if (reply.graph) follow(reply.graph, false);
+    else useEditor.setState({ readOnly: true });
     // what the room has already seen of the owner's last run; if it is still going, its
     // next packets continue it here
     const records = reply.records ?? [];
