@@ -30,11 +30,14 @@ resolved params, each node's inputs) is a _Plan, kept for the document's next ru
 that comes back with only some params changed reuses it and re-resolves just those nodes.
 """
 
+import gc
 import threading
 import time
 from collections import OrderedDict
+from contextlib import contextmanager
 from copy import deepcopy
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import engine as eg
 from engine.autograd.graph import AccumulateGrad, accumulator_of, edge_of
@@ -49,6 +52,7 @@ from .validate import GraphInvalid, Problem, check, resolved_params
 FLUSH_FIRST = 64
 FLUSH_RECORDS = 4096
 FLUSH_SECONDS = 0.01
+CHECK_EVERY = 32  # cache hits between checks for cancel and the time limit
 
 
 class Cancelled(Exception):
@@ -92,7 +96,23 @@ class ForwardCache:
         self._store = OrderedDict()
         self._lock = threading.Lock()
         self._view = None  # (key, autograd record) of the last forward run through this cache
+        # peek(sig): the entry for `sig` or None, neither counted nor marked as used: a run
+        # looks up many entries this way and then `touch`es its hits together, under one lock.
+        # A plain read of the store (the GIL makes it atomic): a method around it costs as much
+        # again as the read.
+        self.peek = self._store.get
         self.hits = self.misses = 0
+
+    def touch(self, sigs, misses=0):
+        """Mark the entries of `sigs` as used (the newest, last evicted) and count them as hits,
+        and `misses` more misses; entries evicted since they were peeked are skipped."""
+        with self._lock:
+            move = self._store.move_to_end
+            for sig in sigs:
+                if sig in self._store:
+                    move(sig)
+            self.hits += len(sigs)
+            self.misses += misses
 
     def get(self, sig):
         """The entry [tensor, summary or None, meta] for `sig`, or None."""
@@ -196,18 +216,21 @@ class _Plan(GraphIndex):
         return plan
 
 
-_PLANS = OrderedDict()  # structure key -> the latest _Plan of that structure
+_PLANS = OrderedDict()  # structure hash -> the latest _Plan of that structure
 _PLANS_KEPT = 8
 _PLANS_LOCK = threading.Lock()
+
+
+_NODE_KEY = attrgetter("id", "op")  # what a plan's structure is made of, read in C
+_EDGE_KEY = attrgetter("id", "source", "sourcePort", "target", "targetPort")
 
 
 def plan_for(doc):
     """The plan of `doc`: from the plans of recent runs when a document of the same structure
     (node ids and ops, edges) ran, with the params of the nodes that differ resolved anew."""
-    key = (
-        tuple([(n.id, n.op) for n in doc.nodes]),
-        tuple([(e.id, e.source, e.sourcePort, e.target, e.targetPort) for e in doc.edges]),
-    )
+    # the structure hashed to 64 bits once, as the cache's signatures are: a key of thousands
+    # of tuples would be hashed and compared element by element at every lookup
+    key = hash((tuple(map(_NODE_KEY, doc.nodes)), tuple(map(_EDGE_KEY, doc.edges))))
     with _PLANS_LOCK:
         plan = _PLANS.get(key)
         if plan is not None:
@@ -358,7 +381,9 @@ class _Run:
     def forward(self):
         self.ctx = _Context(self.device, self.limits, self.leaves, self.owner)
         try:
-            if self.plan.static_order is not None:
+            if self.plan.static_order is not None and self.cache is not None:
+                self._forward_cached(self.plan.static_order)
+            elif self.plan.static_order is not None:
                 run_node = self.run_node
                 for nid in self.plan.static_order:
                     run_node(nid)
@@ -382,6 +407,54 @@ class _Run:
             if e.target in self.picked and e.targetPort not in ("condition", self.picked[e.target]):
                 return f"the branch of '{e.target}' that did not run"
         return "feeds only nodes that did not run"
+
+    def _forward_cached(self, order):
+        """A forward run through the cache in a fixed order: what run_node does, with a hit
+        (the usual node after an edit) cut down to a hash, a lookup and its record, since a
+        node the page sees again unchanged should cost next to nothing. Misses take run_node.
+        Cancel and the time limit are checked every CHECK_EVERY hits (a hit takes about a
+        microsecond) and at every miss."""
+        cache, steps, sigs, values = self.cache, self.steps, self.signatures, self.values
+        rec, max_bytes, metas = self.recorder, self.limits.max_total_bytes, self.metas
+        peek, sig_of = cache.peek, sigs.__getitem__
+        hits, misses, since_check, total = [], 0, 0, self.total_bytes
+        pending = rec.pending
+        try:
+            for nid in order:
+                step = steps[nid]
+                sig = sigs[nid] = hash((step.key, *map(sig_of, step.srcs)))
+                entry = peek(sig)
+                if entry is None:
+                    misses += 1
+                    self.total_bytes = total
+                    self.run_node(nid, sig)
+                    total = self.total_bytes
+                    pending = rec.pending  # run_node may have flushed
+                    continue
+                hits.append(sig)
+                out, summary, meta = entry
+                total += out._data.nbytes
+                if total > max_bytes:
+                    raise LimitExceeded(_bytes_message(max_bytes))
+                values[nid] = out
+                if step.source and out._requires_grad and out.grad_fn is None:
+                    self.add_leaf(nid, None, out)
+                metas.append(meta)
+                if summary is not None:  # summarised by an earlier run: the record is ready
+                    record = {"kind": "value", "node": nid, "cached": True, "summary": summary}
+                    pending.append((record, None, None))
+                else:
+                    pending.append(({"kind": "value", "node": nid, "cached": True}, out, entry))
+                since_check += 1
+                if since_check >= CHECK_EVERY:
+                    since_check = 0
+                    self.checkpoint()
+                    if len(pending) >= rec.batch:
+                        self.flush()
+                        pending = rec.pending
+        finally:
+            self.total_bytes = total
+            cache.touch(hits, misses)
 
     def demand(self, root):
         """Compute `root` after everything it needs (iteratively: graphs can be deep)."""
@@ -549,11 +622,15 @@ class _Run:
         sigs[nid] = sig
         return sig
 
-    def run_node(self, nid):
+    def run_node(self, nid, sig=None):
+        """Compute node `nid` (or take it from the cache) and record its value. `sig` is its
+        signature when the caller has looked it up in the cache already (a miss)."""
         self.checkpoint()
         step = self.steps[nid]
         cache = self.cache
-        if cache is not None:
+        if sig is not None:
+            entry = None
+        elif cache is not None:
             sig = self.signature(nid, step)
             entry = cache.get(sig)
         else:
@@ -588,10 +665,7 @@ class _Run:
                 entry = cache.put(sig, out, meta)
         self.total_bytes += out._data.nbytes
         if self.total_bytes > self.limits.max_total_bytes:
-            raise LimitExceeded(
-                f"the run's values take more than {_size(self.limits.max_total_bytes)}, the "
-                "limit for one run"
-            )
+            raise LimitExceeded(_bytes_message(self.limits.max_total_bytes))
         self.values[nid] = out
         if step.source and out._requires_grad and out.grad_fn is None:
             self.add_leaf(nid, None, out)
@@ -732,17 +806,46 @@ def run(
     if target is not None and all(n.id != target for n in doc.nodes):
         raise GraphInvalid([Problem(f"the target '{target}' is not a node of the graph")])
     records = []
-    r = _Run(plan_for(doc), mode, target, emit or records.append, cancel, limits, cache)
-    r.device = device
-    r.teaching = (start_grads, backward_twice, retain_graph)
-    res = r.result
-    t0 = time.perf_counter()
-    _execute(r, res, t0)
-    r.flush()
+    with _gc_paused():
+        r = _Run(plan_for(doc), mode, target, emit or records.append, cancel, limits, cache)
+        r.device = device
+        r.teaching = (start_grads, backward_twice, retain_graph)
+        res = r.result
+        t0 = time.perf_counter()
+        _execute(r, res, t0)
+        r.flush()
     res.timings["total_ms"] = (time.perf_counter() - t0) * 1e3
     if emit is None:
         res.records = records
     return res
+
+
+_gc_lock = threading.Lock()
+_gc_runs = 0  # runs in progress, in any thread, while the collector is paused for them
+
+
+@contextmanager
+def _gc_paused():
+    """Pause Python's automatic garbage collection while a run is in progress. A run allocates
+    tens of thousands of small containers (records, summaries, the engine graph), all alive
+    until it ends, and the collector would rescan them again and again as they pile up: a
+    fifth of a run's time on big graphs. A run makes no reference cycles (see _Recorder), so
+    nothing is left for the collector to free; the pause ends with the last run in progress,
+    in whichever thread, and only when a run started it."""
+    global _gc_runs
+    with _gc_lock:
+        if _gc_runs == 0:
+            _gc_paused.started = gc.isenabled()
+            if _gc_paused.started:
+                gc.disable()
+        _gc_runs += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_runs -= 1
+            if _gc_runs == 0 and _gc_paused.started:
+                gc.enable()
 
 
 def _execute(r, res, t0):
@@ -799,6 +902,10 @@ def _forward_view(r):
     if key is not None:
         cache._view = (key, graph)
     return dict(graph) if key is not None else graph
+
+
+def _bytes_message(limit):
+    return f"the run's values take more than {_size(limit)}, the limit for one run"
 
 
 def _size(n):
