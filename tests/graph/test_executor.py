@@ -718,6 +718,47 @@ def test_backward_runs_never_use_the_cache():
     assert "a" in res.leaf_grads
 
 
+def test_a_cached_run_can_be_cancelled_and_keeps_the_byte_limit():
+    cache = ForwardCache()
+    d = long_chain(300, shape=(256,))  # each value 1 KiB
+    assert run(d, cache=cache).status == "ok"
+    cancel, got = threading.Event(), []
+
+    def emit(rec):
+        got.append(rec)
+        cancel.set()
+
+    res = run(d, emit=emit, cancel=cancel, cache=cache)
+    assert res.status == "cancelled"
+    assert 0 < len(res.values) < len(d.nodes)  # it stopped part way through the hits
+    assert all(r["kind"] == "value" and r["cached"] for r in got)
+
+    res, _ = run_records(d, cache=cache, limits=Limits(max_total_bytes=10 * 1024))
+    assert res.status == "error" and res.error["type"] == "LimitExceeded"
+    assert len(res.values) == 10
+
+
+def test_runs_pause_the_garbage_collector_and_restore_it():
+    import gc
+
+    seen = []
+    d = long_chain(5)
+    assert gc.isenabled()
+    res = run(d, emit=lambda rec: seen.append(gc.isenabled()))
+    assert res.status == "ok" and seen and not any(seen)
+    assert gc.isenabled()
+    # after a failing run too
+    assert run(long_chain(), "backward", limits=Limits(max_seconds=0)).status == "error"
+    assert gc.isenabled()
+    # a collector the caller turned off stays off
+    gc.disable()
+    try:
+        run(d)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_cache_is_bounded():
     cache = ForwardCache(max_entries=5)
     run(cache_graph([1.0, 2.0]), cache=cache)
