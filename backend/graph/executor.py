@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 
 import engine as eg
-from engine.autograd.graph import AccumulateGrad, accumulator_of, edge_of
+from engine.autograd.graph import AccumulateGrad, accumulator_of
 from engine.ops.shape import alias
 
 from .autograd_view import autograd_record
@@ -580,13 +580,19 @@ class _Run:
     def _hook_edges(self, out, inputs, positions, nid):
         """Hook the op's own node for its edges' gradients (and, for `nid`, its own); False
         when its next_functions do not line up with the inputs (then the caller falls back
-        to aliases)."""
+        to aliases). Edge k's input is the k-th input given; without variadic ports (lists),
+        that is inputs[position]: no flattening, which costs more than the op itself here."""
         node = out.grad_fn
-        flat = [x for v in inputs for x in (v if isinstance(v, list) else [v])]
         nf = node.next_functions
+        flat = None
+        if any(isinstance(v, list) for v in inputs):
+            flat = [x for v in inputs for x in (v if isinstance(v, list) else [v]) if x is not None]
         mine = []
-        for (edge, pos), t in zip(positions, (x for x in flat if x is not None)):
-            want = edge_of(t)[0]
+        for k, (edge, pos) in enumerate(positions):
+            t = inputs[pos] if flat is None else flat[k]
+            want = t.grad_fn
+            if want is None and t._requires_grad:
+                want = accumulator_of(t)
             if pos >= len(nf) or nf[pos][0] is not want:
                 return False
             if want is not None:
