@@ -140,7 +140,8 @@ def _batch(tensors, arrays, idx, out, preview_elements):
     sizes = np.fromiter((a.size for a in arrays), np.int64, len(arrays))
     starts = np.zeros(len(arrays), np.int64)
     np.cumsum(sizes[:-1], out=starts[1:])
-    flat = np.concatenate([a.reshape(-1) for a in arrays]).astype(np.float64, copy=False)
+    cat = np.concatenate(arrays, axis=None)  # a copy of every value, each tensor flattened
+    flat = cat.astype(np.float64, copy=False)
     ok = np.isfinite(flat)
     all_ok = bool(ok.all())
     if all_ok:
@@ -180,11 +181,18 @@ def _batch(tensors, arrays, idx, out, preview_elements):
     bad = bad.tolist() if bad is not None else None
     sizes = sizes.tolist()
     starts = starts.tolist()
-    # Previews stay numpy arrays (views of one rounded copy of the batch): the server's JSON
-    # encoder (orjson) writes them as nested lists straight from memory, which costs a small
-    # fraction of building nested Python lists here, and leaves the garbage collector nothing to
-    # scan. Only previews with non-finite values become lists now, to spell those out.
-    short = None  # float32 values rounded for previews, made when first needed
+    # Previews stay numpy arrays, views of `cat`, the batch's own copy of the values in their
+    # own dtype (never the tensor's array: a leaf's .grad changes in place later). The server's
+    # JSON encoder (orjson) writes them as nested lists straight from memory, each number as the
+    # shortest decimal that reads back as the same value of its dtype (float32's 0.1 as 0.1, not
+    # 0.10000000149011612), at a small fraction of the cost of nested Python lists; and they
+    # leave the garbage collector nothing to scan. When every tensor of the batch has one shape
+    # and dtype (the usual case), `cat` seen as (tensors, *shape) gives each preview in one
+    # index: a view, or a numpy scalar for a 0-d tensor. Only previews with non-finite values
+    # become lists now, to spell those out.
+    shape0, dtype0 = arrays[0].shape, arrays[0].dtype
+    uniform = all(a.shape == shape0 and a.dtype == dtype0 for a in arrays)
+    stacked = cat.reshape(len(arrays), *shape0) if uniform else None
     heads = {}  # (array type, requires_grad, grad_fn) -> the summary's first keys, made once
     for k, (i, a, (lo_k, hi_k, mean_k, std_k, norm_k)) in enumerate(zip(idx, arrays, columns)):
         t = tensors[i]
@@ -212,42 +220,11 @@ def _batch(tensors, arrays, idx, out, preview_elements):
         if n <= preview_elements:
             if c != n:
                 s["preview"] = _json_values(a, False)
+            elif uniform:
+                s["preview"] = stacked[k]
             else:
-                # a copy, never the tensor's own array: a leaf's .grad changes in place later
-                st = starts[k]
-                if a.dtype.kind != "f":
-                    p = a.copy()
-                elif a.dtype.itemsize <= 4:
-                    if short is None:
-                        short = _float32_digits(flat)
-                    p = short[st : st + n].reshape(a.shape)
-                else:
-                    p = flat[st : st + n].reshape(a.shape)  # flat is a fresh float64 array
-                s["preview"] = p if p.ndim else p.item()  # orjson takes no 0-d arrays
+                s["preview"] = a.copy() if a.ndim else a[()]
         out[i] = s
-
-
-_E_MIN, _E_MAX = -400, 400  # decimal exponents of every float64 (denormals included), and more
-_POW10 = 10.0 ** np.arange(_E_MIN, _E_MAX + 1, dtype=np.float64)
-_LOG10_2 = math.log10(2.0)
-
-
-def _float32_digits(x):
-    """x rounded to 7 significant digits, a float32's precision: 0.30000001192092896 (float32's
-    0.3 seen as a double) previews as 0.3. Only previews are rounded; stats and full values
-    keep every bit. Values that rounding would break (0, inf, nan) are left as they are.
-
-    The decimal exponent floor(log10|x|) comes from the binary one, which frexp reads off the
-    bits, and one comparison with a power of ten (|x| in [2**(e-1), 2**e) spans less than a
-    decade); a table holds the powers. A log10 and a pow per value cost five times as much."""
-    ax = np.abs(x)
-    _, e2 = np.frexp(ax)
-    e10 = np.floor((e2 - 1) * _LOG10_2).astype(np.int64)
-    np.clip(e10, _E_MIN, _E_MAX - 1, out=e10)
-    e10 += ax >= _POW10.take(e10 + (1 - _E_MIN))
-    scale = _POW10.take(np.clip(6 - e10, _E_MIN, _E_MAX) - _E_MIN)
-    r = np.round(x * scale) / scale
-    return np.where(np.isfinite(r) & (ax > 0), r, x)
 
 
 def full_values(t):

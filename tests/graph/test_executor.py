@@ -16,12 +16,20 @@ from backend.graph.summary import summarize
 from backend.server import fastjson
 
 
+def _as_lists(a):
+    """A numpy array or scalar as nested lists of Python numbers, float32 values each written
+    as its shortest decimal (as str() gives it)."""
+    if a.dtype == np.float32:
+        return np.vectorize(lambda v: float(str(np.float32(v))), otypes=[object])(a).tolist()
+    return a.tolist()
+
+
 def wire(obj):
     """`obj` as the page gets it, through the server's encoder (summaries keep previews as
-    numpy arrays, which orjson writes): the same JSON as with every array a list, and no NaN,
-    which JSON lacks."""
+    numpy arrays, which orjson writes): the same JSON as with every array nested lists of its
+    values, and no NaN, which JSON lacks."""
     text = fastjson.dumps(obj)
-    plain = json.dumps(obj, allow_nan=False, default=lambda a: a.tolist())
+    plain = json.dumps(obj, allow_nan=False, default=_as_lists)
     assert json.loads(text) == json.loads(plain)
     return json.loads(text)
 
@@ -920,6 +928,7 @@ def test_previews_are_the_same_json_as_lists():
     assert got["i"] == [[1, 2], [3, 4]] and got["s"] == 0.1
     assert got["t"] == np.asarray(got["f"]).T.tolist()
     assert got["d"] == d.tolist()  # float64: every bit
-    # float32: rounded to 7 significant digits, as float32 holds
-    np.testing.assert_allclose(got["f"], f.astype(np.float32), rtol=1e-6)
-    assert got["f"] == [[float(f"{v:.7g}") for v in row] for row in f.astype(np.float32).tolist()]
+    # float32: each value the shortest decimal that reads back as the same float32
+    f32 = f.astype(np.float32)
+    assert (np.asarray(got["f"], np.float32) == f32).all()
+    assert got["f"] == [[float(str(v)) for v in row] for row in f32]
