@@ -71,14 +71,17 @@ def summarize_many(tensors, preview_elements=1024):
             out[i] = j
             continue
         seen[id(t)] = i
-        a = _host(t)
-        if 0 < a.size <= _BATCH_MAX_ELEMENTS and a.dtype.kind in "fiub":
-            if size + a.size > _CHUNK_ELEMENTS:
+        a = t._data
+        if not isinstance(a, np.ndarray):
+            a = a.get()  # a cupy array (what _host does, inline: this loop sees every record)
+        n = a.size
+        if 0 < n <= _BATCH_MAX_ELEMENTS and a.dtype.kind in "fiub":
+            if size + n > _CHUNK_ELEMENTS:
                 _batch(tensors, small, small_idx, out, preview_elements)
                 small, small_idx, size = [], [], 0
             small.append(a)
             small_idx.append(i)
-            size += a.size
+            size += n
         else:
             out[i] = _one(t, a, preview_elements)
     if small:
@@ -193,30 +196,40 @@ def _batch(tensors, arrays, idx, out, preview_elements):
     shape0, dtype0 = arrays[0].shape, arrays[0].dtype
     uniform = all(a.shape == shape0 and a.dtype == dtype0 for a in arrays)
     stacked = cat.reshape(len(arrays), *shape0) if uniform else None
-    heads = {}  # (array type, requires_grad, grad_fn) -> the summary's first keys, made once
+    dname0 = dtype_name(dtype0)
+    names = {}  # grad_fn class -> its name
     for k, (i, a, (lo_k, hi_k, mean_k, std_k, norm_k)) in enumerate(zip(idx, arrays, columns)):
         t = tensors[i]
         gf = t.grad_fn
-        hk = (a.shape, a.dtype, t._requires_grad, gf.__class__ if gf is not None else None)
-        head = heads.get(hk)
-        if head is None:
-            head = heads[hk] = _head(t, a)
-        s = head.copy()
-        s["shape"] = list(a.shape)  # every summary its own list: no two records share one
+        if gf is None:
+            gf_name = None
+        else:
+            gf_name = names.get(gf.__class__)
+            if gf_name is None:
+                gf_name = names[gf.__class__] = gf.__class__.__name__
         n = sizes[k]
         if all_ok:
-            c = n
-            s["nan"] = s["inf"] = 0
+            c, nan_k, inf_k = n, 0, 0
         else:
-            c = n_ok[k]
-            s["nan"] = nan[k]
-            s["inf"] = bad[k] - nan[k]
+            c, nan_k = n_ok[k], nan[k]
+            inf_k = bad[k] - nan_k
         if not c:
-            s["stats"] = None
+            stats = None
         elif spell:
-            s["stats"] = _stats_dict(lo_k, hi_k, mean_k, std_k, norm_k)
+            stats = _stats_dict(lo_k, hi_k, mean_k, std_k, norm_k)
         else:
-            s["stats"] = {"min": lo_k, "max": hi_k, "mean": mean_k, "std": std_k, "norm": norm_k}
+            stats = {"min": lo_k, "max": hi_k, "mean": mean_k, "std": std_k, "norm": norm_k}
+        # built at once: a dict literal costs half of one filled in key by key
+        s = {
+            "shape": list(a.shape),  # every summary its own list: no two records share one
+            "dtype": dname0 if uniform else dtype_name(a.dtype),
+            "numel": n,
+            "requires_grad": t._requires_grad,
+            "grad_fn": gf_name,
+            "nan": nan_k,
+            "inf": inf_k,
+            "stats": stats,
+        }
         if n <= preview_elements:
             if c != n:
                 s["preview"] = _json_values(a, False)
