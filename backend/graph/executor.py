@@ -88,14 +88,12 @@ class ForwardCache:
     """Values of earlier forward runs by signature (the node's id, op and params and its inputs'
     signatures, hashed to 64 bits), so that editing one leaf recomputes only what depends on
     it. An entry keeps the value and, once made, its summary: an unchanged node costs a lookup.
-    The cache also keeps the last forward run's autograd view, which a run whose engine graph
-    has the same shape (the usual case: a leaf's values edited) sends again as it is."""
+    """
 
     def __init__(self, max_entries=20000):
         self.max_entries = max_entries
         self._store = OrderedDict()
         self._lock = threading.Lock()
-        self._view = None  # (key, autograd record) of the last forward run through this cache
         # peek(sig): the entry for `sig` or None, neither counted nor marked as used: a run
         # looks up many entries this way and then `touch`es its hits together, under one lock.
         # A plain read of the store (the GIL makes it atomic): a method around it costs as much
@@ -359,9 +357,8 @@ class _Run:
         self.picked = {}  # if-node id -> the port it ran
         self.single_consumer = set()  # nodes whose gradient their one edge hook reports
         self.signatures = {}
-        # A forward run through a cache claims engine nodes for the autograd view only when it
-        # cannot send the last run's view again (see _execute); metas say whether it can.
-        self.defer_claims = self.cache is not None
+        # Engine nodes are claimed for the autograd view only when the view of an earlier run
+        # cannot be sent again (see _autograd_view); the metas say whether it can.
         self.metas = []
         self.total_bytes = 0
         self.recorder = _Recorder(emit, cancel, limits)
@@ -659,15 +656,15 @@ class _Run:
                     out = self._compute(nid, step, True)
                 elif own is not None:
                     hooked = "node"
+            gf = out.grad_fn
+            meta = (
+                None if step.source else step.key,
+                out._data.shape,
+                out._data.dtype,
+                out._requires_grad,
+                gf.__class__ if gf is not None else None,
+            )
             if cache is not None:
-                gf = out.grad_fn
-                meta = (
-                    None if step.source else step.key,
-                    out._data.shape,
-                    out._data.dtype,
-                    out._requires_grad,
-                    gf.__class__ if gf is not None else None,
-                )
                 entry = cache.put(sig, out, meta)
         self.total_bytes += out._data.nbytes
         if self.total_bytes > self.limits.max_total_bytes:
@@ -675,10 +672,7 @@ class _Run:
         self.values[nid] = out
         if step.source and out._requires_grad and out.grad_fn is None:
             self.add_leaf(nid, None, out)
-        if self.defer_claims:
-            self.metas.append(entry[2])
-        else:
-            self._claim(nid, out)
+        self.metas.append(entry[2] if cached else meta)
         if backward and out._requires_grad:
             if single:
                 self.single_consumer.add(nid)
@@ -866,11 +860,11 @@ def _execute(r, res, t0):
                 if res.target in r.single_consumer:  # its one consumer is not on the way back
                     r.single_consumer.discard(res.target)
                     r.values[res.target].register_hook(r._node_hook(res.target))
-                graph = autograd_record(r.values[res.target], r.owner)
+                graph = _autograd_view(r, res.target)
                 r.run_backward(res.target, *r.teaching)
                 res.timings["backward_ms"] = (time.perf_counter() - t1) * 1e3
             else:
-                graph = _forward_view(r)
+                graph = _autograd_view(r, None)
             r.record(graph)
     except Cancelled:
         res.status = "cancelled"
@@ -889,25 +883,36 @@ def _execute(r, res, t0):
         r.record(res.error)
 
 
-def _forward_view(r):
-    """The autograd view of a forward run. Through a cache, the engine graph usually has the
-    shape of the last run's (a leaf's values were edited: every op the same, on tensors of the
-    same shapes), and then so has its view: the last one is sent again, without a walk over
-    the graph. Whether it has is in the metas: per node, its params (not a source's: they only
-    make values) and its value's shape, dtype, requires_grad and grad_fn type."""
-    cache = r.cache
-    key = None
-    if r.defer_claims:
-        key = (r.plan.key, tuple(r.picked.items()), tuple(r.metas))
-        last = cache._view
-        if last is not None and last[0] == key:
-            return dict(last[1])
-        for nid, out in r.values.items():  # the claims the run put off, in compute order
-            r._claim(nid, out)
-    graph = autograd_record(None, r.owner, roots=list(r.values.values()))
-    if key is not None:
-        cache._view = (key, graph)
-    return dict(graph) if key is not None else graph
+_VIEWS = OrderedDict()  # (plan key, target) -> (metas key, view) of the latest such run
+_VIEWS_KEPT = 16
+_VIEWS_LOCK = threading.Lock()
+
+
+def _autograd_view(r, target):
+    """The autograd view of a run: behind `target` (backward) or every value (forward). Runs of
+    a document usually record engine graphs of one shape (a leaf's values edited: every op the
+    same, on tensors of the same shapes), and then their views are the same: the last one is
+    sent again, without claiming engine nodes or walking the graph. Whether it can be is in
+    the metas: per node, its params (not a source's: they only make values) and its value's
+    shape, dtype, requires_grad and grad_fn type, with the branches `if` nodes took."""
+    slot = (r.plan.key, target)
+    key = (tuple(r.picked.items()), tuple(r.metas))
+    with _VIEWS_LOCK:
+        last = _VIEWS.get(slot)
+    if last is not None and last[0] == key:
+        return dict(last[1])
+    for nid, out in r.values.items():  # claims in compute order: each node gets its own
+        r._claim(nid, out)
+    if target is not None:
+        graph = autograd_record(r.values[target], r.owner)
+    else:
+        graph = autograd_record(None, r.owner, roots=list(r.values.values()))
+    with _VIEWS_LOCK:
+        _VIEWS[slot] = (key, graph)
+        _VIEWS.move_to_end(slot)
+        while len(_VIEWS) > _VIEWS_KEPT:
+            _VIEWS.popitem(last=False)
+    return dict(graph)
 
 
 def _bytes_message(limit):

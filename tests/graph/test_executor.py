@@ -913,6 +913,28 @@ def test_a_cached_forward_run_sends_the_same_autograd_view_as_a_fresh_one():
                 assert wire(c["summary"]) == wire(f["summary"])
 
 
+def test_a_backward_run_sends_the_same_autograd_view_as_a_first_run():
+    from backend.graph import executor
+
+    def backward_graph(b):
+        d = cache_graph(b)
+        d.nodes[0].params["requires_grad"] = True
+        d.nodes[-3].params["requires_grad"] = True
+        return d
+
+    # a view sent again (same shapes) or made anew (another shape of b) is the one a run of
+    # the document in a fresh process, with no view to reuse, would send
+    for b in ([5.0, -1.0], [0.5, 0.25], [3.0], [[1.0, 2.0], [3.0, 4.0]], [3.0]):
+        d = backward_graph(b)
+        _, again = run_records(d, "backward")
+        executor._VIEWS.clear()
+        _, first = run_records(d, "backward")
+        assert autograd_of(again) == autograd_of(first)
+        assert any(n["name"] == "AccumulateGrad" for n in autograd_of(first)["nodes"])
+        shapes = {n["node"]: n.get("variable_shape") for n in autograd_of(first)["nodes"]}
+        assert shapes["b"] == list(np.shape(b))
+
+
 def test_previews_are_the_same_json_as_lists():
     rng = np.random.default_rng(1)
     f, d = rng.normal(size=(3, 4)), rng.normal(size=(2, 3))
