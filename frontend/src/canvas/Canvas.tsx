@@ -9,16 +9,20 @@ import {
   useReactFlow,
   useStore,
 } from "@xyflow/react";
-import { type DragEvent, type MouseEvent, useCallback, useEffect, useRef, useState } from "react";
-import type { WireEdge } from "../doc/convert";
+import { type DragEvent, type MouseEvent, useCallback, useState } from "react";
+import type { OpNode, WireEdge } from "../doc/convert";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
+import { DETAIL_ZOOM, Detailed } from "./detail";
 import OpNodeView from "./OpNodeView";
 import QuickAdd from "./QuickAdd";
-import WireEdgeView, { DETAIL_ZOOM } from "./WireEdgeView";
+import { OPEN_FIT, useShowOpened } from "./showOpened";
+import WireEdgeView from "./WireEdgeView";
 
 const nodeTypes = { op: OpNodeView };
 const edgeTypes = { wire: WireEdgeView };
+const NO_NODES: OpNode[] = [];
+const NO_EDGES: WireEdge[] = [];
 export const DRAG_TYPE = "application/x-wiregrad-op";
 
 export default function Canvas() {
@@ -29,8 +33,8 @@ export default function Canvas() {
   const connect = useEditor((s) => s.connect);
   const readOnly = useEditor((s) => s.readOnly);
   const detailed = useStore((s) => s.transform[2] >= DETAIL_ZOOM);
-  const { screenToFlowPosition, fitView } = useReactFlow();
-  useFitOnOpen(fitView);
+  const { screenToFlowPosition } = useReactFlow();
+  const layingOut = useShowOpened();
   const [quickAdd, setQuickAdd] = useState<{ x: number; y: number; flow: { x: number; y: number } } | null>(null);
 
   const isValidConnection: IsValidConnection<WireEdge> = useCallback(
@@ -70,31 +74,34 @@ export default function Canvas() {
       onDoubleClick={onDoubleClick}
       aria-label="graph canvas"
     >
-      <ReactFlow
-        nodes={nodes}
-        edges={edges}
-        nodeTypes={nodeTypes}
-        edgeTypes={edgeTypes}
-        onNodesChange={onNodesChange}
-        onEdgesChange={onEdgesChange}
-        onConnect={connect}
-        isValidConnection={isValidConnection}
-        onNodeDragStart={() => useEditor.getState().beginChange()}
-        onEdgeClick={(_, e) => useRun.getState().selectEdge(e.id)}
-        onPaneClick={() => useRun.getState().selectEdge(null)}
-        nodesDraggable={!readOnly}
-        nodesConnectable={!readOnly}
-        deleteKeyCode={null}
-        zoomOnDoubleClick={false}
-        minZoom={0.05}
-        fitView
-        onlyRenderVisibleElements
-        proOptions={{ hideAttribution: true }}
-      >
-        <Background gap={24} />
-        <MiniMap pannable zoomable ariaLabel="minimap" />
-        <Controls showInteractive={false} />
-      </ReactFlow>
+      <Detailed.Provider value={detailed}>
+        <ReactFlow
+          nodes={layingOut ? NO_NODES : nodes}
+          edges={layingOut ? NO_EDGES : edges}
+          nodeTypes={nodeTypes}
+          edgeTypes={edgeTypes}
+          onNodesChange={onNodesChange}
+          onEdgesChange={onEdgesChange}
+          onConnect={connect}
+          isValidConnection={isValidConnection}
+          onNodeDragStart={() => useEditor.getState().beginChange()}
+          onEdgeClick={(_, e) => useRun.getState().selectEdge(e.id)}
+          onPaneClick={() => useRun.getState().selectEdge(null)}
+          nodesDraggable={!readOnly}
+          nodesConnectable={!readOnly}
+          deleteKeyCode={null}
+          zoomOnDoubleClick={false}
+          minZoom={0.05}
+          fitView
+          fitViewOptions={OPEN_FIT}
+          onlyRenderVisibleElements
+          proOptions={{ hideAttribution: true }}
+        >
+          <Background gap={24} />
+          <MiniMap pannable zoomable ariaLabel="minimap" />
+          <Controls showInteractive={false} />
+        </ReactFlow>
+      </Detailed.Provider>
       {quickAdd && (
         <QuickAdd
           at={quickAdd}
@@ -107,17 +114,4 @@ export default function Canvas() {
       )}
     </div>
   );
-}
-
-/** Fit the view to each newly opened document. Nodes carry their size from the start
- * (nodeSize.ts), so this needs no measuring pass, and off-screen nodes are never drawn. */
-function useFitOnOpen(fitView: ReturnType<typeof useReactFlow>["fitView"]) {
-  const opened = useEditor((s) => s.opened);
-  const fitted = useRef(-1);
-  useEffect(() => {
-    if (fitted.current === opened) return;
-    fitted.current = opened;
-    // after React Flow has taken the new nodes into its store
-    requestAnimationFrame(() => fitView({ padding: 0.15, maxZoom: 1.25 }));
-  }, [opened, fitView]);
 }

@@ -1,36 +1,57 @@
 // One node on the canvas: its op and name, its typed ports (from the registry), and what the
 // last run found: value, gradient, leaf .grad, problems. Subscribes to its own entries only, so
 // a run's records re-render the nodes they are about and no others.
-import { Handle, type NodeProps, Position, useStore } from "@xyflow/react";
-import { memo } from "react";
-import { useShallow } from "zustand/react/shallow";
+import { Handle, type NodeProps, Position } from "@xyflow/react";
+import { memo, useMemo } from "react";
+import type { NodeProblem } from "../api/types";
 import type { OpNode } from "../doc/convert";
 import { formatSummary } from "../format/annotate";
 import { useEditor } from "../store/editor";
-import { useRun } from "../store/run";
-import { annoLines, LINE } from "./nodeSize";
-import { DETAIL_ZOOM } from "./WireEdgeView";
+import { useDetailed } from "./detail";
+import { annoLines, LINE, portsOf } from "./nodeSize";
+import { useRunSlice } from "./runSlice";
+
+/** What the latest run says about node `id`. */
+function useNodeRun(id: string) {
+  return useRunSlice((s) => {
+    const a = s.annotations;
+    return {
+      value: a.values[id],
+      grad: a.nodeGrads[id],
+      leafGrad: a.leafGrads[id],
+      // a linear node's own parameters are leaves too: their .grad is shown on the node
+      weightGrad: a.leafGrads[`${id}.weight`],
+      biasGrad: a.leafGrads[`${id}.bias`],
+      skipped: a.skipped[id],
+      failed: a.error?.node === id,
+      focused: s.focus.node === id,
+    };
+  });
+}
+
+const NO_PROBLEMS: NodeProblem[] = [];
+const isNodeProblem = (id: string) => (p: NodeProblem) => p.node === id && !p.edge;
+
+/** The validation problems of node `id`. Its subscription answers with the same empty list
+ * for a node without any, so an edit elsewhere (a drag moves a node on every frame) does not
+ * re-render it. */
+function useNodeProblems(id: string) {
+  const all = useEditor((s) => (s.problems.some(isNodeProblem(id)) ? s.problems : NO_PROBLEMS));
+  return useMemo(() => all.filter(isNodeProblem(id)), [all, id]);
+}
 
 function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
   const spec = useEditor((s) => s.ops[data.op]);
-  const problems = useEditor(useShallow((s) => s.problems.filter((p) => p.node === id && !p.edge)));
+  const problems = useNodeProblems(id);
   const isTarget = useEditor((s) => s.meta.target === id);
-  const value = useRun((s) => s.annotations.values[id]);
-  const grad = useRun((s) => s.annotations.nodeGrads[id]);
-  const leafGrad = useRun((s) => s.annotations.leafGrads[id]);
-  // a linear node's own parameters are leaves too: their .grad is shown on the node
-  const weightGrad = useRun((s) => s.annotations.leafGrads[`${id}.weight`]);
-  const biasGrad = useRun((s) => s.annotations.leafGrads[`${id}.bias`]);
-  const skipped = useRun((s) => s.annotations.skipped[id]);
-  const failed = useRun((s) => s.annotations.error?.node === id);
-  const focused = useRun((s) => s.focus.node === id);
-  // zoomed far out, text is unreadable: the node's stripe colours say what arrived instead
-  const detailed = useStore((s) => s.transform[2] >= DETAIL_ZOOM);
+  const { value, grad, leafGrad, weightGrad, biasGrad, skipped, failed, focused } = useNodeRun(id);
+  // zoomed far out, text is unreadable: the node is drawn without it, and its stripe colours
+  // say what arrived
+  const detailed = useDetailed();
 
   const name = (data.params.name as string) || id;
   const title = data.label || (spec?.source ? `${name} = ${data.op}` : `${id} = ${data.op}`);
-  const inputs = spec?.inputs ?? [];
-  const outputs = spec?.outputs ?? ["out"];
+  const { inputs, outputs } = portsOf(spec);
   const cls = [
     "op-node",
     spec?.source ? "source" : "",
@@ -46,8 +67,8 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
   return (
     <div className={cls} aria-label={`node ${id}`} data-testid={`node-${id}`} title={spec?.doc}>
       <div className="op-node-title" title={title}>
-        {title}
-        {isTarget && <span className="target-badge" title="backward starts here"> ◎</span>}
+        {detailed && title}
+        {detailed && isTarget && <span className="target-badge" title="backward starts here"> ◎</span>}
       </div>
       <div className="op-node-ports">
         <div className="op-node-inputs">
@@ -60,17 +81,19 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
                 aria-label={`${id} input ${p.name}`}
                 className={p.variadic ? "variadic" : p.optional ? "optional" : ""}
               />
-              <span>
-                {p.name}
-                {p.variadic ? "…" : p.optional ? "?" : ""}
-              </span>
+              {detailed && (
+                <span>
+                  {p.name}
+                  {p.variadic ? "…" : p.optional ? "?" : ""}
+                </span>
+              )}
             </div>
           ))}
         </div>
         <div className="op-node-outputs">
           {outputs.map((o) => (
             <div key={o} className="port port-out">
-              <span>{o}</span>
+              {detailed && <span>{o}</span>}
               <Handle type="source" position={Position.Right} id={o} aria-label={`${id} output ${o}`} />
             </div>
           ))}

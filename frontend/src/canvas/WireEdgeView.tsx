@@ -1,18 +1,35 @@
 // One wire: its producer's value and, after backward, the gradient its consumer sent back
 // along it (in the gradient colour). A branch an `if` did not take is dimmed.
-import { BaseEdge, EdgeLabelRenderer, type EdgeProps, getBezierPath, useStore } from "@xyflow/react";
+import { BaseEdge, EdgeLabelRenderer, type EdgeProps, getBezierPath } from "@xyflow/react";
 import { memo } from "react";
 import type { WireEdge } from "../doc/convert";
 import { formatSummary } from "../format/annotate";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
+import { useDetailed } from "./detail";
+import { useRunSlice } from "./runSlice";
+
+/** What the latest run says about edge `id`. The producer's value is only ever shown in a
+ * label: an edge drawn without one does not re-render when that value arrives. */
+function useEdgeRun(id: string, source: string, labelled: boolean) {
+  return useRunSlice((s) => {
+    const a = s.annotations;
+    const focused = s.focus.edge === id;
+    return {
+      value: labelled || focused ? a.values[source] : undefined,
+      grad: a.edgeGrads[id],
+      notTaken: a.notTaken[id],
+      focused,
+    };
+  });
+}
 
 function WireEdgeView(props: EdgeProps<WireEdge>) {
   const { id, source, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition } = props;
-  const value = useRun((s) => s.annotations.values[source]);
-  const grad = useRun((s) => s.annotations.edgeGrads[id]);
-  const notTaken = useRun((s) => s.annotations.notTaken[id]);
-  const focused = useRun((s) => s.focus.edge === id);
+  // zoomed far out, labels would be specks: the wire's colour says what arrived on it, and
+  // a thousand labels fewer keep panning and streaming smooth
+  const detailed = useDetailed();
+  const { value, grad, notTaken, focused } = useEdgeRun(id, source, detailed || !!props.selected);
   const problem = useEditor((s) => s.problems.find((p) => p.edge === id));
   const [path, labelX, labelY] = getBezierPath({
     sourceX,
@@ -30,9 +47,6 @@ function WireEdgeView(props: EdgeProps<WireEdge>) {
     problem ? "has-problem" : "",
     props.selected ? "selected" : "",
   ].join(" ");
-  // zoomed far out, labels would be specks: the wire's colour says what arrived on it, and
-  // a thousand labels fewer keep panning and streaming smooth
-  const detailed = useStore((s) => s.transform[2] >= DETAIL_ZOOM);
   const hasLabel = (detailed || focused || props.selected) && (value || grad || problem || notTaken);
   return (
     <>
@@ -67,8 +81,5 @@ function WireEdgeView(props: EdgeProps<WireEdge>) {
     </>
   );
 }
-
-/** Below this zoom, edge labels are not drawn. */
-export const DETAIL_ZOOM = 0.45;
 
 export default memo(WireEdgeView);

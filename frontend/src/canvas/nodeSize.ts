@@ -1,11 +1,18 @@
-// A node's size on the canvas, known before it is drawn. Nodes have a fixed width and keep a
-// line for every result a run can write (styles.css sizes them to match), so React Flow can fit
-// the view and skip off-screen nodes without measuring them first, and nothing resizes while a
-// run's records arrive.
+// A node's size and the places of its handles on the canvas, known before it is drawn. Nodes
+// have a fixed width, rows of fixed height, and keep a line for every result a run can write
+// (styles.css sizes them to match), so React Flow needs no measuring pass: it can fit the view,
+// skip off-screen nodes and draw the edges in the same render as the nodes, and nothing resizes
+// while a run's records arrive.
+import { type NodeHandle, Position } from "@xyflow/react";
 import type { OpSpec } from "../api/types";
 
-export const NODE_WIDTH = 183; // .op-node: 180px + borders
-export const LINE = 17; // px: one annotation or port line
+export const NODE_WIDTH = 180; // .op-node, borders included
+const BORDER = 1; // .op-node: whole pixels, so that the size is the same at every device pixel ratio
+const TITLE = 23; // .op-node-title, its bottom border included
+const PORTS_PAD = 3; // .op-node-ports: above and below the port rows
+const PORT_ROW = 15; // .port
+const HANDLE = 9; // .port .react-flow__handle
+export const LINE = 17; // px: one annotation line
 
 /** Lines a node keeps for its results: value and gradient, a leaf's .grad, a linear node's
  * weight.grad and bias.grad. */
@@ -13,8 +20,34 @@ export function annoLines(spec: OpSpec | undefined) {
   return 2 + (spec?.source ? 1 : 0) + (spec?.name === "linear" ? 2 : 0);
 }
 
+/** What OpNodeView draws for an op the registry does not know: no inputs, one output. */
+export function portsOf(spec: OpSpec | undefined) {
+  return { inputs: spec?.inputs ?? [], outputs: spec?.outputs ?? ["out"] };
+}
+
+/** A handle centred on the left or right border of its port's row, as React Flow would
+ * measure it. */
+function handle(type: "source" | "target", id: string, row: number): NodeHandle {
+  const centreY = BORDER + TITLE + PORTS_PAD + row * PORT_ROW + PORT_ROW / 2;
+  const centreX = type === "target" ? BORDER : NODE_WIDTH - BORDER;
+  return {
+    id,
+    type,
+    position: type === "target" ? Position.Left : Position.Right,
+    x: centreX - HANDLE / 2,
+    y: centreY - HANDLE / 2,
+    width: HANDLE,
+    height: HANDLE,
+  };
+}
+
 export function nodeSize(spec: OpSpec | undefined) {
-  const ports = Math.max(spec?.inputs.length ?? 1, spec?.outputs.length ?? 1, 1);
-  // title 24 + port rows + their padding 6 + result lines + padding 3 + borders 3
-  return { width: NODE_WIDTH, height: 24 + ports * LINE + 6 + annoLines(spec) * LINE + 3 + 3 };
+  const { inputs, outputs } = portsOf(spec);
+  const rows = Math.max(inputs.length, outputs.length, 1);
+  const height = 2 * BORDER + TITLE + 2 * PORTS_PAD + rows * PORT_ROW + annoLines(spec) * LINE;
+  const handles = [
+    ...inputs.map((p, i) => handle("target", p.name, i)),
+    ...outputs.map((o, i) => handle("source", o, i)),
+  ];
+  return { width: NODE_WIDTH, height, handles };
 }

@@ -1,6 +1,6 @@
 // Graph documents (the server's format) <-> React Flow's nodes and edges. The document is the
 // truth that is saved, exported and run; React Flow's objects carry it for the canvas.
-import type { Edge, Node } from "@xyflow/react";
+import type { Edge, Node, NodeHandle } from "@xyflow/react";
 import type { DocEdge, DocNode, GraphDocument } from "../api/types";
 
 export interface OpNodeData extends Record<string, unknown> {
@@ -33,7 +33,7 @@ export function emptyDocument(name = "untitled"): GraphDocument {
   };
 }
 
-export type SizeOf = (op: string) => { width: number; height: number } | undefined;
+export type SizeOf = (op: string) => { width: number; height: number; handles: NodeHandle[] } | undefined;
 
 export function toFlowNode(n: DocNode, sizeOf?: SizeOf): OpNode {
   const size = sizeOf?.(n.op);
@@ -42,7 +42,9 @@ export function toFlowNode(n: DocNode, sizeOf?: SizeOf): OpNode {
     type: "op",
     position: { x: n.position?.x ?? 0, y: n.position?.y ?? 0 },
     data: { op: n.op, params: { ...(n.params ?? {}) }, label: n.label ?? null },
-    ...(size ? { initialWidth: size.width, initialHeight: size.height } : {}),
+    // what React Flow would measure, given up front: it then draws nodes and edges in one
+    // render (a node whose box turns out otherwise is still measured and corrected)
+    ...(size ? { measured: { width: size.width, height: size.height }, handles: size.handles } : {}),
   };
 }
 
@@ -57,7 +59,7 @@ export function toFlowEdge(e: DocEdge): WireEdge {
   };
 }
 
-/** `sizeOf` gives nodes their size before they are drawn (see canvas/nodeSize.ts). */
+/** `sizeOf` gives nodes their size and handles before they are drawn (see canvas/nodeSize.ts). */
 export function fromDocument(doc: GraphDocument, sizeOf?: SizeOf) {
   return {
     nodes: doc.nodes.map((n) => toFlowNode(n, sizeOf)),

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import type { OpSpec } from "../api/types";
+import type { OpNode } from "../doc/convert";
+import { isStacked } from "./layout";
+import { nodeSize } from "./nodeSize";
+import { quickLayout } from "./quickLayout";
+
+const box = (id: string, height = 80) => ({ id, width: 180, height });
+const link = (source: string, target: string) => ({ source, target });
+const node = (id: string, x: number, y: number) => ({ id, position: { x, y } }) as OpNode;
+
+describe("quickLayout", () => {
+  // x, y feed a; a and w feed b; b feeds out
+  const boxes = ["x", "y", "a", "w", "b", "out"].map((id) => box(id));
+  const links = [link("x", "a"), link("y", "a"), link("a", "b"), link("w", "b"), link("b", "out")];
+
+  it("draws data flowing left to right, an input in the layer before its first reader", () => {
+    const at = quickLayout(boxes, links);
+    for (const { source, target } of links) expect(at[source].x).toBeLessThan(at[target].x);
+    expect(at.x.x).toBe(at.y.x);
+    expect(at.w.x).toBe(at.a.x); // not with x and y, far from b
+  });
+
+  it("keeps the nodes of a layer apart", () => {
+    const tall = [box("s", 300), ...["p", "q", "r"].map((id) => box(id))];
+    const at = quickLayout(tall, [link("s", "p"), link("s", "q"), link("s", "r")]);
+    const tops = ["p", "q", "r"].map((id) => at[id].y).sort((a, b) => a - b);
+    expect(tops[1] - tops[0]).toBeGreaterThanOrEqual(80);
+    expect(tops[2] - tops[1]).toBeGreaterThanOrEqual(80);
+  });
+
+  it("places every node, even on a cycle or with wires to nodes it does not know", () => {
+    const at = quickLayout([box("a"), box("b"), box("c")], [link("a", "b"), link("b", "a"), link("c", "gone")]);
+    expect(Object.keys(at).sort()).toEqual(["a", "b", "c"]);
+    for (const p of Object.values(at)) expect(Number.isFinite(p.x) && Number.isFinite(p.y)).toBe(true);
+  });
+});
+
+describe("isStacked", () => {
+  it("is true when two or more nodes all sit on one spot", () => {
+    expect(isStacked([node("a", 0, 0), node("b", 0, 0)])).toBe(true);
+    expect(isStacked([node("a", 0, 0), node("b", 0, 5)])).toBe(false);
+    expect(isStacked([node("a", 0, 0)])).toBe(false);
+    expect(isStacked([])).toBe(false);
+  });
+});
+
+describe("nodeSize", () => {
+  const port = (name: string) => ({ name, optional: false, variadic: false, doc: "" });
+  const add: OpSpec = {
+    name: "add",
+    category: "arithmetic",
+    doc: "",
+    inputs: [port("input"), port("other")],
+    outputs: ["out"],
+    params: [],
+    source: false,
+  };
+
+  it("gives each port's handle on its row, inputs on the left, outputs on the right", () => {
+    const { width, height, handles } = nodeSize(add);
+    expect(width).toBe(180);
+    expect(height).toBe(95); // as Chromium lays out .op-node (styles.css)
+    expect(handles.map((h) => [h.type, h.id, h.x, h.y])).toEqual([
+      ["target", "input", -3.5, 30],
+      ["target", "other", -3.5, 45],
+      ["source", "out", 174.5, 30],
+    ]);
+  });
+
+  it("keeps a line for each result a run can write", () => {
+    expect(nodeSize({ ...add, inputs: [], source: true }).height).toBe(97);
+    expect(nodeSize({ ...add, name: "linear", inputs: [port("input")] }).height).toBe(114);
+  });
+});

@@ -1,0 +1,56 @@
+// Each newly opened document is shown whole, fitted to the canvas. One whose nodes all sit on
+// one spot (a generated graph, a document written without positions) is laid out first,
+// before it is drawn at all: the canvas then draws its nodes once, where they belong, instead
+// of a pile and then the graph (for 500 nodes, each drawing costs a few hundred ms).
+import { useReactFlow, type XYPosition } from "@xyflow/react";
+import { useEffect, useRef, useState } from "react";
+import { useEditor } from "../store/editor";
+import { isStacked, layoutPositions } from "./layout";
+
+/** How an opened document is fitted: whole, with a margin, and small graphs not blown up. */
+export const OPEN_FIT = { padding: 0.15, maxZoom: 1.25 };
+
+/** Opening is not an edit: the layout it needs is no undo step and leaves the document
+ * unchanged in the user's eyes (not dirty). */
+function placeOpened(positions: Record<string, XYPosition>) {
+  const nodes = useEditor.getState().nodes;
+  useEditor.setState({ nodes: nodes.map((n) => (positions[n.id] ? { ...n, position: positions[n.id] } : n)) });
+}
+
+/** Lays out and fits each opened document; true while its layout is being computed (the
+ * canvas draws nothing meanwhile). */
+export function useShowOpened(): boolean {
+  const opened = useEditor((s) => s.opened);
+  const { fitView } = useReactFlow();
+  // decided in the render that brings the document, which must not draw it if it waits
+  const [open, setOpen] = useState({ opened: -1, waits: false });
+  let waits = open.waits;
+  if (open.opened !== opened) {
+    waits = isStacked(useEditor.getState().nodes);
+    setOpen({ opened, waits });
+  }
+
+  useEffect(() => {
+    if (!waits) return;
+    let current = true; // another document may open before this layout is done
+    const { nodes, edges } = useEditor.getState();
+    layoutPositions(nodes, edges)
+      .then((positions) => current && placeOpened(positions))
+      .catch((e: Error) => useEditor.getState().notify(`cannot lay out the graph: ${e.message}`, "error"))
+      .finally(() => current && setOpen({ opened, waits: false }));
+    return () => {
+      current = false;
+    };
+  }, [opened, waits]);
+
+  const fitted = useRef(-1);
+  useEffect(() => {
+    if (waits || fitted.current === opened) return;
+    fitted.current = opened;
+    // after React Flow has taken the new nodes into its store. (On the first open, React
+    // Flow's own `fitView` has fitted them before drawing them, with the same options.)
+    requestAnimationFrame(() => fitView(OPEN_FIT));
+  }, [opened, waits, fitView]);
+
+  return waits;
+}
