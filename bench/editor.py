@@ -13,16 +13,20 @@ All times are taken inside the page, on its own clock (performance.now(), event 
 requestAnimationFrame timestamps), not by Playwright's round trips:
 
 (a) 500 nodes (bench/_editor_graph.py: a layered DAG of 4x4 tensors, ~900 edges, every node at
-    (0, 0), so the graph needs laying out):
+    (0, 0), so the graph needs laying out; the editor lays out such a document as it opens it,
+    before drawing it):
     - open: navigation start -> the first frame in which `.app.ready` is set, the graph is drawn
       and the viewport has stopped moving (fitView done; the state then holds for 3 more
-      frames);
-    - lay out: pointerdown on "Auto-layout" -> first frame with the elkjs positions on the
-      canvas ("applied"), and -> the frame after which nothing moves any more ("settled": the
-      view is fitted to the new layout and the nodes in view are drawn);
+      frames); checked then: the graph is drawn laid out (its sampled nodes not all on one
+      spot);
     - interact: pointerdown on a node -> the first frame in which the inspector's
       heading names that node.
-    Target: open + lay out (settled) + interact < 1.5 s.
+    Target: open (laid out) + interact < 1.5 s.
+    Reported beside it, not part of the target: the "Auto-layout" button on the same graph
+    opened already placed (a plain grid by layer), in its own first visit: pointerdown ->
+    the first frame with the new positions on the canvas ("applied"), and -> the frame after
+    which nothing moves any more ("settled": the view is fitted to the new layout and the
+    nodes in view are drawn).
 (b) 1,000+ edges (a ~540-node DAG on a layered grid), watched twice: with the whole graph in
     view (below zoom 0.45 the editor draws no labels: wires and nodes change colour) and zoomed
     to 1.0 (labels drawn for the part in view): Backward -> run backward. A
@@ -132,7 +136,6 @@ INIT_SCRIPT = r"""
     for (let i = 0; i < els.length; i += 25) out.push(els[i].style.transform);
     return out;
   };
-  B.atOrigin = () => B.sample().filter((t) => t === "translate(0px, 0px)").length;
 })();
 """
 
@@ -211,27 +214,13 @@ def attribute(longtasks, ws, ro, start, end, default):
     return causes
 
 
-def open_case(browser, url, n_nodes):
+def open_case(browser, url):
+    """(a): open the stacked graph (laid out as it opens), then click a node."""
     context, page, errors = new_page(browser)
     try:
         page.goto(url)
         t_open = wait_open(page)
-
-        # lay out: pointerdown -> positions applied -> nothing moves any more
-        page.evaluate(
-            """(n) => {
-                 const B = __bench;
-                 B.applied = B.until(() => B.atOrigin() < B.sample().length);
-                 B.settled = B.settle(
-                   () => [B.nodes().length, B.shown(), B.viewport(), B.sample().join()].join('|'),
-                   () => B.nodes().length > 0 && B.atOrigin() === 0);
-               }""",
-            n_nodes,
-        )
-        page.get_by_role("button", name="Auto-layout", exact=True).click()
-        applied = page.evaluate("__bench.applied")
-        settled = page.evaluate("__bench.settled")
-        down = page.evaluate("__bench.pointerdown")
+        stacked = page.evaluate("new Set(__bench.sample()).size === 1")
 
         # interact: click the node nearest the canvas centre that is really
         # under the pointer there, until the inspector names it
@@ -268,16 +257,49 @@ def open_case(browser, url, n_nodes):
         lt, ws, ro = r["lt"], r["ws"], r["ro"]
         return {
             "open": t_open,
-            "applied": applied - down,
-            "settled": settled - down,
+            "stacked": stacked,
             "interact": shown - down2,
             "title_px": pick["h"],
-            "open_tasks": attribute(lt, ws, ro, 0, t_open, "other (loading, first render, ...)"),
-            "layout_tasks": attribute(
-                lt, ws, ro, down, settled, "auto-layout: elkjs on the main thread, render positions"
+            "open_tasks": attribute(
+                lt, ws, ro, 0, t_open, "other (loading, layout on open, first render, ...)"
             ),
             "click_tasks": attribute(lt, ws, ro, down2, shown + 50, "select: React re-render"),
-            "resized_nodes": sum(n for t, n in ro if down <= t <= settled),
+            # delivered after the layout of the frame they are about: count up to the click
+            "resized_nodes": sum(n for t, n in ro if t < down2),
+            "errors": errors,
+        }
+    finally:
+        context.close()
+
+
+def relayout_case(browser, url):
+    """Beside (a): open the graph already placed, click Auto-layout."""
+    context, page, errors = new_page(browser)
+    try:
+        page.goto(url)
+        wait_open(page)
+        # pointerdown -> positions applied -> nothing moves any more
+        page.evaluate(
+            """() => {
+                 const B = __bench, before = B.sample().join();
+                 B.applied = B.until(() => B.sample().join() !== before);
+                 B.settled = B.applied.then(() => B.settle(
+                   () => [B.nodes().length, B.shown(), B.viewport(), B.sample().join()].join('|'),
+                   () => B.nodes().length > 0));
+               }"""
+        )
+        page.get_by_role("button", name="Auto-layout", exact=True).click()
+        applied = page.evaluate("__bench.applied")
+        settled = page.evaluate("__bench.settled")
+        down = page.evaluate("__bench.pointerdown")
+        page.wait_for_timeout(100)
+        r = page.evaluate("({lt: __bench.longtasks, ws: __bench.ws, ro: __bench.ro})")
+        lt, ws, ro = r["lt"], r["ws"], r["ro"]
+        return {
+            "applied": applied - down,
+            "settled": settled - down,
+            "tasks": attribute(lt, ws, ro, down, settled, "auto-layout: layout, render positions"),
+            "resized_nodes": sum(n for t, n in ro if down <= t),
             "errors": errors,
         }
     finally:
@@ -407,12 +429,13 @@ def main():
         raise SystemExit(f"{CHROMIUM} is missing")
 
     open_doc = layered_dag(500, 900, seed=1)
+    placed_doc = layered_dag(500, 900, seed=1, laid_out=True)
     run_doc = layered_dag(540, 1020, seed=2, laid_out=True)
     n_open, e_open = len(open_doc["nodes"]), len(open_doc["edges"])
     n_run, e_run = len(run_doc["nodes"]), len(run_doc["edges"])
     assert e_run >= 1000, e_run
 
-    opens = []
+    opens, relayouts = [], []
     views = {"whole graph in view": None, "zoomed to 1.0 (labels drawn)": 1.0}
     runs = {view: [] for view in views}
     load_before = os.getloadavg()[0]
@@ -420,22 +443,26 @@ def main():
         server = Server(data_dir)
         try:
             open_url = f"{server.url}/?graph={save(server.url, open_doc)}"
+            placed_url = f"{server.url}/?graph={save(server.url, placed_doc)}"
             run_url = f"{server.url}/?graph={save(server.url, run_doc)}"
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
                 chromium_version = browser.version
                 if not args.quick:
-                    open_case(browser, open_url, n_open)
+                    open_case(browser, open_url)
+                    relayout_case(browser, placed_url)
                     for zoom in views.values():
                         run_case(browser, run_url, n_run, e_run, zoom)
                 # interleaved, so that the machine's noise falls on both cases alike
                 for i in range(reps):
-                    opens.append(open_case(browser, open_url, n_open))
+                    opens.append(open_case(browser, open_url))
+                    relayouts.append(relayout_case(browser, placed_url))
                     for view, zoom in views.items():
                         runs[view].append(run_case(browser, run_url, n_run, e_run, zoom))
                     print(
-                        f"rep {i + 1}/{reps}: open+layout+interact "
-                        f"{sum(opens[-1][k] for k in ('open', 'settled', 'interact')):.0f} ms, "
+                        f"rep {i + 1}/{reps}: open+interact "
+                        f"{opens[-1]['open'] + opens[-1]['interact']:.0f} ms, "
+                        f"auto-layout {relayouts[-1]['settled']:.0f} ms, "
                         "run max frame "
                         + ", ".join(f"{rs[-1]['max']:.0f} ms" for rs in runs.values()),
                         file=sys.stderr,
@@ -445,7 +472,8 @@ def main():
             server.stop()
 
     loads = (load_before, os.getloadavg()[0])
-    report(args, reps, chromium_version, loads, (n_open, e_open), (n_run, e_run), opens, runs)
+    sizes = (n_open, e_open), (n_run, e_run)
+    report(args, reps, chromium_version, loads, sizes, opens, relayouts, runs)
 
 
 def cause_rows(where, per_rep):
@@ -463,7 +491,8 @@ def cause_rows(where, per_rep):
     return rows
 
 
-def report(args, reps, chromium_version, loads, open_size, run_size, opens, runs):
+def report(args, reps, chromium_version, loads, sizes, opens, relayouts, runs):
+    (open_size, run_size) = sizes
     cmd = "cd /work/main && .venv/bin/python bench/editor.py" + (
         " --quick" if args.quick else (f" --reps {args.reps}" if args.reps != 5 else "")
     )
@@ -487,49 +516,57 @@ def report(args, reps, chromium_version, loads, open_size, run_size, opens, runs
         "of the first frame showing the result); ms, median (best)"
     )
 
-    totals = [o["open"] + o["settled"] + o["interact"] for o in opens]
-    totals_applied = [o["open"] + o["applied"] + o["interact"] for o in opens]
+    totals = [o["open"] + o["interact"] for o in opens]
     verdict = "met" if statistics.median(totals) < OPEN_TARGET_S * 1e3 else "missed"
     n, e = open_size
     print(
-        f"\n### (a) a {n}-node graph ({e} edges, every node at (0, 0)): open, lay out, interact\n"
+        f"\n### (a) a {n}-node graph ({e} edges, every node at (0, 0)): open (laid out as it "
+        "opens), interact\n"
     )
     print("| step | ms: median (best) | target |")
     print("|---|---|---|")
-    col = lambda k: med_best([o[k] for o in opens])  # noqa: E731
-    print(f"| open: navigation -> the graph drawn, fitted and still | {col('open')} | |")
-    print(f"| lay out: click Auto-layout -> elkjs positions on the canvas | {col('applied')} | |")
+    col = lambda cases, k: med_best([c[k] for c in cases])  # noqa: E731
     print(
-        f"| lay out: click -> settled (nothing moves any more, the nodes in view drawn) | "
-        f"{col('settled')} | |"
+        "| open: navigation -> the graph drawn laid out, fitted and still | "
+        f"{col(opens, 'open')} | |"
     )
-    print(f"| interact: click a node -> the inspector shows it | {col('interact')} | |")
+    print(f"| interact: click a node -> the inspector shows it | {col(opens, 'interact')} | |")
     print(
-        f"| **total: open + lay out (settled) + interact** | **{med_best(totals)}** | "
+        f"| **total: open + interact** | **{med_best(totals)}** | "
         f"**< {OPEN_TARGET_S * 1e3:.0f}: {verdict}** |"
     )
     print(
-        "| (the same with lay out = applied: the first frame with the new positions) | "
-        f"{med_best(totals_applied)} | |"
+        "| beside it: click Auto-layout on the same graph opened placed -> the new positions "
+        f"on the canvas | {col(relayouts, 'applied')} | |"
     )
     print(
+        "| beside it: click Auto-layout -> settled (nothing moves any more, the nodes in view "
+        f"drawn) | {col(relayouts, 'settled')} | |"
+    )
+    stacked = sum(o["stacked"] for o in opens)
+    print(
         f"\n- the clicked node was {statistics.median(o['title_px'] for o in opens):.1f} px tall "
-        f"at the fitted zoom; ResizeObserver entries (nodes re-measured) during lay out: "
-        f"{statistics.median(o['resized_nodes'] for o in opens):.0f}"
+        "at the fitted zoom; opens that drew the nodes still on one spot (not laid out): "
+        f"{stacked} of {len(opens)}; ResizeObserver entries (React "
+        "Flow re-measures each node it gets) from navigation to the click on a node: "
+        f"{statistics.median(o['resized_nodes'] for o in opens):.0f}, after the click on "
+        "Auto-layout: "
+        f"{statistics.median(r['resized_nodes'] for r in relayouts):.0f}"
     )
     print("\nlong tasks (> 50 ms, PerformanceObserver), per repetition:\n")
     print("| when | what ran in the task | tasks | ms in them | longest ms | longest of all reps |")
     print("|---|---|---|---|---|---|")
     for row in (
         cause_rows("open", [o["open_tasks"] for o in opens])
-        + cause_rows("lay out", [o["layout_tasks"] for o in opens])
         + cause_rows("interact", [o["click_tasks"] for o in opens])
+        + cause_rows("Auto-layout", [r["tasks"] for r in relayouts])
     ):
         print(row)
 
     for view, rs in runs.items():
         report_runs(view, rs, run_size)
-    errs = [x for o in opens + [r for rs in runs.values() for r in rs] for x in o["errors"]]
+    cases = opens + relayouts + [r for rs in runs.values() for r in rs]
+    errs = [x for c in cases for x in c["errors"]]
     if errs:
         print(f"\nerrors on the page: {errs[:3]}")
 
