@@ -822,6 +822,7 @@ def run(
 
 _gc_lock = threading.Lock()
 _gc_runs = 0  # runs in progress, in any thread, while the collector is paused for them
+_gc_resume = False  # whether the pause turned the collector off (the caller may have already)
 
 
 @contextmanager
@@ -832,19 +833,18 @@ def _gc_paused():
     fifth of a run's time on big graphs. A run makes no reference cycles (see _Recorder), so
     nothing is left for the collector to free; the pause ends with the last run in progress,
     in whichever thread, and only when a run started it."""
-    global _gc_runs
+    global _gc_runs, _gc_resume
     with _gc_lock:
         if _gc_runs == 0:
-            _gc_paused.started = gc.isenabled()
-            if _gc_paused.started:
-                gc.disable()
+            _gc_resume = gc.isenabled()
+            gc.disable()
         _gc_runs += 1
     try:
         yield
     finally:
         with _gc_lock:
             _gc_runs -= 1
-            if _gc_runs == 0 and _gc_paused.started:
+            if _gc_runs == 0 and _gc_resume:
                 gc.enable()
 
 
