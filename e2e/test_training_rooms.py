@@ -17,7 +17,8 @@ def test_mlp_learns_xor_and_writes_its_weights_back(page):
     panel = page.get_by_role("region", name="training")
     panel.get_by_role("button", name="Train", exact=True).click()
     status = panel.get_by_label("training status")
-    expect(status).to_have_attribute("data-status", "running")
+    # 300 steps on xor can be over before the page is looked at: running, or already done
+    expect(status).to_have_attribute("data-status", re.compile("^(running|ok)$"))
     expect(panel.get_by_role("img", name="loss chart")).to_be_visible()
     expect(status).to_have_attribute("data-status", "ok", timeout=60_000)
     loss = float(re.search(r"loss ([\d.e-]+)", status.inner_text()).group(1))
