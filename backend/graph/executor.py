@@ -14,11 +14,13 @@ it exists, in compute order:
     {"kind": "autograd",  "nodes": [...], "edges": [...]}
     {"kind": "error",     "node": id | None, "message": str, "type": str}
 
-Edge gradients come from the engine's node hooks, not recomputed: a post-hook on the
-consumer's node sees, for each input, exactly what it sends back along that edge. An op that is
-several engine ops (a composite: cross_entropy, linear, `if`) instead gets an `alias` node on
-each input edge, hooked the same way. Where a node feeds two consumers, its two edge gradients
-sum to its gradient.
+Edge gradients come from the engine's backward pass itself, not recomputed: the run watches
+each consumer's engine node, and the pass's observer (engine.autograd.graph.observe_backward,
+called after each node as a post-hook on it would be) sees, for each input, exactly what the
+node sends back along that edge. An op that is several engine ops (a composite: cross_entropy,
+linear, `if`) instead gets an `alias` node on each input edge, watched the same way. A node
+with no engine node of its own to watch (a leaf, a composite's output) gets a tensor hook.
+Where a node feeds two consumers, its two edge gradients sum to its gradient.
 
 Summaries are made in batches (see summary.summarize_many): records wait in a short buffer and
 go to `emit` together: whenever 10 ms have passed, when a batch is full (64 records at first,
@@ -40,7 +42,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 
 import engine as eg
-from engine.autograd.graph import AccumulateGrad, accumulator_of
+from engine.autograd.graph import AccumulateGrad, accumulator_of, observe_backward
 from engine.ops.shape import alias
 
 from .autograd_view import autograd_record
@@ -288,9 +290,10 @@ def _add_leaf(leaves, owner, node_id, param, tensor):
 class _Recorder:
     """A run's outgoing records and its clock: batching, summaries, cancel and time limit.
 
-    Hooks on the engine's nodes hold this object, never the run itself: the run holds the
-    values, the values their grad_fns, the grad_fns the hooks, so a hook holding the run would
-    make every run a reference cycle that only the garbage collector could free."""
+    Hooks on the engine's tensors and the backward observer hold this object, never the run
+    itself: the run holds the values, the values their grad_fns, the grad_fns the hooks, so a
+    hook holding the run would make every run a reference cycle that only the garbage
+    collector could free."""
 
     def __init__(self, emit, cancel, limits):
         self.emit, self.cancel, self.limits = emit, cancel, limits
@@ -355,7 +358,8 @@ class _Run:
         self.owner = {}  # engine node -> ("node", id) | ("edge", id) | ("leaf", id, param)
         self.leaves = []  # (node id, param name or None, tensor)
         self.picked = {}  # if-node id -> the port it ran
-        self.single_consumer = set()  # nodes whose gradient their one edge hook reports
+        self.single_consumer = set()  # nodes whose gradient their one edge's record reports
+        self.watch = {}  # engine node -> (its editor edges with positions, editor node, nr)
         self.signatures = {}
         # Engine nodes are claimed for the autograd view only when the view of an earlier run
         # cannot be sent again (see _autograd_view); the metas say whether it can.
@@ -530,26 +534,30 @@ class _Run:
         t = self.values[edge.source]
         if not t.requires_grad:
             return t
-        a = alias(t)  # this edge's own node: its hook sees the gradient sent along the edge
+        a = alias(t)  # this edge's own node: it sends back the gradient of the edge
         self.owner[a.grad_fn] = ("edge", edge.id)
-        a.grad_fn.register_hook(self._edge_hook([(edge, 0)]))
+        self.watch[a.grad_fn] = (((edge, 0),), None, 0)
         return a
 
-    def _edge_hook(self, positions, nid=None, nr=0):
-        """A post-hook for an engine node: the gradient it sends along each of `positions`'
-        edges and, for editor node `nid` (whose own engine node it is), the gradient that
-        reached it: output `nr` of grad_outputs, what a tensor hook on it would see. One hook
-        for both costs half what two do, and keeps their order: the node's gradient first."""
+    def _observer(self):
+        """What the backward pass calls after each engine node (engine's observe_backward):
+        for a node in `watch`, the gradient it sends along each of its editor edges and, for
+        the editor node whose own engine node it is, the gradient that reached it (output `nr`
+        of grad_outputs, what a tensor hook on it would see), in that order. One call per
+        engine node, where a post-hook registered on each node cost as much as the op."""
         # closes over the recorder and the result's dicts only (see _Recorder)
-        rec = self.recorder
+        rec, watch, single = self.recorder, self.watch, self.single_consumer
         record = rec.record
         edge_grads, node_grads = self.result.edge_grads, self.result.node_grads
-        single = self.single_consumer
 
-        def hook(grad_inputs, grad_outputs):
+        def observe(node, grad_inputs, grad_outputs):
+            watched = watch.get(node)
+            if watched is None:
+                return
             rec.checkpoint()
             if rec.quiet:
                 return
+            positions, nid, nr = watched
             if nid is not None:
                 g = grad_outputs[nr]
                 if g is not None:
@@ -572,10 +580,10 @@ class _Run:
                         node_grads[edge.source] = g
                         record({"kind": "node_grad", "node": edge.source}, g)
 
-        return hook
+        return observe
 
-    def _hook_edges(self, out, inputs, positions, nid):
-        """Hook the op's own node for its edges' gradients (and, for `nid`, its own); False
+    def _watch_edges(self, out, inputs, positions, nid):
+        """Watch the op's own node for its edges' gradients (and, for `nid`, its own); False
         when its next_functions do not line up with the inputs (then the caller falls back
         to aliases). Edge k's input is the k-th input given; without variadic ports (lists),
         that is inputs[position]: no flattening, which costs more than the op itself here."""
@@ -595,7 +603,7 @@ class _Run:
             if want is not None:
                 mine.append((edge, pos))
         if mine or nid is not None:
-            node.register_hook(self._edge_hook(mine, nid, out._output_nr))
+            self.watch[node] = (mine, nid, out._output_nr)
         return True
 
     def _node_hook(self, nid):
@@ -640,7 +648,7 @@ class _Run:
             entry = None
         cached = entry is not None
         backward = self.backward
-        # one consumer: the node's gradient is that edge's, reported by the edge hook
+        # one consumer: the node's gradient is that edge's, reported with the edge's
         single = len(self.outgoing[nid]) == 1 and nid != self.target
         if cached:
             out = entry[0]
@@ -651,7 +659,7 @@ class _Run:
             if backward and not composite and out.grad_fn is not None:
                 inputs, positions = self._last_inputs
                 own = None if single or not out.requires_grad else nid
-                hooked = self._hook_edges(out, inputs, positions, own)
+                hooked = self._watch_edges(out, inputs, positions, own)
                 if not hooked:
                     out = self._compute(nid, step, True)
                 elif own is not None:
@@ -757,7 +765,8 @@ class _Run:
                 self.flush()  # the first pass's records, summarised before .grad changes
                 self.recorder.quiet = True
             try:
-                out.backward(retain_graph=retain_graph and not second)
+                with observe_backward(self._observer()):
+                    out.backward(retain_graph=retain_graph and not second)
             except (Cancelled, LimitExceeded):
                 raise
             except Exception as exc:

@@ -10,7 +10,7 @@ import heapq
 
 from .. import _tensor  # partially initialised at import time; used at call time
 from .grad_mode import STATE
-from .graph import AccumulateGrad, edge_of
+from .graph import OBSERVER, AccumulateGrad, edge_of
 
 
 def run_backward(
@@ -76,6 +76,7 @@ def _loop(ready, state, retain_graph, create_graph, captures, needed, results, a
     """The hot loop: one iteration per node. Everything rare (hooks, captures, dtype casts) sits
     behind one check each, so a common node costs little more than its own backward formula."""
     pop, push, wrap = heapq.heappop, heapq.heappush, _tensor.wrap
+    observe = OBSERVER.fn  # graph.observe_backward
     while ready:
         node = pop(ready)[1]
         grads = state.pop(node)
@@ -109,6 +110,8 @@ def _loop(ready, state, retain_graph, create_graph, captures, needed, results, a
                     r = fn(grad_inputs, tuple(grads))
                     if r is not None:
                         grad_inputs = tuple(r)
+            if observe is not None:
+                observe(node, grad_inputs, grads)
             if node.casts is not None:
                 grad_inputs = tuple(
                     g if c is None or g is None else g.to(c)

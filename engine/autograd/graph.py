@@ -8,8 +8,10 @@ and freed after a backward that does not retain the graph.
 """
 
 import itertools
+import threading
 import weakref
 from collections import OrderedDict
+from contextlib import contextmanager
 from sys import getrefcount
 
 from .grad_mode import STATE
@@ -50,6 +52,29 @@ def add_hook(store, fn):
     handle = RemovableHandle(store)
     store[handle.id] = fn
     return handle
+
+
+class _Observer(threading.local):
+    fn = None
+
+
+OBSERVER = _Observer()  # the backward pass reads it once per pass, in its own thread
+
+
+@contextmanager
+def observe_backward(fn):
+    """Within the block, each node a backward pass in this thread runs (AccumulateGrad aside)
+    calls fn(node, grad_inputs, grad_outputs) right after the node's own post-hooks: what a
+    post-hook registered on every node would see, for one call per node and nothing
+    registered. For tools that trace a whole pass (Wiregrad's executor reports the gradient on
+    every edge), where registering a hook on each of thousands of nodes would cost more than
+    the pass. grad_outputs is the engine's own list: read it, do not keep or change it. Not a
+    PyTorch API."""
+    prev, OBSERVER.fn = OBSERVER.fn, fn
+    try:
+        yield
+    finally:
+        OBSERVER.fn = prev
 
 
 class Node:

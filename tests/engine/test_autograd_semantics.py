@@ -1327,3 +1327,62 @@ def test_run_both_smoke():
     t, e = run_both(lambda lib: lib.tensor([1.0, 2.0]) * 2)
     assert_tree_close(t, e)
     assert to_py(None) is None
+
+
+# -- observe_backward: the engine's own extension for tracing a whole pass (not in PyTorch) --------
+def _walk_nodes(root):
+    seen, stack = [], [root]
+    while stack:
+        n = stack.pop()
+        if n is None or n in seen:
+            continue
+        seen.append(n)
+        stack.extend(f for f, _ in n.next_functions)
+    return seen
+
+
+def test_observe_backward_sees_what_a_post_hook_on_every_node_sees():
+    import threading
+
+    from engine.autograd.graph import AccumulateGrad, observe_backward
+
+    x = eg.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    w = eg.tensor([0.5, 0.25, -1.0], requires_grad=True)
+    h = eg.tanh(x * w)
+    y = (h * h + h.exp() * 3).sum()
+    nodes = [n for n in _walk_nodes(y.grad_fn) if not isinstance(n, AccumulateGrad)]
+    # a post-hook that changes what its node sends: the observer runs after it, and sees that
+    nodes[2].register_hook(lambda gi, go: tuple(g * 2 if g is not None else None for g in gi))
+    hooked, observed = [], []
+    for n in nodes:
+        n.register_hook(
+            lambda gi, go, n=n: hooked.append((n, [to_py(g) for g in gi], to_py(go[0])))
+        )
+
+    def observe(node, grad_inputs, grad_outputs):
+        observed.append((node, [to_py(g) for g in grad_inputs], to_py(grad_outputs[0])))
+
+    # another thread's pass, during the block, is not observed (it would add to `observed`)
+    def elsewhere():
+        a = eg.tensor([1.0], requires_grad=True)
+        (a * 2).sum().backward()
+
+    with observe_backward(observe):
+        t = threading.Thread(target=elsewhere)
+        t.start()
+        t.join()
+        y.backward(retain_graph=True)
+    assert not isinstance(observed[0][0], AccumulateGrad)
+    assert all(not isinstance(n, AccumulateGrad) for n, _, _ in observed)
+    assert [n for n, _, _ in observed] == [n for n, _, _ in hooked]
+    assert observed == hooked
+    assert len(observed) == len(nodes)
+
+    # the observer is gone after the block, also after a failing pass
+    observed.clear()
+    y.backward(retain_graph=True)
+    assert observed == []
+    with pytest.raises(RuntimeError, match="does not require grad"), observe_backward(observe):
+        eg.tensor([1.0]).sum().backward()
+    y.backward()
+    assert observed == []
