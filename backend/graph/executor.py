@@ -139,7 +139,17 @@ class _Step:
     """One node of a plan: its op, resolved params and inputs, and the part of its cache
     signature that depends on the node alone."""
 
-    __slots__ = ("spec", "params", "ports", "positions", "srcs", "key", "composite", "source")
+    __slots__ = (
+        "spec",
+        "params",
+        "ports",
+        "positions",
+        "srcs",
+        "key",
+        "composite",
+        "source",
+        "variadic",
+    )
 
     def __init__(self, index, nid):
         spec, params = index.specs[nid], index.params[nid]
@@ -161,6 +171,7 @@ class _Step:
                     pos += 1
             if not port.variadic:
                 pos += 1
+        self.variadic = any(variadic for _, variadic in self.ports)
         node = index.nodes[nid]
         # Python's tuple hash: 64 bits, in-memory only (the cache never leaves the process)
         self.key = hash((nid, node.op, repr(sorted(params.items())), tuple(parts)))
@@ -582,7 +593,7 @@ class _Run:
 
         return observe
 
-    def _watch_edges(self, out, inputs, positions, nid):
+    def _watch_edges(self, out, inputs, positions, nid, variadic):
         """Watch the op's own node for its edges' gradients (and, for `nid`, its own); False
         when its next_functions do not line up with the inputs (then the caller falls back
         to aliases). Edge k's input is the k-th input given; without variadic ports (lists),
@@ -590,7 +601,7 @@ class _Run:
         node = out.grad_fn
         nf = node.next_functions
         flat = None
-        if any(isinstance(v, list) for v in inputs):
+        if variadic:
             flat = [x for v in inputs for x in (v if isinstance(v, list) else [v]) if x is not None]
         mine = []
         for k, (edge, pos) in enumerate(positions):
@@ -659,7 +670,7 @@ class _Run:
             if backward and not composite and out.grad_fn is not None:
                 inputs, positions = self._last_inputs
                 own = None if single or not out.requires_grad else nid
-                hooked = self._watch_edges(out, inputs, positions, own)
+                hooked = self._watch_edges(out, inputs, positions, own, step.variadic)
                 if not hooked:
                     out = self._compute(nid, step, True)
                 elif own is not None:
