@@ -85,10 +85,10 @@ def end_to_end(client, doc, mode="backward"):
     ack = client.call("run", {"graph": doc, "mode": mode}, timeout=120)
     run_id = ack["run_id"]
     finished = client.wait_finished(run_id, timeout=120)
-    client.wait_for(lambda _: len(client.records(run_id)) >= finished["records"], timeout=30)
+    client.wait_for(lambda _: len(client.raw_records(run_id)) >= finished["records"], timeout=30)
     elapsed = time.perf_counter() - t0
     assert finished["status"] == "ok", finished
-    n = len(client.records(run_id))
+    n = len(client.raw_records(run_id))
     with client.cond:  # forget this run's packets: keep the recorder small
         client.received[:] = [p for p in client.received if p[2].get("run_id") != run_id]
     return elapsed, n, finished

@@ -5,12 +5,13 @@ its condition first and only then the branch it picks; nodes that only feed the 
 never run and are reported as skipped. Every step is a trace record handed to `emit` as soon as
 it exists, in compute order:
 
-    {"kind": "value",     "node": id, "summary": {...}}
+    {"kind": "summaries", "first": row, "rows": n, ...columns}   (before the records below)
+    {"kind": "value",     "node": id, "summary": row}
     {"kind": "skipped",   "node": id, "reason": "..."}
     {"kind": "branch_not_taken", "node": if-node id, "port": "then" | "else", "edge": id}
-    {"kind": "edge_grad", "edge": id, "source": id, "target": id, "summary": {...}}
-    {"kind": "node_grad", "node": id, "summary": {...}}
-    {"kind": "leaf_grad", "node": id, "param": None | "weight" | "bias", "summary": {...}}
+    {"kind": "edge_grad", "edge": id, "source": id, "target": id, "summary": row}
+    {"kind": "node_grad", "node": id, "summary": row}
+    {"kind": "leaf_grad", "node": id, "param": None | "weight" | "bias", "summary": row}
     {"kind": "autograd",  "nodes": [...], "edges": [...]}
     {"kind": "error",     "node": id | None, "message": str, "type": str}
 
@@ -22,10 +23,12 @@ linear, `if`) instead gets an `alias` node on each input edge, watched the same 
 with no engine node of its own to watch (a leaf, a composite's output) gets a tensor hook.
 Where a node feeds two consumers, its two edge gradients sum to its gradient.
 
-Summaries are made in batches (see summary.summarize_many): records wait in a short buffer and
-go to `emit` together: whenever 10 ms have passed, when a batch is full (64 records at first,
-each batch twice the last up to 4,096: the first records go out soon, the many that follow in
-a few large batches, whose summaries cost little more than small ones), and at the end.
+Summaries are made in batches, as tables (see summary.py): records wait in a short buffer and
+go to `emit` together, each batch's tables first: whenever 10 ms have passed, when a batch is
+full (64 records at first, each batch twice the last up to 4,096: the first records go out
+soon, the many that follow in a few large batches, whose summaries cost little more than small
+ones), and at the end. A record's summary is a row of a table; summary.expand_records writes
+them out.
 
 What a run needs of a document that does not depend on values (the index, the compute order,
 resolved params, each node's inputs) is a _Plan, kept for the document's next runs: a document
@@ -48,7 +51,7 @@ from engine.ops.shape import alias
 from .autograd_view import autograd_record
 from .index import GraphIndex
 from .limits import DEFAULT, LimitExceeded
-from .summary import summarize_many
+from .summary import expand_records, summary_tables, take_rows
 from .validate import GraphInvalid, Problem, check, resolved_params
 
 FLUSH_FIRST = 64
@@ -115,7 +118,7 @@ class ForwardCache:
             self.misses += misses
 
     def get(self, sig):
-        """The entry [tensor, summary or None, meta] for `sig`, or None."""
+        """The entry [tensor, (summary table, row) or None, meta] for `sig`, or None."""
         with self._lock:
             entry = self._store.get(sig)
             if entry is not None:
@@ -310,13 +313,16 @@ class _Recorder:
         self.emit, self.cancel, self.limits = emit, cancel, limits
         self.started = self.last_flush = time.perf_counter()
         self.preview = limits.preview_elements
-        self.pending = []  # (record, tensor to summarise, cache entry), waiting for flush()
+        # waiting for flush(): (record, tensor to summarise or None, cache entry or None); a
+        # cache entry without a tensor has the summary already: entry[1] = (its table, row)
+        self.pending = []
+        self.rows = 0  # summary table rows sent so far
         self.batch = FLUSH_FIRST
         self.quiet = False  # a second backward pass: node and edge gradients are the first's
 
     def record(self, rec, tensor=None, entry=None):
-        """Queue a record; `tensor` gets summarised at the flush (or its cache `entry` already
-        holds the summary)."""
+        """Queue a record; `tensor` gets summarised at the flush, or the cache `entry` of a hit
+        says where its summary is."""
         self.pending.append((rec, tensor, entry))
         if (
             len(self.pending) >= self.batch
@@ -325,20 +331,53 @@ class _Recorder:
             self.flush()
 
     def flush(self):
+        """Send the waiting records, after the tables of their summaries (summary.py): fresh
+        tensors' rows, and rows of earlier tables for cache hits, which keep where their
+        summary is. Rows are numbered across the run, from 0."""
         pending, self.pending = self.pending, []
         self.last_flush = time.perf_counter()
         self.batch = min(2 * self.batch, FLUSH_RECORDS)
-        tensors = [t for _, t, e in pending if t is not None and (e is None or e[1] is None)]
-        summaries = iter(summarize_many(tensors, self.preview)) if tensors else None
+        fresh, refs = [], {}  # tensors to summarise; id(earlier table) -> (table, its rows)
+        for _, t, entry in pending:
+            if t is not None:
+                fresh.append(t)
+            elif entry is not None:
+                table, k = entry[1]
+                ref = refs.get(id(table))
+                if ref is None:
+                    ref = refs[id(table)] = (table, [])
+                ref[1].append(k)
+        if not fresh and not refs:
+            for rec, _, _ in pending:
+                self.emit(rec)
+            return
+        tables, where = summary_tables(fresh, self.preview) if fresh else ((), ())
+        firsts = []
+        for table in tables:
+            firsts.append(self._send_table(table))
+        again = {}  # id(earlier table) -> (first row of its new table, row -> new row)
+        for key, (table, rows) in refs.items():
+            rows = list(dict.fromkeys(rows))
+            first = self._send_table(take_rows(table, rows))
+            again[key] = (first, {k: j for j, k in enumerate(rows)})
+        where = iter(where)
         for rec, t, entry in pending:
             if t is not None:
-                if entry is not None and entry[1] is not None:
-                    rec["summary"] = entry[1]
-                else:
-                    rec["summary"] = next(summaries)
-                    if entry is not None:
-                        entry[1] = rec["summary"]
+                no, k = next(where)
+                rec["summary"] = firsts[no] + k
+                if entry is not None:  # the cache keeps where its summary is
+                    entry[1] = (tables[no], k)
+            elif entry is not None:
+                table, k = entry[1]
+                first, moved = again[id(table)]
+                rec["summary"] = first + moved[k]
             self.emit(rec)
+
+    def _send_table(self, table):
+        first = table["first"] = self.rows
+        self.rows += table["rows"]
+        self.emit(table)
+        return first
 
     def checkpoint(self):
         """Between nodes (and in backward hooks): honour cancel and the time limit, and send
@@ -452,11 +491,9 @@ class _Run:
                 if step.source and out._requires_grad and out.grad_fn is None:
                     self.add_leaf(nid, None, out)
                 metas.append(meta)
-                if summary is not None:  # summarised by an earlier run: the record is ready
-                    record = {"kind": "value", "node": nid, "cached": True, "summary": summary}
-                    pending.append((record, None, None))
-                else:
-                    pending.append(({"kind": "value", "node": nid, "cached": True}, out, entry))
+                # summarised by an earlier run: the entry says where; else summarise it now
+                record = {"kind": "value", "node": nid, "cached": True}
+                pending.append((record, None if summary else out, entry))
                 since_check += 1
                 if since_check >= CHECK_EVERY:
                     since_check = 0
@@ -698,7 +735,11 @@ class _Run:
             elif hooked != "node":
                 out.register_hook(self._node_hook(nid))
         if cached:
-            self.record({"kind": "value", "node": nid, "cached": True}, out, entry)
+            self.record(
+                {"kind": "value", "node": nid, "cached": True},
+                None if entry[1] is not None else out,
+                entry,
+            )
         else:
             self.record({"kind": "value", "node": nid}, out, entry)
 
@@ -836,7 +877,7 @@ def run(
         r.flush()
     res.timings["total_ms"] = (time.perf_counter() - t0) * 1e3
     if emit is None:
-        res.records = records
+        res.records = expand_records(records)
     return res
 
 
@@ -954,7 +995,8 @@ def _message(exc):
 
 
 def run_records(doc, mode="forward", target=None, **kwargs):
-    """(RunResult, records): a run with its records collected in a list."""
+    """(RunResult, records): a run with its records collected in a list, each with its summary
+    written out (summary.expand_records)."""
     records = []
     res = run(doc, mode, target, records.append, **kwargs)
-    return res, records
+    return res, expand_records(records)

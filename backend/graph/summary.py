@@ -1,17 +1,22 @@
 """Tensor summaries for the page: shape, dtype, stats, NaN/Inf counts and, for small tensors,
 the values themselves. JSON-safe: non-finite numbers become the strings "nan", "inf", "-inf".
 
-A run makes thousands of summaries of small tensors, so `summarize_many` computes the stats of a
-whole batch with a handful of numpy calls over one concatenated array (reduceat per segment)
-instead of a dozen calls per tensor."""
+A run summarises thousands of small tensors, so summaries are made and sent as tables, column
+by column: one table per shape and dtype, row k one tensor (docs/protocol.md, "Summary
+tables"). Its stats are a few numpy calls over the stacked values, its previews one stacked
+copy, and a record names its row instead of carrying a dict of a dozen objects: building those
+dicts cost more than the ops being traced. `row_summary` writes one row out as the summary dict
+that readers of single records (tests, the CLI, training snapshots) use."""
 
 import math
 
 import numpy as np
 
-_BATCH_MAX_ELEMENTS = 4096  # bigger tensors are summarised one by one
-# A batch's elements at most: its float64 temporaries stay under glibc's mmap threshold (128
-# KiB), past which every temporary is fresh pages from the kernel, which costs twice the math.
+STATS = ("min", "max", "mean", "std", "norm")  # the columns of a table's `stats`
+_BIG = 4096  # tensors with more elements are summarised one by one, never stacked
+# Rows are reduced in chunks of at most this many elements: float64 temporaries under glibc's
+# mmap threshold (128 KiB) come from the heap, bigger ones are fresh pages from the kernel,
+# which costs twice the math.
 _CHUNK_ELEMENTS = 8192
 
 
@@ -45,199 +50,217 @@ def dtype_name(dt):
     return name
 
 
-def _head(t, a):
-    return {
-        "shape": list(a.shape),
-        "dtype": dtype_name(a.dtype),
-        "numel": int(a.size),
-        "requires_grad": bool(t._requires_grad),
-        "grad_fn": type(t.grad_fn).__name__ if t.grad_fn is not None else None,
-    }
-
-
-def summarize(t, preview_elements=1024):
-    """The summary of one tensor."""
-    return summarize_many([t], preview_elements)[0]
-
-
-def summarize_many(tensors, preview_elements=1024):
-    """Summaries of many tensors, in order; the same tensor object is summarised once."""
-    out = [None] * len(tensors)
+def summary_tables(tensors, preview_elements=1024):
+    """Tables of the tensors' summaries: (tables, where), where[i] = (table number, row) of
+    tensors[i]. The same tensor object twice is one row. Tables are `summaries` records
+    without their `first` row number, which the run gives them as it sends them."""
+    groups = {}  # (shape, dtype) -> [tensors, host arrays, rows of `where` to fill]
+    where = [None] * len(tensors)
     seen = {}
-    small, small_idx, size = [], [], 0
     for i, t in enumerate(tensors):
         j = seen.get(id(t))
         if j is not None:
-            out[i] = j
+            where[i] = j  # resolved below, once tensors[j] has its row
             continue
         seen[id(t)] = i
         a = t._data
         if not isinstance(a, np.ndarray):
             a = a.get()  # a cupy array (what _host does, inline: this loop sees every record)
-        n = a.size
-        if 0 < n <= _BATCH_MAX_ELEMENTS and a.dtype.kind in "fiub":
-            if size + n > _CHUNK_ELEMENTS:
-                _batch(tensors, small, small_idx, out, preview_elements)
-                small, small_idx, size = [], [], 0
-            small.append(a)
-            small_idx.append(i)
-            size += n
+        g = groups.get((a.shape, a.dtype))
+        if g is None:
+            g = groups[(a.shape, a.dtype)] = ([], [], [])
+        g[0].append(t)
+        g[1].append(a)
+        g[2].append(i)
+    tables = []
+    for ts, arrays, idx in groups.values():
+        no = len(tables)
+        tables.append(_table(ts, arrays, preview_elements))
+        for k, i in enumerate(idx):
+            where[i] = (no, k)
+    for i, w in enumerate(where):
+        if isinstance(w, int):
+            where[i] = where[w]
+    return tables, where
+
+
+def _table(ts, arrays, preview_elements):
+    """The table of tensors that share one shape and dtype."""
+    a0 = arrays[0]
+    n, numel = len(arrays), a0.size
+    names = {}  # grad_fn class -> its name
+    grad_fn = []
+    for t in ts:
+        gf = t.grad_fn
+        if gf is None:
+            grad_fn.append(None)
         else:
-            out[i] = _one(t, a, preview_elements)
-    if small:
-        _batch(tensors, small, small_idx, out, preview_elements)
-    for i, v in enumerate(out):  # repeats point at their first summary's index: resolve them
-        if isinstance(v, int):
-            out[i] = out[v]
+            name = names.get(gf.__class__)
+            if name is None:
+                name = names[gf.__class__] = gf.__class__.__name__
+            grad_fn.append(name)
+    table = {
+        "kind": "summaries",
+        "rows": n,
+        "shape": list(a0.shape),
+        "dtype": dtype_name(a0.dtype),
+        "numel": numel,
+        "requires_grad": [t._requires_grad for t in ts],
+        "grad_fn": grad_fn,
+    }
+    numeric = a0.dtype.kind in "fiub"
+    if numel <= _BIG:
+        # one copy of every value (never the tensor's own array: a leaf's .grad changes in
+        # place later), which is also the previews: row k is tensor k
+        stacked = np.concatenate(arrays, axis=None).reshape(n, numel)
+        stats, nan, inf, bad = _stats_rows(stacked) if numeric and numel else (None, None, None, ())
+        preview = stacked.reshape(n, *a0.shape) if numel <= preview_elements else None
+    else:
+        stats = nan = inf = None
+        bad = []
+        if numeric:  # row by row: stacking big tensors would copy them for nothing
+            parts = [_stats_rows(a.reshape(1, numel)) for a in arrays]
+            stats = np.concatenate([p[0] for p in parts])
+            nan = np.concatenate([p[1] for p in parts])
+            inf = np.concatenate([p[2] for p in parts])
+            bad = [k for k, p in enumerate(parts) if p[3]]
+        preview = np.stack(arrays) if numel <= preview_elements else None
+    if stats is None:  # no numbers to take stats of: empty tensors, other dtypes
+        zeros = np.zeros(n, np.int64)
+        table.update(nan=zeros, inf=zeros, stats=[None] * n, preview=preview)
+        return table
+    if len(bad) or not np.isfinite(stats).all():
+        # JSON has no NaN: spell out the stats and the previews of rows with non-finite numbers
+        # (rare: the usual table goes out as numpy arrays, written straight from memory)
+        counted = nan + inf
+        stats = [
+            None if c == numel else [_json_number(x) for x in row]
+            for row, c in zip(stats.tolist(), counted.tolist())
+        ]
+        if preview is not None and len(bad):
+            preview = list(preview)
+            for k in bad:
+                preview[k] = _json_values(preview[k], False)
+    table.update(nan=nan, inf=inf, stats=stats, preview=preview)
+    return table
+
+
+def _stats_rows(m):
+    """Per row of m: min, max, mean, std (population) and L2 norm of its finite values, as an
+    (rows, 5) float64 array, with the rows' NaN and Inf counts and the rows that had any.
+    Deviations are taken from the mean (two passes), and std and norm are scaled by the largest
+    magnitude, so neither an offset like 1e8 nor values near 1e200 spoil them."""
+    rows, numel = m.shape
+    out = np.empty((rows, 5))
+    nan = np.zeros(rows, np.int64)
+    inf = np.zeros(rows, np.int64)
+    bad = []
+    step = max(1, _CHUNK_ELEMENTS // numel)
+    for s in range(0, rows, step):
+        f = m[s : s + step].astype(np.float64, copy=False)
+        ok = np.isfinite(f)
+        if ok.all():
+            _finite_stats(f, out[s : s + step])
+            continue
+        good = ok.all(axis=1)
+        if good.any():
+            out[s : s + step][good] = _finite_stats(f[good], np.empty((int(good.sum()), 5)))
+        for r in np.flatnonzero(~good):  # rows with NaN or Inf: one by one
+            k = s + int(r)
+            bad.append(k)
+            v = f[r][ok[r]]
+            nan[k] = int(np.isnan(f[r]).sum())
+            inf[k] = numel - v.size - nan[k]
+            if v.size:
+                _finite_stats(v.reshape(1, -1), out[k : k + 1])
+            else:
+                out[k] = np.nan  # no finite value: no stats
+    return out, nan, inf, bad
+
+
+def _finite_stats(f, out):
+    n = f.shape[1]
+    lo, hi = f.min(axis=1), f.max(axis=1)
+    scale = np.maximum(np.abs(lo), np.abs(hi))
+    scale[scale == 0] = 1.0  # all-zero rows
+    w = f / scale[:, None]
+    mean_w = w.sum(axis=1) / n
+    dev = w - mean_w[:, None]
+    out[:, 0], out[:, 1], out[:, 2] = lo, hi, mean_w * scale
+    out[:, 3] = np.sqrt(np.einsum("ij,ij->i", dev, dev) / n) * scale
+    out[:, 4] = np.sqrt(np.einsum("ij,ij->i", w, w)) * scale
     return out
 
 
-def _one(t, a, preview_elements):
-    s = _head(t, a)
-    n = s["numel"]
-    finite = True
-    if n and a.dtype.kind in "fiub":
-        f = a.astype(np.float64, copy=False).ravel()
-        ok = np.isfinite(f)
-        n_ok = int(ok.sum())
-        finite = n_ok == n
-        s["nan"] = 0 if finite else int(np.isnan(f).sum())
-        s["inf"] = n - n_ok - s["nan"]
-        v = f if finite else f[ok]
-        s["stats"] = _stats_of(v) if v.size else None
-    if n <= preview_elements:
-        s["preview"] = _json_values(a, finite)
+def take_rows(table, rows):
+    """A table of some rows of `table` (a cached node's summary, sent again in a later run)."""
+    idx = np.asarray(rows, np.intp)
+
+    def pick(col):
+        if col is None:
+            return None
+        if isinstance(col, np.ndarray):
+            return col[idx]
+        return [col[k] for k in rows]
+
+    out = {k: v for k, v in table.items() if k != "first"}
+    out["rows"] = len(rows)
+    for col in ("requires_grad", "grad_fn", "nan", "inf", "stats", "preview"):
+        out[col] = pick(table[col])
+    return out
+
+
+def row_summary(table, k):
+    """Row k of a table (as made here, or read back from JSON) as one summary dict:
+    {shape, dtype, numel, requires_grad, grad_fn, nan, inf, stats: {min, max, mean, std, norm}
+    or None, and preview when the table has previews}."""
+    row = table["stats"][k]
+    s = {
+        "shape": list(table["shape"]),
+        "dtype": table["dtype"],
+        "numel": table["numel"],
+        "requires_grad": table["requires_grad"][k],
+        "grad_fn": table["grad_fn"][k],
+        "nan": int(table["nan"][k]),
+        "inf": int(table["inf"][k]),
+        "stats": None
+        if row is None
+        else {name: x if isinstance(x, str) else float(x) for name, x in zip(STATS, row)},
+    }
+    if table["preview"] is not None:
+        s["preview"] = table["preview"][k]
     return s
 
 
-def _stats_of(v):
-    """min, max, mean, std (population) and L2 norm of finite float64 values. Deviations are
-    taken from the mean (two passes) and both std and norm are scaled by the largest magnitude,
-    so neither an offset like 1e8 nor values near 1e200 spoil them."""
-    lo, hi = float(v.min()), float(v.max())
-    scale = max(abs(lo), abs(hi)) or 1.0
-    w = v / scale
-    mean_w = float(w.mean())
-    dev = w - mean_w
-    return _stats_dict(
-        lo,
-        hi,
-        mean_w * scale,
-        scale * math.sqrt(float(dev @ dev) / v.size),
-        scale * math.sqrt(float(w @ w)),
-    )
+def expand_records(records):
+    """Records as single dicts: each `summary` row number replaced by its summary, and the
+    `summaries` tables left out. For readers of a run's records one by one; the page does the
+    same (frontend/src/api/summaryRows.ts)."""
+    rows = {}  # row number -> (table, row in it)
+    out = []
+    for rec in records:
+        kind = rec["kind"]
+        if kind == "summaries":
+            first = rec["first"]
+            for k in range(rec["rows"]):
+                rows[first + k] = (rec, k)
+            continue
+        s = rec.get("summary")
+        if isinstance(s, int):
+            rec = dict(rec, summary=row_summary(*rows[s]))
+        out.append(rec)
+    return out
 
 
-def _stats_dict(lo, hi, mean, std, norm):
-    return {
-        "min": _json_number(lo),
-        "max": _json_number(hi),
-        "mean": _json_number(mean),
-        "std": _json_number(std),
-        "norm": _json_number(norm),
-    }
+def summarize_many(tensors, preview_elements=1024):
+    """The summary dicts of many tensors, in order."""
+    tables, where = summary_tables(tensors, preview_elements)
+    return [row_summary(tables[no], k) for no, k in where]
 
 
-def _batch(tensors, arrays, idx, out, preview_elements):
-    """Stats of many small tensors at once, segment by segment of one concatenated array."""
-    sizes = np.fromiter((a.size for a in arrays), np.int64, len(arrays))
-    starts = np.zeros(len(arrays), np.int64)
-    np.cumsum(sizes[:-1], out=starts[1:])
-    cat = np.concatenate(arrays, axis=None)  # a copy of every value, each tensor flattened
-    flat = cat.astype(np.float64, copy=False)
-    ok = np.isfinite(flat)
-    all_ok = bool(ok.all())
-    if all_ok:
-        v, lo_v, hi_v, n_ok = flat, flat, flat, sizes
-        nan = bad = None
-    else:
-        v = np.where(ok, flat, 0.0)
-        lo_v = np.where(ok, flat, np.inf)
-        hi_v = np.where(ok, flat, -np.inf)
-        n_ok = np.add.reduceat(ok, starts)
-        nan = np.add.reduceat(np.isnan(flat), starts)
-        bad = sizes - n_ok
-    lo = np.minimum.reduceat(lo_v, starts)
-    hi = np.maximum.reduceat(hi_v, starts)
-    scale = np.maximum(np.abs(lo), np.abs(hi))
-    scale[~np.isfinite(scale) | (scale == 0)] = 1.0  # all-non-finite or all-zero segments
-    w = v / np.repeat(scale, sizes)
-    count = np.maximum(n_ok, 1)
-    mean_w = np.add.reduceat(w, starts) / count
-    dev = w - np.repeat(mean_w, sizes)
-    if not all_ok:
-        dev *= ok
-    var_w = np.add.reduceat(dev * dev, starts) / count
-    norm_w = np.sqrt(np.add.reduceat(w * w, starts))
-    mean, std, norm = mean_w * scale, np.sqrt(var_w) * scale, norm_w * scale
-    # non-finite stats (all values nan, or sums past 1e308) need spelling out for JSON
-    spell = not (
-        np.isfinite(lo).all()
-        and np.isfinite(hi).all()
-        and np.isfinite(std).all()
-        and np.isfinite(norm).all()
-        and np.isfinite(mean).all()
-    )
-    columns = zip(lo.tolist(), hi.tolist(), mean.tolist(), std.tolist(), norm.tolist())
-    n_ok = n_ok.tolist() if not all_ok else None
-    nan = nan.tolist() if nan is not None else None
-    bad = bad.tolist() if bad is not None else None
-    sizes = sizes.tolist()
-    starts = starts.tolist()
-    # Previews stay numpy arrays, views of `cat`, the batch's own copy of the values in their
-    # own dtype (never the tensor's array: a leaf's .grad changes in place later). The server's
-    # JSON encoder (orjson) writes them as nested lists straight from memory, each number as the
-    # shortest decimal that reads back as the same value of its dtype (float32's 0.1 as 0.1, not
-    # 0.10000000149011612), at a small fraction of the cost of nested Python lists; and they
-    # leave the garbage collector nothing to scan. When every tensor of the batch has one shape
-    # and dtype (the usual case), `cat` seen as (tensors, *shape) gives each preview in one
-    # index: a view, or a numpy scalar for a 0-d tensor. Only previews with non-finite values
-    # become lists now, to spell those out.
-    shape0, dtype0 = arrays[0].shape, arrays[0].dtype
-    uniform = all(a.shape == shape0 and a.dtype == dtype0 for a in arrays)
-    stacked = cat.reshape(len(arrays), *shape0) if uniform else None
-    dname0 = dtype_name(dtype0)
-    names = {}  # grad_fn class -> its name
-    for k, (i, a, (lo_k, hi_k, mean_k, std_k, norm_k)) in enumerate(zip(idx, arrays, columns)):
-        t = tensors[i]
-        gf = t.grad_fn
-        if gf is None:
-            gf_name = None
-        else:
-            gf_name = names.get(gf.__class__)
-            if gf_name is None:
-                gf_name = names[gf.__class__] = gf.__class__.__name__
-        n = sizes[k]
-        if all_ok:
-            c, nan_k, inf_k = n, 0, 0
-        else:
-            c, nan_k = n_ok[k], nan[k]
-            inf_k = bad[k] - nan_k
-        if not c:
-            stats = None
-        elif spell:
-            stats = _stats_dict(lo_k, hi_k, mean_k, std_k, norm_k)
-        else:
-            stats = {"min": lo_k, "max": hi_k, "mean": mean_k, "std": std_k, "norm": norm_k}
-        # built at once: a dict literal costs half of one filled in key by key
-        s = {
-            "shape": list(a.shape),  # every summary its own list: no two records share one
-            "dtype": dname0 if uniform else dtype_name(a.dtype),
-            "numel": n,
-            "requires_grad": t._requires_grad,
-            "grad_fn": gf_name,
-            "nan": nan_k,
-            "inf": inf_k,
-            "stats": stats,
-        }
-        if n <= preview_elements:
-            if c != n:
-                s["preview"] = _json_values(a, False)
-            elif uniform:
-                s["preview"] = stacked[k]
-            else:
-                s["preview"] = a.copy() if a.ndim else a[()]
-        out[i] = s
+def summarize(t, preview_elements=1024):
+    """The summary of one tensor."""
+    return summarize_many([t], preview_elements)[0]
 
 
 def full_values(t):

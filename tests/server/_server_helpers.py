@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import engineio
 import socketio
 
+from backend.graph.summary import expand_records
 from backend.server import fastjson
 
 EVENTS = ("run_started", "trace", "run_finished")
@@ -64,9 +65,14 @@ class Recorder:
                     raise TimeoutError("the awaited packet did not come")
                 self.cond.wait(left)
 
-    def records(self, run_id):
-        """Every trace record of the run, in the order received."""
+    def raw_records(self, run_id):
+        """Every trace record of the run as sent, in the order received: summaries as row
+        numbers of the `summaries` tables among them."""
         return [r for _, _, d in self.packets(run_id, "trace") for r in d["records"]]
+
+    def records(self, run_id):
+        """The run's records received so far, each with its summary written out."""
+        return expand_records(self.raw_records(run_id))
 
     def result(self, run_id, timeout=30):
         """(run_finished payload, records) once the run is over and all its records came
@@ -74,7 +80,7 @@ class Recorder:
         finished = self.wait_finished(run_id, timeout)
         want = finished.get("records")
         if want is not None:
-            self.wait_for(lambda _: len(self.records(run_id)) >= want, timeout=5)
+            self.wait_for(lambda _: len(self.raw_records(run_id)) >= want, timeout=5)
         return finished, self.records(run_id)
 
     def run_to_end(self, graph, mode="forward", timeout=30, **fields):

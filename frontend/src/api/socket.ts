@@ -8,7 +8,9 @@ import type {
   RunMode,
   TensorReply,
   TraceRecord,
+  WireRecord,
 } from "./types";
+import { expandRecords } from "./summaryRows";
 
 export interface RunHandlers {
   onStarted: (runId: string, mode: RunMode, target: string | null) => void;
@@ -35,7 +37,9 @@ export class Connection {
     this.socket.on("disconnect", () => onStatus(false));
     this.socket.on("connect_error", () => onStatus(false));
     this.socket.on("run_started", (m) => handlers.onStarted(m.run_id, m.mode, m.target ?? null));
-    this.socket.on("trace", (m) => handlers.onRecords(m.run_id, m.records));
+    this.socket.on("trace", (m: { run_id: string; records: WireRecord[] }) =>
+      handlers.onRecords(m.run_id, expandRecords(m.run_id, m.records)),
+    );
     this.socket.on("run_finished", (m) => handlers.onFinished(m));
   }
 

@@ -90,6 +90,28 @@ export interface AutogradEntry {
   saved?: { shape: number[]; dtype: string }[];
 }
 
+/** A table of summaries as the server sends it (docs/protocol.md, "Summary tables"): rows
+ * first .. first + rows - 1 of the run, one tensor each, all of one shape and dtype. */
+export interface SummaryTable {
+  kind: "summaries";
+  first: number;
+  rows: number;
+  shape: number[];
+  dtype: string;
+  numel: number;
+  requires_grad: boolean[];
+  grad_fn: (string | null)[];
+  nan: number[];
+  inf: number[];
+  stats: (Nested[] | null)[]; // per row: [min, max, mean, std, norm], or null
+  preview: Nested[] | null;
+}
+
+/** A trace record as it comes off the wire: a summary is a row number of a table sent before
+ * it (api/summaryRows.ts turns these into TraceRecords). */
+export type WireRecord = SummaryTable | WithRow<TraceRecord>;
+type WithRow<R> = R extends { summary: Summary } ? Omit<R, "summary"> & { summary: number } : R;
+
 export type TraceRecord =
   | { kind: "value"; node: string; summary: Summary; cached?: boolean }
   | { kind: "skipped"; node: string; reason: string }

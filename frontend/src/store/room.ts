@@ -2,7 +2,8 @@
 // code; students who join follow the teacher's graph, runs, trainings and step mode live, and
 // can fork to an editable copy. Only the owner drives.
 import { create } from "zustand";
-import type { GraphDocument, RunFinished, RunMode, TraceRecord } from "../api/types";
+import { expandRecords } from "../api/summaryRows";
+import type { GraphDocument, RunFinished, RunMode, WireRecord } from "../api/types";
 import { applyRecords, emptyAnnotations } from "./annotations";
 import { useEditor } from "./editor";
 import { getConnection, useRun } from "./run";
@@ -96,7 +97,7 @@ export const useRoom = create<RoomState>()((set, get) => ({
     const reply = await getConnection().request<{
       code?: string;
       graph?: GraphDocument | null;
-      records?: TraceRecord[];
+      records?: WireRecord[];
       run_started?: { run_id: string; mode: RunMode; target: string | null } | null;
       run_finished?: RunFinished | null;
       error?: string;
@@ -108,8 +109,8 @@ export const useRoom = create<RoomState>()((set, get) => ({
     else useEditor.setState({ readOnly: true });
     // what the room has already seen of the owner's last run; if it is still going, its
     // next packets continue it here
-    const records = reply.records ?? [];
     const started = reply.run_started;
+    const records = started ? expandRecords(started.run_id, reply.records ?? []) : [];
     useRun.setState({
       runId: started?.run_id ?? null,
       mode: started?.mode ?? null,

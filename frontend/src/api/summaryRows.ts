@@ -1,0 +1,60 @@
+// Summary tables (docs/protocol.md): the server sends a run's summaries column by column, one
+// table per shape and dtype, and each record names its row. Here every record gets its
+// summary back as one object, so that the stores and panels read records as they always
+// did. Rows are numbered across a run, so each run keeps its rows: a room follower who joins
+// mid-run gets the first records in the join reply and the rest in packets.
+import type { Nested, Summary, SummaryTable, TraceRecord, WireRecord } from "./types";
+
+const RUNS_KEPT = 4;
+const rowsByRun = new Map<string, Map<number, Summary>>();
+
+function rowsOf(runId: string): Map<number, Summary> {
+  let rows = rowsByRun.get(runId);
+  if (!rows) {
+    rows = new Map();
+    rowsByRun.set(runId, rows);
+    // a Map iterates in insertion order: the first key is the oldest run
+    while (rowsByRun.size > RUNS_KEPT) rowsByRun.delete(rowsByRun.keys().next().value!);
+  }
+  return rows;
+}
+
+const STATS = ["min", "max", "mean", "std", "norm"] as const;
+
+/** Row k of a table as one summary. */
+export function rowSummary(t: SummaryTable, k: number): Summary {
+  const row = t.stats[k];
+  const s: Summary = {
+    shape: t.shape,
+    dtype: t.dtype,
+    numel: t.numel,
+    requires_grad: t.requires_grad[k],
+    grad_fn: t.grad_fn[k],
+    nan: t.nan[k],
+    inf: t.inf[k],
+    stats: row
+      ? (Object.fromEntries(STATS.map((name, i) => [name, row[i]])) as Summary["stats"])
+      : null,
+  };
+  if (t.preview) s.preview = t.preview[k] as Nested;
+  return s;
+}
+
+/** The run's records with their summaries written out; the tables themselves are left out. A
+ * record whose row never came (a packet lost before a follower joined) is left out too: it
+ * has nothing to show. */
+export function expandRecords(runId: string, wire: WireRecord[]): TraceRecord[] {
+  const rows = rowsOf(runId);
+  const out: TraceRecord[] = [];
+  for (const r of wire) {
+    if (r.kind === "summaries") {
+      for (let k = 0; k < r.rows; k++) rows.set(r.first + k, rowSummary(r, k));
+      continue;
+    }
+    if ("summary" in r) {
+      const summary = rows.get(r.summary);
+      if (summary) out.push({ ...r, summary } as TraceRecord);
+    } else out.push(r);
+  }
+  return out;
+}
