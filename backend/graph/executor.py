@@ -152,6 +152,9 @@ class _Step:
         "composite",
         "source",
         "variadic",
+        "run",
+        "port_srcs",
+        "one_consumer",
     )
 
     def __init__(self, index, nid):
@@ -175,6 +178,14 @@ class _Step:
             if not port.variadic:
                 pos += 1
         self.variadic = any(variadic for _, variadic in self.ports)
+        self.run = spec.run
+        # each port's source when every port has one edge or none (_forward_fresh)
+        simple = not self.variadic and spec.name != "if"
+        simple = simple and all(len(edges) <= 1 for edges, _ in self.ports)
+        self.port_srcs = (
+            tuple(edges[0].source if edges else None for edges, _ in self.ports) if simple else None
+        )
+        self.one_consumer = len(index.outgoing[nid]) == 1
         node = index.nodes[nid]
         # Python's tuple hash: 64 bits, in-memory only (the cache never leaves the process)
         self.key = hash((nid, node.op, repr(sorted(params.items())), tuple(parts)))
@@ -314,29 +325,31 @@ class _Recorder:
         self.started = self.last_flush = time.perf_counter()
         self.preview = limits.preview_elements
         # waiting for flush(): (record, tensor to summarise or None, cache entry or None); a
-        # cache entry without a tensor has the summary already: entry[1] = (its table, row)
+        # cache entry without a tensor has the summary already: entry[1] = (its table, row).
+        # Always this one list: hot loops keep its `append` (self.add).
         self.pending = []
+        self.add = self.pending.append
         self.rows = 0  # summary table rows sent so far
         self.batch = FLUSH_FIRST
         self.quiet = False  # a second backward pass: node and edge gradients are the first's
 
     def record(self, rec, tensor=None, entry=None):
         """Queue a record; `tensor` gets summarised at the flush, or the cache `entry` of a hit
-        says where its summary is."""
+        says where its summary is. (Hot loops `add` the tuple themselves and leave sending to
+        the checkpoint they call between nodes.)"""
         self.pending.append((rec, tensor, entry))
-        if (
-            len(self.pending) >= self.batch
-            or time.perf_counter() - self.last_flush >= FLUSH_SECONDS
-        ):
+        if len(self.pending) >= self.batch:
             self.flush()
 
     def flush(self):
         """Send the waiting records, after the tables of their summaries (summary.py): fresh
         tensors' rows, and rows of earlier tables for cache hits, which keep where their
         summary is. Rows are numbered across the run, from 0."""
-        pending, self.pending = self.pending, []
+        pending = self.pending.copy()
+        self.pending.clear()
         self.last_flush = time.perf_counter()
         self.batch = min(2 * self.batch, FLUSH_RECORDS)
+        emit = self.emit
         fresh, refs = [], {}  # tensors to summarise; id(earlier table) -> (table, its rows)
         for _, t, entry in pending:
             if t is not None:
@@ -349,12 +362,10 @@ class _Recorder:
                 ref[1].append(k)
         if not fresh and not refs:
             for rec, _, _ in pending:
-                self.emit(rec)
+                emit(rec)
             return
         tables, where = summary_tables(fresh, self.preview) if fresh else ((), ())
-        firsts = []
-        for table in tables:
-            firsts.append(self._send_table(table))
+        firsts = [self._send_table(table) for table in tables]
         again = {}  # id(earlier table) -> (first row of its new table, row -> new row)
         for key, (table, rows) in refs.items():
             rows = list(dict.fromkeys(rows))
@@ -371,7 +382,7 @@ class _Recorder:
                 table, k = entry[1]
                 first, moved = again[id(table)]
                 rec["summary"] = first + moved[k]
-            self.emit(rec)
+            emit(rec)
 
     def _send_table(self, table):
         first = table["first"] = self.rows
@@ -381,7 +392,8 @@ class _Recorder:
 
     def checkpoint(self):
         """Between nodes (and in backward hooks): honour cancel and the time limit, and send
-        records that have waited, so a slow node does not hold back the ones before it."""
+        the waiting records when a batch is full or they have waited FLUSH_SECONDS, so a slow
+        node does not hold back the ones before it."""
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled()
         now = time.perf_counter()
@@ -389,7 +401,8 @@ class _Recorder:
             raise LimitExceeded(
                 f"the run took longer than {self.limits.max_seconds:g} s, the limit for one run"
             )
-        if self.pending and now - self.last_flush >= FLUSH_SECONDS:
+        pending = self.pending
+        if pending and (len(pending) >= self.batch or now - self.last_flush >= FLUSH_SECONDS):
             self.flush()
 
 
@@ -435,9 +448,7 @@ class _Run:
             if self.plan.static_order is not None and self.cache is not None:
                 self._forward_cached(self.plan.static_order)
             elif self.plan.static_order is not None:
-                run_node = self.run_node
-                for nid in self.plan.static_order:
-                    run_node(nid)
+                self._forward_fresh(self.plan.static_order)
             else:
                 wanted = [nid for nid in self.order if not self.outgoing[nid]]
                 if self.target and self.target not in wanted:
@@ -469,7 +480,7 @@ class _Run:
         rec, max_bytes, metas = self.recorder, self.limits.max_total_bytes, self.metas
         peek, sig_of = cache.peek, sigs.__getitem__
         hits, misses, since_check, total = [], 0, 0, self.total_bytes
-        pending = rec.pending
+        add = rec.add
         try:
             for nid in order:
                 step = steps[nid]
@@ -480,7 +491,6 @@ class _Run:
                     self.total_bytes = total
                     self.run_node(nid, sig)
                     total = self.total_bytes
-                    pending = rec.pending  # run_node may have flushed
                     continue
                 hits.append(sig)
                 out, summary, meta = entry
@@ -493,17 +503,74 @@ class _Run:
                 metas.append(meta)
                 # summarised by an earlier run: the entry says where; else summarise it now
                 record = {"kind": "value", "node": nid, "cached": True}
-                pending.append((record, None if summary else out, entry))
+                add((record, None if summary else out, entry))
                 since_check += 1
                 if since_check >= CHECK_EVERY:
                     since_check = 0
                     self.checkpoint()
-                    if len(pending) >= rec.batch:
-                        self.flush()
-                        pending = rec.pending
         finally:
             self.total_bytes = total
             cache.touch(hits, misses)
+
+    def _forward_fresh(self, order):
+        """A run without a cache in a fixed order (every backward run): what run_node does,
+        in one loop, for the usual node (each input port one edge or none, and in a backward
+        run no composite); other nodes take run_node. A graph is mostly small ops, where each
+        method call and attribute lookup per node costs a good part of the op itself."""
+        steps, values, metas, get = self.steps, self.values, self.metas, self.values.get
+        add, checkpoint, ctx = self.recorder.add, self.checkpoint, self.ctx
+        backward, target, single_consumer = self.backward, self.target, self.single_consumer
+        max_elements, max_bytes = self.limits.max_elements, self.limits.max_total_bytes
+        Tensor = eg.Tensor
+        for nid in order:
+            step = steps[nid]
+            srcs = step.port_srcs
+            if srcs is None or (backward and step.composite):
+                self.run_node(nid)
+                continue
+            checkpoint()
+            inputs = list(map(get, srcs))
+            ctx.node_id = nid
+            try:
+                out = step.run(ctx, inputs, step.params)
+                if out.__class__ is not Tensor and not isinstance(out, Tensor):
+                    raise TypeError(f"{step.spec.name} gave no tensor")
+                if out._data.size > max_elements:
+                    _check_numel(out._data.size, self.limits)
+            except Cancelled:
+                raise
+            except Exception as exc:  # LimitExceeded included: it belongs to this node too
+                raise _NodeError(nid, exc) from exc
+            gf, requires_grad = out.grad_fn, out._requires_grad
+            own = False  # whether the observer reports this node's gradient
+            single = step.one_consumer and nid != target
+            if backward and gf is not None:
+                own = not single and requires_grad
+                if not self._watch_edges(out, inputs, step.positions, nid if own else None, False):
+                    out = self._compute(nid, step, True)  # aliases: see _watch_edges
+                    gf, own = out.grad_fn, False
+            a = out._data
+            self.total_bytes += a.nbytes
+            if self.total_bytes > max_bytes:
+                raise LimitExceeded(_bytes_message(max_bytes))
+            values[nid] = out
+            metas.append(
+                (
+                    None if step.source else step.key,
+                    a.shape,
+                    a.dtype,
+                    requires_grad,
+                    gf.__class__ if gf is not None else None,
+                )
+            )
+            if step.source and requires_grad and gf is None:
+                self.add_leaf(nid, None, out)
+            if backward and requires_grad:
+                if single:
+                    single_consumer.add(nid)
+                elif not own:
+                    out.register_hook(self._node_hook(nid))
+            add(({"kind": "value", "node": nid}, out, None))
 
     def demand(self, root):
         """Compute `root` after everything it needs (iteratively: graphs can be deep)."""
@@ -584,7 +651,7 @@ class _Run:
             return t
         a = alias(t)  # this edge's own node: it sends back the gradient of the edge
         self.owner[a.grad_fn] = ("edge", edge.id)
-        self.watch[a.grad_fn] = (((edge, 0),), None, 0)
+        self.watch[a.grad_fn] = ((self._watched_edge(edge, 0),), None, 0)
         return a
 
     def _observer(self):
@@ -594,39 +661,37 @@ class _Run:
         of grad_outputs, what a tensor hook on it would see), in that order. One call per
         engine node, where a post-hook registered on each node cost as much as the op."""
         # closes over the recorder and the result's dicts only (see _Recorder)
-        rec, watch, single = self.recorder, self.watch, self.single_consumer
-        record = rec.record
+        rec, watched_node = self.recorder, self.watch.get
+        add, checkpoint = rec.add, rec.checkpoint
         edge_grads, node_grads = self.result.edge_grads, self.result.node_grads
 
         def observe(node, grad_inputs, grad_outputs):
-            watched = watch.get(node)
+            watched = watched_node(node)
             if watched is None:
                 return
-            rec.checkpoint()
+            checkpoint()
             if rec.quiet:
                 return
-            positions, nid, nr = watched
+            edges, nid, nr = watched
             if nid is not None:
                 g = grad_outputs[nr]
                 if g is not None:
                     node_grads[nid] = g
-                    record({"kind": "node_grad", "node": nid}, g)
-            for edge, pos in positions:
+                    add(({"kind": "node_grad", "node": nid}, g, None))
+            for pos, eid, source, target, single in edges:
                 g = grad_inputs[pos]
                 if g is not None:
-                    edge_grads[edge.id] = g
-                    record(
-                        {
-                            "kind": "edge_grad",
-                            "edge": edge.id,
-                            "source": edge.source,
-                            "target": edge.target,
-                        },
-                        g,
+                    edge_grads[eid] = g
+                    add(
+                        (
+                            {"kind": "edge_grad", "edge": eid, "source": source, "target": target},
+                            g,
+                            None,
+                        )
                     )
-                    if edge.source in single:
-                        node_grads[edge.source] = g
-                        record({"kind": "node_grad", "node": edge.source}, g)
+                    if single:  # the source's one consumer: its gradient is this one
+                        node_grads[source] = g
+                        add(({"kind": "node_grad", "node": source}, g, None))
 
         return observe
 
@@ -649,10 +714,16 @@ class _Run:
             if pos >= len(nf) or nf[pos][0] is not want:
                 return False
             if want is not None:
-                mine.append((edge, pos))
+                mine.append(self._watched_edge(edge, pos))
         if mine or nid is not None:
             self.watch[node] = (mine, nid, out._output_nr)
         return True
+
+    def _watched_edge(self, edge, pos):
+        """What the observer needs of an edge it watches: the gradient's position among the
+        node's inputs, the edge, and whether it is its source's one consumer (the source ran
+        before it, so that is known now)."""
+        return (pos, edge.id, edge.source, edge.target, edge.source in self.single_consumer)
 
     def _node_hook(self, nid):
         rec, node_grads = self.recorder, self.result.node_grads  # not self: see _Recorder
@@ -662,7 +733,7 @@ class _Run:
             if rec.quiet:
                 return
             node_grads[nid] = grad
-            rec.record({"kind": "node_grad", "node": nid}, grad)
+            rec.add(({"kind": "node_grad", "node": nid}, grad, None))
 
         return hook
 
