@@ -51,7 +51,7 @@ from engine.ops.shape import alias
 from .autograd_view import autograd_record
 from .index import GraphIndex
 from .limits import DEFAULT, LimitExceeded
-from .summary import expand_records, summary_tables, take_rows
+from .summary import expand_records, summary_tables, table_of_row, take_rows
 from .validate import GraphInvalid, Problem, check, resolved_params
 
 FLUSH_FIRST = 64
@@ -350,38 +350,34 @@ class _Recorder:
         self.last_flush = time.perf_counter()
         self.batch = min(2 * self.batch, FLUSH_RECORDS)
         emit = self.emit
-        fresh, refs = [], {}  # tensors to summarise; id(earlier table) -> (table, its rows)
-        for _, t, entry in pending:
+        fresh, refs = [], {}  # tensors to summarise; id(earlier table) -> (table, rows, records)
+        for rec, t, entry in pending:
             if t is not None:
                 fresh.append(t)
-            elif entry is not None:
+            elif entry is not None:  # a cache hit summarised before: a row of an earlier table
                 table, k = entry[1]
                 ref = refs.get(id(table))
                 if ref is None:
-                    ref = refs[id(table)] = (table, [])
+                    ref = refs[id(table)] = (table, [], [])
                 ref[1].append(k)
-        if not fresh and not refs:
-            for rec, _, _ in pending:
-                emit(rec)
-            return
-        tables, where = summary_tables(fresh, self.preview) if fresh else ((), ())
-        firsts = [self._send_table(table) for table in tables]
-        again = {}  # id(earlier table) -> (first row of its new table, row -> new row)
-        for key, (table, rows) in refs.items():
-            rows = list(dict.fromkeys(rows))
+                ref[2].append(rec)
+        if fresh:
+            tables, where = summary_tables(fresh, self.preview)
+            base = self.rows  # the tables' rows follow on from the run's last row
+            for table in tables:
+                self._send_table(table)
+            where = iter(where)
+            for rec, t, entry in pending:
+                if t is not None:
+                    row = next(where)
+                    rec["summary"] = base + row
+                    if entry is not None:  # the cache keeps where its summary is
+                        entry[1] = table_of_row(tables, row)
+        for table, rows, recs in refs.values():
             first = self._send_table(take_rows(table, rows))
-            again[key] = (first, {k: j for j, k in enumerate(rows)})
-        where = iter(where)
-        for rec, t, entry in pending:
-            if t is not None:
-                no, k = next(where)
-                rec["summary"] = firsts[no] + k
-                if entry is not None:  # the cache keeps where its summary is
-                    entry[1] = (tables[no], k)
-            elif entry is not None:
-                table, k = entry[1]
-                first, moved = again[id(table)]
-                rec["summary"] = first + moved[k]
+            for j, rec in enumerate(recs):
+                rec["summary"] = first + j
+        for rec, _, _ in pending:
             emit(rec)
 
     def _send_table(self, table):

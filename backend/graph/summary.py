@@ -51,9 +51,10 @@ def dtype_name(dt):
 
 
 def summary_tables(tensors, preview_elements=1024):
-    """Tables of the tensors' summaries: (tables, where), where[i] = (table number, row) of
-    tensors[i]. The same tensor object twice is one row. Tables are `summaries` records
-    without their `first` row number, which the run gives them as it sends them."""
+    """Tables of the tensors' summaries: (tables, where), where[i] = the row of tensors[i],
+    counting across the tables in order (table 0's rows first). The same tensor object twice
+    is one row. Tables are `summaries` records without their `first` row number, which the
+    run gives them as it sends them."""
     groups = {}  # (shape, dtype) -> [tensors, host arrays, their indices in `tensors`]
     where = [None] * len(tensors)
     first = {}  # id(tensor) -> its first index
@@ -71,12 +72,12 @@ def summary_tables(tensors, preview_elements=1024):
         g[0].append(t)
         g[1].append(a)
         g[2].append(i)
-    tables = []
+    tables, row = [], 0
     for ts, arrays, idx in groups.values():
-        no = len(tables)
         tables.append(_table(ts, arrays, preview_elements))
-        for k, i in enumerate(idx):
-            where[i] = (no, k)
+        for i in idx:
+            where[i] = row
+            row += 1
     if repeats:
         for i, t in enumerate(tensors):
             if where[i] is None:
@@ -252,10 +253,19 @@ def expand_records(records):
     return out
 
 
+def table_of_row(tables, row):
+    """(table, row in it) of a row numbered across `tables` (as summary_tables numbers them)."""
+    for table in tables:
+        if row < table["rows"]:
+            return table, row
+        row -= table["rows"]
+    raise IndexError(row)
+
+
 def summarize_many(tensors, preview_elements=1024):
     """The summary dicts of many tensors, in order."""
     tables, where = summary_tables(tensors, preview_elements)
-    return [row_summary(tables[no], k) for no, k in where]
+    return [row_summary(*table_of_row(tables, row)) for row in where]
 
 
 def summarize(t, preview_elements=1024):

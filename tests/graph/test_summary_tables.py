@@ -105,7 +105,7 @@ def test_stats_of_a_table_are_numpys():
     rng = np.random.default_rng(0)
     ts = [eg.tensor(rng.normal(3, 2, size=(5, 7))) for _ in range(300)]  # several chunks
     tables, where = summary_tables(ts)
-    assert len(tables) == 1 and [k for _, k in where] == list(range(300))
+    assert len(tables) == 1 and where == list(range(300))
     for k, t in enumerate(ts):
         v = t.numpy().astype(np.float64)
         row = dict(zip(STATS, tables[0]["stats"][k]))
@@ -117,7 +117,7 @@ def test_stats_of_a_table_are_numpys():
 def test_a_tensor_given_twice_in_a_row_is_one_row():
     a, b = eg.tensor([1.0, 2.0]), eg.tensor([3.0, 4.0])
     tables, where = summary_tables([a, a, b])
-    assert tables[0]["rows"] == 2 and where == [(0, 0), (0, 0), (0, 1)]
+    assert tables[0]["rows"] == 2 and where == [0, 0, 1]
 
 
 def test_non_finite_rows_are_spelled_out_and_the_others_stay_numbers():
