@@ -58,6 +58,7 @@ FLUSH_FIRST = 64
 FLUSH_RECORDS = 4096
 FLUSH_SECONDS = 0.01
 CHECK_EVERY = 32  # cache hits between checks for cancel and the time limit
+CHECK_EVERY_OBSERVED = 8  # the same for watched nodes in a backward pass
 
 
 class Cancelled(Exception):
@@ -155,6 +156,7 @@ class _Step:
         "run",
         "port_srcs",
         "one_consumer",
+        "watched",
     )
 
     def __init__(self, index, nid):
@@ -186,9 +188,18 @@ class _Step:
             tuple(edges[0].source if edges else None for edges, _ in self.ports) if simple else None
         )
         self.one_consumer = len(index.outgoing[nid]) == 1
+        # what the backward observer needs of each edge in (see _Run._watched_edge)
+        self.watched = tuple(_watched_edge(index, e, pos) for e, pos in self.positions)
         node = index.nodes[nid]
         # Python's tuple hash: 64 bits, in-memory only (the cache never leaves the process)
         self.key = hash((nid, node.op, repr(sorted(params.items())), tuple(parts)))
+
+
+def _watched_edge(index, edge, pos):
+    """What the backward observer needs of an edge it watches: the gradient's position among
+    the consumer's inputs, the edge, and whether it is its source's only consumer (then the
+    edge's gradient is the source's too: reported with it, no hook needed)."""
+    return (pos, edge.id, edge.source, edge.target, len(index.outgoing[edge.source]) == 1)
 
 
 def _static_order(index):
@@ -402,6 +413,10 @@ class _Recorder:
             self.flush()
 
 
+def _needs_grad(t):
+    return t.grad_fn is not None or t._requires_grad
+
+
 class _Run:
     def __init__(self, plan, mode, target, emit, cancel, limits, cache):
         self.plan = plan
@@ -542,7 +557,7 @@ class _Run:
             single = step.one_consumer and nid != target
             if backward and gf is not None:
                 own = not single and requires_grad
-                if not self._watch_edges(out, inputs, step.positions, nid if own else None, False):
+                if not self._watch_edges(out, inputs, step, nid if own else None):
                     out = self._compute(nid, step, True)  # aliases: see _watch_edges
                     gf, own = out.grad_fn, False
             a = out._data
@@ -647,7 +662,7 @@ class _Run:
             return t
         a = alias(t)  # this edge's own node: it sends back the gradient of the edge
         self.owner[a.grad_fn] = ("edge", edge.id)
-        self.watch[a.grad_fn] = ((self._watched_edge(edge, 0),), None, 0)
+        self.watch[a.grad_fn] = ((_watched_edge(self.plan, edge, 0),), None, 0)
         return a
 
     def _observer(self):
@@ -661,11 +676,17 @@ class _Run:
         add, checkpoint = rec.add, rec.checkpoint
         edge_grads, node_grads = self.result.edge_grads, self.result.node_grads
 
+        since_check = 0
+
         def observe(node, grad_inputs, grad_outputs):
+            nonlocal since_check
             watched = watched_node(node)
             if watched is None:
                 return
-            checkpoint()
+            since_check += 1
+            if since_check >= CHECK_EVERY_OBSERVED:  # a node's backward takes microseconds
+                since_check = 0
+                checkpoint()
             if rec.quiet:
                 return
             edges, nid, nr = watched
@@ -691,7 +712,7 @@ class _Run:
 
         return observe
 
-    def _watch_edges(self, out, inputs, positions, nid, variadic):
+    def _watch_edges(self, out, inputs, step, nid):
         """Watch the op's own node for its edges' gradients (and, for `nid`, its own); False
         when its next_functions do not line up with the inputs (then the caller falls back
         to aliases). Edge k's input is the k-th input given; without variadic ports (lists),
@@ -699,27 +720,27 @@ class _Run:
         node = out.grad_fn
         nf = node.next_functions
         flat = None
-        if variadic:
+        if step.variadic:
             flat = [x for v in inputs for x in (v if isinstance(v, list) else [v]) if x is not None]
-        mine = []
-        for k, (edge, pos) in enumerate(positions):
+        mine = step.watched  # all of them, unless an input needs no gradient
+        for k, w in enumerate(step.watched):
+            pos = w[0]
             t = inputs[pos] if flat is None else flat[k]
             want = t.grad_fn
             if want is None and t._requires_grad:
                 want = accumulator_of(t)
             if pos >= len(nf) or nf[pos][0] is not want:
                 return False
-            if want is not None:
-                mine.append(self._watched_edge(edge, pos))
+            if want is None:
+                mine = None
+        if mine is None:  # some inputs need no gradient: watch the others' edges only
+            if flat is None:
+                mine = tuple(w for w in step.watched if _needs_grad(inputs[w[0]]))
+            else:
+                mine = tuple(w for w, t in zip(step.watched, flat) if _needs_grad(t))
         if mine or nid is not None:
             self.watch[node] = (mine, nid, out._output_nr)
         return True
-
-    def _watched_edge(self, edge, pos):
-        """What the observer needs of an edge it watches: the gradient's position among the
-        node's inputs, the edge, and whether it is its source's one consumer (the source ran
-        before it, so that is known now)."""
-        return (pos, edge.id, edge.source, edge.target, edge.source in self.single_consumer)
 
     def _node_hook(self, nid):
         rec, node_grads = self.recorder, self.result.node_grads  # not self: see _Recorder
@@ -772,9 +793,9 @@ class _Run:
             out = self._compute(nid, step, backward and composite)
             hooked = False
             if backward and not composite and out.grad_fn is not None:
-                inputs, positions = self._last_inputs
+                inputs, _ = self._last_inputs
                 own = None if single or not out.requires_grad else nid
-                hooked = self._watch_edges(out, inputs, positions, own, step.variadic)
+                hooked = self._watch_edges(out, inputs, step, own)
                 if not hooked:
                     out = self._compute(nid, step, True)
                 elif own is not None:
@@ -942,6 +963,9 @@ def run(
         t0 = time.perf_counter()
         _execute(r, res, t0)
         r.flush()
+        # what only the run held (its watch list, metas, signatures, ...) goes now, while the
+        # collector is still paused: else its first pass would scan all of it for nothing
+        del r
     res.timings["total_ms"] = (time.perf_counter() - t0) * 1e3
     if emit is None:
         res.records = expand_records(records)
