@@ -372,23 +372,21 @@ class _Recorder:
                     ref = refs[id(table)] = (table, [], [])
                 ref[1].append(k)
                 ref[2].append(rec)
-        if fresh:
-            tables, where = summary_tables(fresh, self.preview)
-            base = self.rows  # the tables' rows follow on from the run's last row
-            for table in tables:
-                self._send_table(table)
-            where = iter(where)
-            for rec, t, entry in pending:
-                if t is not None:
-                    row = next(where)
-                    rec["summary"] = base + row
-                    if entry is not None:  # the cache keeps where its summary is
-                        entry[1] = table_of_row(tables, row)
+        tables, where = summary_tables(fresh, self.preview) if fresh else ((), ())
+        base = self.rows  # the fresh tables' rows follow on from the run's last row
+        for table in tables:
+            self._send_table(table)
         for table, rows, recs in refs.values():
             first = self._send_table(take_rows(table, rows))
             for j, rec in enumerate(recs):
                 rec["summary"] = first + j
-        for rec, _, _ in pending:
+        where = iter(where)
+        for rec, t, entry in pending:
+            if t is not None:
+                row = next(where)
+                rec["summary"] = base + row
+                if entry is not None:  # the cache keeps where its summary is
+                    entry[1] = table_of_row(tables, row)
             emit(rec)
 
     def _send_table(self, table):

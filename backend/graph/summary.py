@@ -55,33 +55,32 @@ def summary_tables(tensors, preview_elements=1024):
     counting across the tables in order (table 0's rows first). The same tensor object twice
     is one row. Tables are `summaries` records without their `first` row number, which the
     run gives them as it sends them."""
+    n = len(tensors)
+    ids = list(map(id, tensors))
+    first = dict(zip(reversed(ids), range(n - 1, -1, -1)))  # id(tensor) -> its first index
+    keep = sorted(first.values()) if len(first) < n else range(n)
     groups = {}  # (shape, dtype) -> [tensors, host arrays, their indices in `tensors`]
-    where = [None] * len(tensors)
-    first = {}  # id(tensor) -> its first index
-    repeats = False
-    for i, t in enumerate(tensors):
-        if first.setdefault(id(t), i) != i:
-            repeats = True
-            continue
+    for i in keep:
+        t = tensors[i]
         a = t._data
-        if not isinstance(a, np.ndarray):
-            a = a.get()  # a cupy array (what _host does, inline: this loop sees every record)
-        g = groups.get((a.shape, a.dtype))
+        if a.__class__ is not np.ndarray:
+            a = _host(t)  # a cupy array
+        key = (a.shape, a.dtype)
+        g = groups.get(key)
         if g is None:
-            g = groups[(a.shape, a.dtype)] = ([], [], [])
+            g = groups[key] = ([], [], [])
         g[0].append(t)
         g[1].append(a)
         g[2].append(i)
+    where = [None] * n
     tables, row = [], 0
     for ts, arrays, idx in groups.values():
         tables.append(_table(ts, arrays, preview_elements))
         for i in idx:
             where[i] = row
             row += 1
-    if repeats:
-        for i, t in enumerate(tensors):
-            if where[i] is None:
-                where[i] = where[first[id(t)]]
+    if len(first) < n:  # repeats: the row of the first
+        where = [where[first[x]] for x in ids]
     return tables, where
 
 
