@@ -147,7 +147,6 @@ class _Step:
         "spec",
         "params",
         "ports",
-        "positions",
         "srcs",
         "key",
         "composite",
@@ -167,14 +166,14 @@ class _Step:
         self.source = spec.source
         # per port: (its edges, variadic), and each edge's position among the op's arguments
         # (what the engine node's next_functions and post-hook grad_inputs follow)
-        self.ports, self.positions, self.srcs, parts, pos = [], [], [], [], 0
+        self.ports, self.srcs, positions, parts, pos = [], [], [], [], 0
         for port in spec.inputs:
             edges = tuple(incoming.get(port.name, ()))
             self.ports.append((edges, port.variadic))
             parts.append((port.name, len(edges)))
             for e in edges:
                 self.srcs.append(e.source)
-                self.positions.append((e, pos))
+                positions.append((e, pos))
                 if port.variadic:
                     pos += 1
             if not port.variadic:
@@ -188,8 +187,8 @@ class _Step:
             tuple(edges[0].source if edges else None for edges, _ in self.ports) if simple else None
         )
         self.one_consumer = len(index.outgoing[nid]) == 1
-        # what the backward observer needs of each edge in (see _Run._watched_edge)
-        self.watched = tuple(_watched_edge(index, e, pos) for e, pos in self.positions)
+        # what the backward observer needs of each edge in (see _watched_edge)
+        self.watched = tuple(_watched_edge(index, e, pos) for e, pos in positions)
         node = index.nodes[nid]
         # Python's tuple hash: 64 bits, in-memory only (the cache never leaves the process)
         self.key = hash((nid, node.op, repr(sorted(params.items())), tuple(parts)))
@@ -431,7 +430,7 @@ class _Run:
         self.leaves = []  # (node id, param name or None, tensor)
         self.picked = {}  # if-node id -> the port it ran
         self.single_consumer = set()  # nodes whose gradient their one edge's record reports
-        self.watch = {}  # engine node -> (its editor edges with positions, editor node, nr)
+        self.watch = {}  # engine node -> (its watched edges: _watched_edge, editor node, nr)
         self.signatures = {}
         # Engine nodes are claimed for the autograd view only when the view of an earlier run
         # cannot be sent again (see _autograd_view); the metas say whether it can.
@@ -625,8 +624,7 @@ class _Run:
                 self.run_node(nid)
 
     def _inputs(self, nid, step, use_alias):
-        """The node's inputs in port order (variadic ports as lists), and for each edge the
-        position of its input among the op's arguments."""
+        """The node's inputs in port order (variadic ports as lists)."""
         values = self.values
         if step.spec.name == "if":
             return self._if_inputs(nid, step, use_alias)
@@ -637,22 +635,17 @@ class _Run:
             else:
                 vals = [values[e.source] for e in edges]
             inputs.append(vals if variadic else (vals[0] if vals else None))
-        return inputs, step.positions
+        return inputs
 
     def _if_inputs(self, nid, step, use_alias):
-        inputs, positions, pos = [], [], 0
+        inputs = []
         for port, (edges, _) in zip(step.spec.inputs, step.ports):
             if port.name not in ("condition", self.picked[nid]):
                 inputs.append(None)
-                pos += 1
                 continue
-            vals = []
-            for e in edges:
-                vals.append(self._alias(e) if use_alias else self.values[e.source])
-                positions.append((e, pos))
-            pos += 1
+            vals = [self._alias(e) if use_alias else self.values[e.source] for e in edges]
             inputs.append(vals[0] if vals else None)
-        return inputs, positions
+        return inputs
 
     def _alias(self, edge):
         t = self.values[edge.source]
@@ -783,7 +776,7 @@ class _Run:
         cached = entry is not None
         backward = self.backward
         # one consumer: the node's gradient is that edge's, reported with the edge's
-        single = len(self.outgoing[nid]) == 1 and nid != self.target
+        single = step.one_consumer and nid != self.target
         if cached:
             out = entry[0]
         else:
@@ -791,7 +784,7 @@ class _Run:
             out = self._compute(nid, step, backward and composite)
             hooked = False
             if backward and not composite and out.grad_fn is not None:
-                inputs, _ = self._last_inputs
+                inputs = self._last_inputs
                 own = None if single or not out.requires_grad else nid
                 hooked = self._watch_edges(out, inputs, step, own)
                 if not hooked:
@@ -830,8 +823,7 @@ class _Run:
             self.record({"kind": "value", "node": nid}, out, entry)
 
     def _compute(self, nid, step, use_alias):
-        inputs, positions = self._inputs(nid, step, use_alias)
-        self._last_inputs = (inputs, positions)
+        inputs = self._last_inputs = self._inputs(nid, step, use_alias)
         ctx = self.ctx
         ctx.node_id = nid
         try:
