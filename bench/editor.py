@@ -347,7 +347,10 @@ def run_case(browser, url, n_nodes, n_edges, zoom=None):
                  down: __bench.pointerdown,
                  frames: __bench.frames, longtasks: __bench.longtasks,
                  ws: __bench.ws, ro: __bench.ro,
-                 packets: __bench.trace.map((m) => m.split('"kind":').length - 1),
+                 // records per packet, a pack counted as the records it stands for
+                 packets: __bench.trace.map((m) => JSON.parse(m.slice(m.indexOf("["))).at(-1)
+                   .records.reduce((n, r) => n + (r.kind === "values" ? r.nodes.length
+                     : r.kind === "grads" ? r.items.length : 1), 0)),
                  status: document.querySelector('[aria-label="run status"]').dataset.status,
                  edgeGrads: document.querySelectorAll('[data-testid^="edge-grad-"]').length,
                  nodeGrads: document.querySelectorAll('[data-testid^="grad-"]').length,

@@ -27,7 +27,7 @@ Summaries are made in batches, as tables (see summary.py): records wait in a sho
 go to `emit` together, each batch's tables first: whenever 10 ms have passed, when a batch is
 full (64 records at first, each batch twice the last up to 4,096: the first records go out
 soon, the many that follow in a few large batches, whose summaries cost little more than small
-ones), and at the end. A record's summary is a row of a table; summary.expand_records writes
+ones), and at the end. A record's summary is a row of a table; records.expand_records writes
 them out.
 
 What a run needs of a document that does not depend on values (the index, the compute order,
@@ -38,11 +38,14 @@ that comes back with only some params changed reuses it and re-resolves just tho
 import gc
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from contextlib import contextmanager
 from copy import deepcopy
 from dataclasses import dataclass, field
-from operator import attrgetter
+from itertools import compress, groupby
+from operator import attrgetter, eq, itemgetter, ne
+
+import numpy as np
 
 import engine as eg
 from engine.autograd.graph import AccumulateGrad, accumulator_of, observe_backward
@@ -51,7 +54,8 @@ from engine.ops.shape import alias
 from .autograd_view import autograd_record
 from .index import GraphIndex
 from .limits import DEFAULT, LimitExceeded
-from .summary import expand_records, summary_tables, table_of_row, take_rows
+from .records import expand_records
+from .summary import summary_tables, table_of_row, take_rows
 from .validate import GraphInvalid, Problem, check, resolved_params
 
 FLUSH_FIRST = 64
@@ -59,6 +63,14 @@ FLUSH_RECORDS = 4096
 FLUSH_SECONDS = 0.01
 CHECK_EVERY = 32  # cache hits between checks for cancel and the time limit
 CHECK_EVERY_OBSERVED = 8  # the same for watched nodes in a backward pass
+CHECK_SECONDS = 0.001
+LAST_RUNS_KEPT = 4  # structures whose last forward run a ForwardCache keeps (see _LastRun)
+# a forward run after an edit starts from the last run when at most this share of its nodes
+# depend on the edit; else it looks every node up, which then costs about as much
+LAST_RUN_DIRTY_SHARE = 0.5
+# each edit adds the tables of its few new rows; past this many, a last run starts afresh from
+# its cache entries (which name the tables that first summarised each value)
+LAST_RUN_TABLES = 32  # the same for computed nodes: at most this long between checks
 
 
 class Cancelled(Exception):
@@ -106,15 +118,30 @@ class ForwardCache:
         # again as the read.
         self.peek = self._store.get
         self.hits = self.misses = 0
+        self._last = OrderedDict()  # plan key -> _LastRun: the latest run of each structure
+
+    def last_run(self, plan):
+        """The latest forward run of `plan`'s structure through this cache, or None."""
+        with self._lock:
+            last = self._last.get(plan.key)
+            if last is not None and not last.resolve():
+                last = self._last.pop(plan.key)  # it never sent its summaries: no use
+                last = None
+            return last
+
+    def remember(self, plan, last):
+        with self._lock:
+            self._last[plan.key] = last
+            self._last.move_to_end(plan.key)
+            while len(self._last) > LAST_RUNS_KEPT:
+                self._last.popitem(last=False)
 
     def touch(self, sigs, misses=0):
         """Mark the entries of `sigs` as used (the newest, last evicted) and count them as hits,
         and `misses` more misses; entries evicted since they were peeked are skipped."""
         with self._lock:
-            move = self._store.move_to_end
-            for sig in sigs:
-                if sig in self._store:
-                    move(sig)
+            store = self._store
+            deque(map(store.move_to_end, filter(store.__contains__, sigs)), 0)  # in C
             self.hits += len(sigs)
             self.misses += misses
 
@@ -137,6 +164,57 @@ class ForwardCache:
             while len(self._store) > self.max_entries:
                 self._store.popitem(last=False)
         return entry
+
+
+class _LastRun:
+    """What a ForwardCache keeps of the latest forward run of a structure, so that the next
+    one, after an edit, touches only the nodes that depend on it (`_Run._forward_from`): per
+    node its signature, value and cache entry, and, per position in the compute order, its
+    step key, its meta and where its summary is (a table and a row) as numpy arrays, so that
+    the unchanged nodes' rows are picked for all of them at once.
+
+    A run's summaries are made when its records are sent, after the run has made this; the
+    nodes it summarised (`unresolved`, their positions and cache entries) are looked up at the
+    next use, and if one never was (a run that stopped first), this is of no use."""
+
+    __slots__ = ("keys", "sigs", "values", "entries", "metas", "leaves", "total")
+    __slots__ += ("tables", "table_ids", "loc_t", "loc_r", "unresolved")
+
+    def __init__(self, keys, sigs, values, entries, metas, leaves, total):
+        self.keys, self.sigs, self.values, self.entries = keys, sigs, values, entries
+        self.metas, self.leaves, self.total = metas, leaves, total
+        self.tables, self.table_ids = [], {}
+        n = len(keys)
+        self.loc_t, self.loc_r = np.zeros(n, np.intp), np.zeros(n, np.intp)
+        self.unresolved = []
+
+    def after(self, keys, sigs, values, entries, metas, leaves, total, dirty):
+        """The next run's, which recomputed (or looked up) the nodes at positions `dirty`
+        and took the others from this one."""
+        nxt = _LastRun(keys, sigs, values, entries, metas, leaves, total)
+        nxt.tables, nxt.table_ids = list(self.tables), dict(self.table_ids)
+        nxt.loc_t, nxt.loc_r = self.loc_t.copy(), self.loc_r.copy()
+        nxt.unresolved = [(p, entries[nid]) for p, nid in dirty]
+        if len(nxt.tables) > LAST_RUN_TABLES:  # many edits in: start afresh from the entries
+            nxt.tables, nxt.table_ids = [], {}
+            nxt.unresolved = list(enumerate(entries.values()))  # (in compute order)
+        return nxt
+
+    def resolve(self):
+        """Where the summaries of the nodes the run summarised went; False if one never did.
+        (Under the cache's lock.)"""
+        for p, entry in self.unresolved:
+            loc = entry[1]
+            if loc is None:
+                return False
+            table, row = loc
+            t = self.table_ids.get(id(table))
+            if t is None:
+                t = self.table_ids[id(table)] = len(self.tables)
+                self.tables.append(table)
+            self.loc_t[p], self.loc_r[p] = t, row
+        self.unresolved = []
+        return True
 
 
 class _Step:
@@ -196,9 +274,11 @@ class _Step:
 
 def _watched_edge(index, edge, pos):
     """What the backward observer needs of an edge it watches: the gradient's position among
-    the consumer's inputs, the edge, and whether it is its source's only consumer (then the
-    edge's gradient is the source's too: reported with it, no hook needed)."""
-    return (pos, edge.id, edge.source, edge.target, len(index.outgoing[edge.source]) == 1)
+    the consumer's inputs, the edge's id, its item in a `grads` pack ([edge, source, target]),
+    its source, and whether it is its source's only consumer (then the edge's gradient is the
+    source's too: reported with it, no hook needed)."""
+    item = (edge.id, edge.source, edge.target)
+    return (pos, edge.id, item, edge.source, len(index.outgoing[edge.source]) == 1)
 
 
 def _static_order(index):
@@ -229,60 +309,91 @@ class _Plan(GraphIndex):
     each node's step and, without `if` nodes, the compute order. Shared by concurrent runs, so
     never changed once made: a document with other params gets a copy (see `edited`)."""
 
-    def __init__(self, doc, key):
+    def __init__(self, doc):
         super().__init__(doc)
-        self.key = key
-        self.raw = {n.id: deepcopy(n.params) for n in doc.nodes}  # to notice edits, even nested
+        # per node in document order: (id, op, params), the params copied so that edits are
+        # noticed, even nested ones made in place; and the edges' structure (see plan_for)
+        self.fields = [(n.id, n.op, deepcopy(n.params)) for n in doc.nodes]
+        self.edge_keys = tuple(map(_EDGE_KEY, map(_FIELDS_OF, doc.edges)))
+        # the structure hashed to 64 bits: what a run's autograd view, its leaves' grads and
+        # the cache's last run are kept under, the same for every plan of this structure
+        self.key = hash((tuple((f[0], f[1]) for f in self.fields), self.edge_keys))
         self.steps = {nid: _Step(self, nid) for nid in self.order}
         has_if = any(spec.name == "if" for spec in self.specs.values())
         self.static_order = None if has_if else _static_order(self)
+        if self.static_order is not None:  # for runs that start from the last one
+            order = self.static_order
+            self.positions = {nid: p for p, nid in enumerate(order)}
+            self.order_ids = np.array(order, dtype=object)
+            self.step_keys = np.fromiter((self.steps[n].key for n in order), np.int64, len(order))
 
     def edited(self, doc, changed):
-        """A copy for `doc`, whose nodes `changed` have other params than this plan's."""
+        """A copy for `doc`, whose nodes at `changed` (indices in document order) have other
+        params than this plan's. Its `nodes` and `doc` stay this plan's but for those nodes:
+        what a run reads of a node is its op and params, the same in both."""
         plan = object.__new__(_Plan)
         plan.__dict__.update(self.__dict__)
-        plan.doc = doc
-        plan.nodes = {n.id: n for n in doc.nodes}
-        plan.params, plan.raw, plan.steps = dict(self.params), dict(self.raw), dict(self.steps)
-        for n in changed:
+        plan.nodes, plan.params, plan.steps = dict(self.nodes), dict(self.params), dict(self.steps)
+        plan.fields = list(self.fields)
+        for i in changed:
+            n = doc.nodes[i]
+            plan.nodes[n.id] = n
             plan.params[n.id] = resolved_params(self.specs[n.id], n.params)
-            plan.raw[n.id] = deepcopy(n.params)
+            plan.fields[i] = (n.id, n.op, deepcopy(n.params))
             plan.steps[n.id] = _Step(plan, n.id)
+        if self.static_order is not None and changed:
+            plan.step_keys = self.step_keys.copy()
+            for i in changed:
+                nid = doc.nodes[i].id
+                plan.step_keys[self.positions[nid]] = plan.steps[nid].key
         return plan
 
 
-_PLANS = OrderedDict()  # structure hash -> the latest _Plan of that structure
+_PLANS = []  # the plans of recent runs, the latest last: at most one per structure
 _PLANS_KEPT = 8
 _PLANS_LOCK = threading.Lock()
 
 
-_NODE_KEY = attrgetter("id", "op")  # what a plan's structure is made of, read in C
-_EDGE_KEY = attrgetter("id", "source", "sourcePort", "target", "targetPort")
+# What plan_for reads of each node and edge, in C: straight from the model's __dict__ (where
+# pydantic keeps a model's fields), a third cheaper than reading them as attributes
+_FIELDS_OF = attrgetter("__dict__")
+_NODE_FIELDS = itemgetter("id", "op", "params")
+_EDGE_KEY = itemgetter("id", "source", "sourcePort", "target", "targetPort")
 
 
 def plan_for(doc):
-    """The plan of `doc`: from the plans of recent runs when a document of the same structure
-    (node ids and ops, edges) ran, with the params of the nodes that differ resolved anew."""
-    # the structure hashed to 64 bits once, as the cache's signatures are: a key of thousands
-    # of tuples would be hashed and compared element by element at every lookup
-    key = hash((tuple(map(_NODE_KEY, doc.nodes)), tuple(map(_EDGE_KEY, doc.edges))))
+    """The plan of `doc`: a recent run's plan when its document had the same structure (node
+    ids and ops, edges), with the params of the nodes that differ resolved anew.
+
+    Documents usually arrive freshly parsed, so nothing of them is hashed yet: they are
+    compared with the recent plans field by field (in C, no hashing), which reads each node
+    and edge once."""
+    nodes, edges = doc.nodes, doc.edges
     with _PLANS_LOCK:
-        plan = _PLANS.get(key)
-        if plan is not None:
-            _PLANS.move_to_end(key)
+        recent = _PLANS[::-1]
+    plan = changed = None
+    for old in recent:
+        if len(old.fields) != len(nodes) or len(old.edge_keys) != len(edges):
+            continue
+        # each edge's and node's fields read and compared one by one, in C: no list of them
+        if not all(map(eq, map(_EDGE_KEY, map(_FIELDS_OF, edges)), old.edge_keys)):
+            continue
+        fields = map(_NODE_FIELDS, map(_FIELDS_OF, nodes))
+        differ = list(compress(range(len(nodes)), map(ne, fields, old.fields)))
+        if all(_NODE_FIELDS(nodes[i].__dict__)[:2] == old.fields[i][:2] for i in differ):
+            plan, changed = old, differ  # only params differ
+            break
     if plan is None:
-        plan = _Plan(doc, key)
-    else:
-        raw = plan.raw
-        changed = [n for n in doc.nodes if n.params != raw[n.id]]
-        if changed:
-            plan = plan.edited(doc, changed)
-        elif plan.doc is not doc:
-            plan = plan.edited(doc, ())
+        plan = _Plan(doc)
+    elif changed:
+        plan = plan.edited(doc, changed)
     with _PLANS_LOCK:
-        _PLANS[key] = plan
-        while len(_PLANS) > _PLANS_KEPT:
-            _PLANS.popitem(last=False)
+        for k, old in enumerate(_PLANS):
+            if old.key == plan.key:
+                del _PLANS[k]
+                break
+        _PLANS.append(plan)
+        del _PLANS[:-_PLANS_KEPT]
     return plan
 
 
@@ -322,6 +433,17 @@ def _add_leaf(leaves, owner, node_id, param, tensor):
         owner[accumulator_of(tensor)] = ("leaf", node_id, param)
 
 
+# What a queued record is (the first of its tuple: code, key, tensor, cache entry). Values
+# and gradients, the bulk of a run, are queued as a code and a key and go out packed, a list
+# of keys with a list of summary rows per run of one kind (docs/protocol.md, "Packed
+# records"): a dict per record, and writing each one's row into it, cost as much again as
+# summarising its tensor.
+VALUE = 0  # key: node id, of a value computed now       -> {"kind": "values", "nodes": ...}
+CACHED = 1  # key: node id, of a value from the cache     -> the same, with "cached": true
+GRAD = 2  # key: node id (its gradient) or an edge's [id, source, target] -> {"kind": "grads"}
+PLAIN = 3  # key: the record itself (a dict), sent as it is, its summary row written in
+
+
 class _Recorder:
     """A run's outgoing records and its clock: batching, summaries, cancel and time limit.
 
@@ -334,8 +456,8 @@ class _Recorder:
         self.emit, self.cancel, self.limits = emit, cancel, limits
         self.started = self.last_flush = time.perf_counter()
         self.preview = limits.preview_elements
-        # waiting for flush(): (record, tensor to summarise or None, cache entry or None); a
-        # cache entry without a tensor has the summary already: entry[1] = (its table, row).
+        # waiting for flush(): (code, key, tensor to summarise or None, cache entry or None);
+        # a cache entry without a tensor has the summary already: entry[1] = (its table, row).
         # Always this one list: hot loops keep its `append` (self.add).
         self.pending = []
         self.add = self.pending.append
@@ -344,10 +466,14 @@ class _Recorder:
         self.quiet = False  # a second backward pass: node and edge gradients are the first's
 
     def record(self, rec, tensor=None, entry=None):
-        """Queue a record; `tensor` gets summarised at the flush, or the cache `entry` of a hit
-        says where its summary is. (Hot loops `add` the tuple themselves and leave sending to
-        the checkpoint they call between nodes.)"""
-        self.pending.append((rec, tensor, entry))
+        """Queue a record (a dict) as it is; `tensor` gets summarised at the flush, or the
+        cache `entry` of a hit says where its summary is."""
+        self.queue((PLAIN, rec, tensor, entry))
+
+    def queue(self, item):
+        """Queue a (code, key, tensor, entry) item, and send the batch once it is full. (Hot
+        loops `add` items themselves and leave sending to the checkpoint they call.)"""
+        self.pending.append(item)
         if len(self.pending) >= self.batch:
             self.flush()
 
@@ -359,34 +485,87 @@ class _Recorder:
         self.pending.clear()
         self.last_flush = time.perf_counter()
         self.batch = min(2 * self.batch, FLUSH_RECORDS)
-        emit = self.emit
-        fresh, refs = [], {}  # tensors to summarise; id(earlier table) -> (table, rows, records)
-        for rec, t, entry in pending:
+        if not pending:
+            return
+        codes, keys, tensors, entries = zip(*pending)
+        fresh = [t for t in tensors if t is not None]
+        tables, where = summary_tables(fresh, self.preview) if fresh else ((), [])
+        base = self.rows  # the fresh tables' rows follow on from the run's last row
+        for table in tables:
+            self._send_table(table)
+        rows = [base + r for r in where] if base else where
+        if len(fresh) < len(pending) or entries.count(None) < len(entries):
+            rows = self._rows_of_each(tensors, entries, rows, tables, base)
+        self._emit_packed(codes, keys, rows)
+
+    def _rows_of_each(self, tensors, entries, fresh_rows, tables, base):
+        """Each item's summary row (None for records without one), where some items are cache
+        hits summarised by an earlier run (their rows are sent again, as tables of those rows)
+        or make cache entries (which then keep where their summary is)."""
+        rows, refs = [], {}  # id(earlier table) -> (table, its rows, the items' indices)
+        fresh = iter(fresh_rows)
+        for i, (t, entry) in enumerate(zip(tensors, entries)):
             if t is not None:
-                fresh.append(t)
-            elif entry is not None:  # a cache hit summarised before: a row of an earlier table
+                row = next(fresh)
+                if entry is not None:
+                    entry[1] = table_of_row(tables, row - base)
+            elif entry is not None:
                 table, k = entry[1]
                 ref = refs.get(id(table))
                 if ref is None:
                     ref = refs[id(table)] = (table, [], [])
                 ref[1].append(k)
-                ref[2].append(rec)
-        tables, where = summary_tables(fresh, self.preview) if fresh else ((), ())
-        base = self.rows  # the fresh tables' rows follow on from the run's last row
-        for table in tables:
-            self._send_table(table)
-        for table, rows, recs in refs.values():
-            first = self._send_table(take_rows(table, rows))
-            for j, rec in enumerate(recs):
-                rec["summary"] = first + j
-        where = iter(where)
-        for rec, t, entry in pending:
-            if t is not None:
-                row = next(where)
-                rec["summary"] = base + row
-                if entry is not None:  # the cache keeps where its summary is
-                    entry[1] = table_of_row(tables, row)
-            emit(rec)
+                ref[2].append(i)
+                row = None  # filled in below
+            else:
+                row = None
+            rows.append(row)
+        for table, ks, items in refs.values():
+            first = self._send_table(take_rows(table, ks))
+            for j, i in enumerate(items):
+                rows[i] = first + j
+        return rows
+
+    def _emit_packed(self, codes, keys, rows):
+        """Emit the items in order: each run of values or gradients as one packed record, each
+        plain record as it is."""
+        emit = self.emit
+        spans, a = [], 0
+        for code, run in groupby(codes):  # runs of one code, counted in C
+            b = a + len(list(run))
+            spans.append((code, a, b))
+            a = b
+        for code, a, b in spans:
+            if code == PLAIN:
+                for rec, row in zip(keys[a:b], rows[a:b]):
+                    if row is not None:
+                        rec["summary"] = row
+                    emit(rec)
+            elif code == GRAD:
+                emit({"kind": "grads", "items": list(keys[a:b]), "summary": rows[a:b]})
+            elif code == VALUE:
+                emit({"kind": "values", "nodes": list(keys[a:b]), "summary": rows[a:b]})
+            else:
+                emit(
+                    {
+                        "kind": "values",
+                        "nodes": list(keys[a:b]),
+                        "summary": rows[a:b],
+                        "cached": True,
+                    }
+                )
+
+    def send_cached(self, nodes, tables, loc_t, loc_r):
+        """Send the values of `nodes`, unchanged since the last run, as one packed record: the
+        summary of node i is row loc_r[i] of tables[loc_t[i]], sent again as tables of just
+        those rows, one per table."""
+        self.flush()  # whatever came before goes first
+        rows = np.empty(len(nodes), np.int64)
+        for t in np.unique(loc_t).tolist():
+            sel = np.flatnonzero(loc_t == t)
+            first = self._send_table(take_rows(tables[t], loc_r[sel]))
+            rows[sel] = np.arange(first, first + sel.size)
+        self.emit({"kind": "values", "nodes": nodes, "summary": rows.tolist(), "cached": True})
 
     def _send_table(self, table):
         first = table["first"] = self.rows
@@ -415,7 +594,7 @@ def _needs_grad(t):
 
 
 class _Run:
-    def __init__(self, plan, mode, target, emit, cancel, limits, cache):
+    def __init__(self, plan, doc, mode, target, emit, cancel, limits, cache):
         self.plan = plan
         self.nodes, self.specs, self.params = plan.nodes, plan.specs, plan.params
         self.incoming, self.outgoing, self.order = plan.incoming, plan.outgoing, plan.order
@@ -423,7 +602,7 @@ class _Run:
         self.mode, self.limits = mode, limits
         self.cache = cache if mode == "forward" else None
         self.backward = mode == "backward"
-        self.target = target or plan.doc.target
+        self.target = target or doc.target
         self.result = RunResult("ok", mode)
         self.values = self.result.values
         self.owner = {}  # engine node -> ("node", id) | ("edge", id) | ("leaf", id, param)
@@ -466,7 +645,7 @@ class _Run:
         finally:
             self.ctx = None
         values = self.values
-        for nid in self.order:
+        for nid in self.order if len(values) < len(self.order) else ():
             if nid not in values:
                 reason = self._skip_reason(nid)
                 self.result.skipped.append(nid)
@@ -479,16 +658,124 @@ class _Run:
         return "feeds only nodes that did not run"
 
     def _forward_cached(self, order):
+        """A forward run through the cache in a fixed order. After an edit, from the cache's
+        last run of this structure: only the nodes that depend on the edit are looked at
+        (_forward_from); else each node is looked up (_look_up_each). Either way the cache
+        then keeps this run as the last one."""
+        plan, cache = self.plan, self.cache
+        last = cache.last_run(plan)
+        dirty = self._dirty_since(last) if last is not None else None
+        if dirty is not None:
+            entries = self._forward_from(last, dirty)
+            nxt = last.after(plan.step_keys, self.signatures, self.values, entries, self.metas,
+                             self.leaves, self.total_bytes, dirty)  # fmt: skip
+        else:
+            entries = self._look_up_each(order)
+            nxt = _LastRun(plan.step_keys, self.signatures, self.values, entries, self.metas,
+                           self.leaves, self.total_bytes)  # fmt: skip
+            nxt.unresolved = list(enumerate(entries.values()))  # (in compute order)
+        if None not in entries.values():  # else an entry was evicted as soon as it was made
+            # copies: the result's dicts are the caller's
+            nxt.sigs, nxt.values = dict(nxt.sigs), dict(nxt.values)
+            nxt.leaves = list(nxt.leaves)
+            cache.remember(plan, nxt)
+
+    def _dirty_since(self, last):
+        """The nodes (position, id) whose step differs from the last run's (their params were
+        edited) and the nodes that depend on them, in compute order; None when that is more
+        than LAST_RUN_DIRTY_SHARE of the graph."""
+        plan = self.plan
+        order, outgoing = plan.static_order, self.outgoing
+        if len(last.keys) != len(order):
+            return None
+        dirty = {order[p] for p in np.flatnonzero(plan.step_keys != last.keys).tolist()}
+        stack = list(dirty)
+        while stack:
+            for e in outgoing[stack.pop()]:
+                if e.target not in dirty:
+                    dirty.add(e.target)
+                    stack.append(e.target)
+        if len(dirty) > LAST_RUN_DIRTY_SHARE * len(order):
+            return None
+        positions = plan.positions
+        return sorted((positions[nid], nid) for nid in dirty)
+
+    def _forward_from(self, last, dirty):
+        """A forward run that starts from the last run of this structure: its values, its
+        signatures and its summaries' rows (sent again as one packed record, before anything
+        else, as ComfyUI reports its cached nodes) for every node that does not depend on the
+        edit; then the `dirty` ones in compute order, each looked up in the cache or computed.
+        Returns each node's cache entry."""
+        plan, cache, rec = self.plan, self.cache, self.recorder
+        max_bytes = self.limits.max_total_bytes
+        values, sigs = self.values, self.signatures
+        values.update(last.values)  # in compute order; the dirty ones are replaced in place
+        sigs.update(last.sigs)
+        entries = dict(last.entries)
+        dirty_ids = {nid for _, nid in dirty}
+        total = last.total - sum(last.values[nid]._data.nbytes for nid in dirty_ids)
+        if total > max_bytes:
+            raise LimitExceeded(_bytes_message(max_bytes))
+        for nid, param, t in last.leaves:
+            if nid not in dirty_ids:
+                self.add_leaf(nid, param, t)
+        clean = np.ones(len(last.keys), bool)
+        clean[[p for p, _ in dirty]] = False
+        clean = np.flatnonzero(clean)
+        clean_ids = plan.order_ids[clean].tolist()
+        hits = list(map(last.sigs.__getitem__, clean_ids))
+        try:
+            rec.send_cached(clean_ids, last.tables, last.loc_t[clean], last.loc_r[clean])
+            self.checkpoint()
+        except Cancelled:
+            cache.touch(hits)
+            raise
+        # the dirty nodes, as _look_up_each does them; their metas replace the last run's
+        steps, peek, sig_of, add = self.steps, cache.peek, sigs.__getitem__, rec.add
+        metas, self.metas, misses = list(last.metas), [], 0
+        try:
+            for _, nid in dirty:
+                step = steps[nid]
+                sig = sigs[nid] = hash((step.key, *map(sig_of, step.srcs)))
+                entry = peek(sig)
+                if entry is None:
+                    misses += 1
+                    self.total_bytes = total
+                    self.run_node(nid, sig)
+                    total = self.total_bytes
+                    entries[nid] = peek(sig)
+                    continue
+                hits.append(sig)
+                entries[nid] = entry
+                out, summary, meta = entry
+                total += out._data.nbytes
+                if total > max_bytes:
+                    raise LimitExceeded(_bytes_message(max_bytes))
+                values[nid] = out
+                if step.source and out._requires_grad and out.grad_fn is None:
+                    self.add_leaf(nid, None, out)
+                self.metas.append(meta)
+                add((CACHED, nid, None if summary else out, entry))
+                self.checkpoint()
+        finally:
+            self.total_bytes = total
+            cache.touch(hits, misses)
+        for (p, _), meta in zip(dirty, self.metas):
+            metas[p] = meta
+        self.metas = metas
+        return entries
+
+    def _look_up_each(self, order):
         """A forward run through the cache in a fixed order: what run_node does, with a hit
-        (the usual node after an edit) cut down to a hash, a lookup and its record, since a
-        node the page sees again unchanged should cost next to nothing. Misses take run_node.
-        Cancel and the time limit are checked every CHECK_EVERY hits (a hit takes about a
-        microsecond) and at every miss."""
+        cut down to a hash, a lookup and its record, since a node the page sees again
+        unchanged should cost next to nothing. Misses take run_node. Cancel and the time
+        limit are checked every CHECK_EVERY hits (a hit takes about a microsecond) and at
+        every miss. Returns each node's cache entry."""
         cache, steps, sigs, values = self.cache, self.steps, self.signatures, self.values
         rec, max_bytes, metas = self.recorder, self.limits.max_total_bytes, self.metas
         peek, sig_of = cache.peek, sigs.__getitem__
         hits, misses, since_check, total = [], 0, 0, self.total_bytes
-        add = rec.add
+        add, entries = rec.add, {}
         try:
             for nid in order:
                 step = steps[nid]
@@ -499,8 +786,10 @@ class _Run:
                     self.total_bytes = total
                     self.run_node(nid, sig)
                     total = self.total_bytes
+                    entries[nid] = peek(sig)
                     continue
                 hits.append(sig)
+                entries[nid] = entry
                 out, summary, meta = entry
                 total += out._data.nbytes
                 if total > max_bytes:
@@ -510,8 +799,7 @@ class _Run:
                     self.add_leaf(nid, None, out)
                 metas.append(meta)
                 # summarised by an earlier run: the entry says where; else summarise it now
-                record = {"kind": "value", "node": nid, "cached": True}
-                add((record, None if summary else out, entry))
+                add((CACHED, nid, None if summary else out, entry))
                 since_check += 1
                 if since_check >= CHECK_EVERY:
                     since_check = 0
@@ -519,6 +807,7 @@ class _Run:
         finally:
             self.total_bytes = total
             cache.touch(hits, misses)
+        return entries
 
     def _forward_fresh(self, order):
         """A run without a cache in a fixed order (every backward run): what run_node does,
@@ -529,14 +818,16 @@ class _Run:
         add, checkpoint, ctx = self.recorder.add, self.checkpoint, self.ctx
         backward, target, single_consumer = self.backward, self.target, self.single_consumer
         max_elements, max_bytes = self.limits.max_elements, self.limits.max_total_bytes
-        Tensor = eg.Tensor
+        Tensor, clock, next_check = eg.Tensor, time.perf_counter, 0.0
         for nid in order:
             step = steps[nid]
             srcs = step.port_srcs
             if srcs is None or (backward and step.composite):
                 self.run_node(nid)
                 continue
-            checkpoint()
+            if clock() >= next_check:  # a checkpoint per node cost a tenth of a small op
+                checkpoint()
+                next_check = clock() + CHECK_SECONDS
             inputs = list(map(get, srcs))
             ctx.node_id = nid
             try:
@@ -578,7 +869,7 @@ class _Run:
                     single_consumer.add(nid)
                 elif not own:
                     out.register_hook(self._node_hook(nid))
-            add(({"kind": "value", "node": nid}, out, None))
+            add((VALUE, nid, out, None))
 
     def demand(self, root):
         """Compute `root` after everything it needs (iteratively: graphs can be deep)."""
@@ -685,21 +976,15 @@ class _Run:
                 g = grad_outputs[nr]
                 if g is not None:
                     node_grads[nid] = g
-                    add(({"kind": "node_grad", "node": nid}, g, None))
-            for pos, eid, source, target, single in edges:
+                    add((GRAD, nid, g, None))
+            for pos, eid, item, source, single in edges:
                 g = grad_inputs[pos]
                 if g is not None:
                     edge_grads[eid] = g
-                    add(
-                        (
-                            {"kind": "edge_grad", "edge": eid, "source": source, "target": target},
-                            g,
-                            None,
-                        )
-                    )
+                    add((GRAD, item, g, None))
                     if single:  # the source's one consumer: its gradient is this one
                         node_grads[source] = g
-                        add(({"kind": "node_grad", "node": source}, g, None))
+                        add((GRAD, source, g, None))
 
         return observe
 
@@ -741,7 +1026,7 @@ class _Run:
             if rec.quiet:
                 return
             node_grads[nid] = grad
-            rec.add(({"kind": "node_grad", "node": nid}, grad, None))
+            rec.add((GRAD, nid, grad, None))
 
         return hook
 
@@ -814,13 +1099,9 @@ class _Run:
             elif hooked != "node":
                 out.register_hook(self._node_hook(nid))
         if cached:
-            self.record(
-                {"kind": "value", "node": nid, "cached": True},
-                None if entry[1] is not None else out,
-                entry,
-            )
+            self.recorder.queue((CACHED, nid, None if entry[1] is not None else out, entry))
         else:
-            self.record({"kind": "value", "node": nid}, out, entry)
+            self.recorder.queue((VALUE, nid, out, entry))
 
     def _compute(self, nid, step, use_alias):
         inputs = self._last_inputs = self._inputs(nid, step, use_alias)
@@ -946,7 +1227,7 @@ def run(
         raise GraphInvalid([Problem(f"the target '{target}' is not a node of the graph")])
     records = []
     with _gc_paused():
-        r = _Run(plan_for(doc), mode, target, emit or records.append, cancel, limits, cache)
+        r = _Run(plan_for(doc), doc, mode, target, emit or records.append, cancel, limits, cache)
         r.device = device
         r.teaching = (start_grads, backward_twice, retain_graph)
         res = r.result
@@ -1077,7 +1358,7 @@ def _message(exc):
 
 def run_records(doc, mode="forward", target=None, **kwargs):
     """(RunResult, records): a run with its records collected in a list, each with its summary
-    written out (summary.expand_records)."""
+    written out (records.expand_records)."""
     records = []
     res = run(doc, mode, target, records.append, **kwargs)
     return res, expand_records(records)

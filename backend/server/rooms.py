@@ -5,8 +5,8 @@ followers, who are the members of a Flask-SocketIO room (`room:CODE`; the owner 
 The owner's `room_update` and `room_step` go to the followers as `room_graph` and `room_step`;
 its runs' packets (and any other per-client packet that is passed to `mirror`, such as a
 training's `train_*` events) go to them too, the same payloads the owner gets. The room keeps
-its owner's last run (its `run_started`, its records up to `max_records`, its `run_finished`)
-so that a late joiner sees what everyone sees.
+its owner's last run (its `run_started`, its records up to `max_records`, a pack counted as the
+records it stands for, its `run_finished`) so that a late joiner sees what everyone sees.
 
 Thread safety: runs and trainings call `mirror` from their worker threads while handlers join,
 leave and close rooms. `self.lock` guards the tables (code -> room, owner sid -> room,
@@ -21,6 +21,8 @@ import string
 import threading
 
 from flask_socketio import join_room, leave_room
+
+from ..graph.records import count as record_count
 
 CODE_ALPHABET = string.ascii_uppercase + "23456789"
 CODE_LENGTH = 6
@@ -37,6 +39,7 @@ class _LastRun:
         self.run_id = started.get("run_id")
         self.started = started
         self.records = []
+        self.kept = 0  # the records they stand for (see backend/graph/records.py)
         self.finished = None
         self.truncated = False
 
@@ -186,12 +189,14 @@ class RoomManager:
         if run is None or payload.get("run_id") != run.run_id:
             return  # another run's (say a cancelled one's) late packet, or not a run's
         if event == "trace":
-            records = payload.get("records", ())
-            room_left = self.max_records - len(run.records)
-            if len(records) > room_left:
-                run.truncated = True
-                records = records[: max(room_left, 0)]
-            run.records.extend(records)
+            for rec in payload.get("records", ()):
+                # a pack weighs the records it stands for, a summaries table one
+                weight = max(1, record_count(rec))
+                if run.truncated or run.kept + weight > self.max_records:
+                    run.truncated = True
+                    break
+                run.records.append(rec)
+                run.kept += weight
         elif event == "run_finished":
             run.finished = payload
 

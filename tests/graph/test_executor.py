@@ -12,7 +12,8 @@ import torch.nn.functional as tF
 from _docs import doc, edge, node, tensor
 
 from backend.graph import ForwardCache, GraphInvalid, Limits, parse, run, run_records, validate
-from backend.graph.summary import expand_records, summarize
+from backend.graph.records import expand_records
+from backend.graph.summary import summarize
 from backend.server import fastjson
 
 
@@ -578,12 +579,13 @@ def long_chain(n=30, shape=(4,)):
 
 
 def test_cancel_during_forward():
-    d = long_chain(300)
+    # long enough that its first values go out (within CHECK_SECONDS) well before its end
+    d = long_chain(2000)
     cancel, got = threading.Event(), []
 
     def emit(rec):
         got.append(rec)
-        if len(got) >= 3:
+        if rec["kind"] == "values":
             cancel.set()
 
     res = run(d, "backward", emit=emit, cancel=cancel)
@@ -601,7 +603,7 @@ def test_cancel_during_backward():
 
     def emit(rec):
         got.append(rec)
-        if rec["kind"] == "edge_grad":
+        if rec["kind"] == "grads":  # the first gradients are out
             cancel.set()
 
     res = run(d, "backward", emit=emit, cancel=cancel)
@@ -727,6 +729,13 @@ def test_backward_runs_never_use_the_cache():
     assert "a" in res.leaf_grads
 
 
+def with_extra_node(d):
+    """`d` with one more node: another structure, so a run through a cache warmed by `d`
+    looks each node up (no last run to start from), and every old node is a hit."""
+    nodes = [n.model_dump() for n in d.nodes] + [tensor("z", [1])]
+    return parse({"nodes": nodes, "edges": [e.model_dump() for e in d.edges]})
+
+
 def test_a_cached_run_can_be_cancelled_and_keeps_the_byte_limit():
     cache = ForwardCache()
     d = long_chain(300, shape=(256,))  # each value 1 KiB
@@ -737,15 +746,27 @@ def test_a_cached_run_can_be_cancelled_and_keeps_the_byte_limit():
         got.append(rec)
         cancel.set()
 
-    res = run(d, emit=emit, cancel=cancel, cache=cache)
+    # node by node through the cache
+    res = run(with_extra_node(d), emit=emit, cancel=cancel, cache=cache)
     assert res.status == "cancelled"
     assert 0 < len(res.values) < len(d.nodes)  # it stopped part way through the hits
     got = expand_records(got)
     assert got and all(r["kind"] == "value" and r["cached"] for r in got)
 
-    res, _ = run_records(d, cache=cache, limits=Limits(max_total_bytes=10 * 1024))
+    # from the last run: the unchanged values go out at once, and the run stops after them
+    cancel.clear()
+    got.clear()
+    res = run(d, emit=emit, cancel=cancel, cache=cache)
+    assert res.status == "cancelled"
+    assert not any(r["kind"] == "autograd" for r in got)
+
+    res, _ = run_records(with_extra_node(d), cache=cache, limits=Limits(max_total_bytes=10 * 1024))
     assert res.status == "error" and res.error["type"] == "LimitExceeded"
     assert len(res.values) == 10
+    # from the last run, which knows its total at once
+    res, records = run_records(d, cache=cache, limits=Limits(max_total_bytes=10 * 1024))
+    assert res.status == "error" and res.error["type"] == "LimitExceeded"
+    assert records == [res.error]
 
 
 def test_runs_pause_the_garbage_collector_and_restore_it():

@@ -1,8 +1,9 @@
 // Summary tables (docs/protocol.md): the server sends a run's summaries column by column, one
-// table per shape and dtype, and each record names its row. Here every record gets its
-// summary back as one object, so that the stores and panels read records as they always
-// did. Rows are numbered across a run, so each run keeps its rows: a room follower who joins
-// mid-run gets the first records in the join reply and the rest in packets.
+// table per shape and dtype, and each record names its row; values and gradients come packed,
+// one record for a run of many ("Packed records"). Here packs are unpacked and every record
+// gets its summary back as one object, so that the stores and panels read records as they
+// always did. Rows are numbered across a run, so each run keeps its rows: a room follower who
+// joins mid-run gets the first records in the join reply and the rest in packets.
 import type { Nested, Summary, SummaryTable, TraceRecord, WireRecord } from "./types";
 
 const RUNS_KEPT = 4;
@@ -40,18 +41,39 @@ export function rowSummary(t: SummaryTable, k: number): Summary {
   return s;
 }
 
-/** The run's records with their summaries written out; the tables themselves are left out. A
- * record whose row never came (a packet lost before a follower joined) is left out too: it
- * has nothing to show. */
+/** The run's records with their summaries written out and packs unpacked in place; the
+ * tables themselves are left out. A record whose row never came (a packet lost before a
+ * follower joined) is left out too: it has nothing to show. In a pack only that item goes. */
 export function expandRecords(runId: string, wire: WireRecord[]): TraceRecord[] {
   const rows = rowsOf(runId);
   const out: TraceRecord[] = [];
   for (const r of wire) {
     if (r.kind === "summaries") {
       for (let k = 0; k < r.rows; k++) rows.set(r.first + k, rowSummary(r, k));
-      continue;
-    }
-    if ("summary" in r) {
+    } else if (r.kind === "values") {
+      // packs hold thousands of items: plain loops and small literals, no spread per item
+      for (let i = 0; i < r.nodes.length; i++) {
+        const summary = rows.get(r.summary[i]);
+        if (!summary) continue;
+        // a fresh value has no `cached` key, as in the records the pack stands for
+        out.push(
+          r.cached
+            ? { kind: "value", node: r.nodes[i], summary, cached: true }
+            : { kind: "value", node: r.nodes[i], summary },
+        );
+      }
+    } else if (r.kind === "grads") {
+      for (let i = 0; i < r.items.length; i++) {
+        const summary = rows.get(r.summary[i]);
+        if (!summary) continue;
+        const item = r.items[i];
+        out.push(
+          typeof item === "string"
+            ? { kind: "node_grad", node: item, summary }
+            : { kind: "edge_grad", edge: item[0], source: item[1], target: item[2], summary },
+        );
+      }
+    } else if ("summary" in r) {
       const summary = rows.get(r.summary);
       if (summary) out.push({ ...r, summary } as TraceRecord);
     } else out.push(r);

@@ -107,9 +107,26 @@ export interface SummaryTable {
   preview: Nested[] | null;
 }
 
+/** Values packed (docs/protocol.md, "Packed records"): one `value` record per node, its row in
+ * `summary` at the same index, each with `cached: true` when the pack has it. */
+export interface ValuesPack {
+  kind: "values";
+  nodes: string[];
+  summary: number[];
+  cached?: true;
+}
+
+/** Gradients packed: an item is a node id (a `node_grad` record) or [edge, source, target]
+ * (an `edge_grad` record), its row in `summary` at the same index. */
+export interface GradsPack {
+  kind: "grads";
+  items: (string | [edge: string, source: string, target: string])[];
+  summary: number[];
+}
+
 /** A trace record as it comes off the wire: a summary is a row number of a table sent before
- * it (api/summaryRows.ts turns these into TraceRecords). */
-export type WireRecord = SummaryTable | WithRow<TraceRecord>;
+ * it, and values and gradients come packed (api/summaryRows.ts turns these into TraceRecords). */
+export type WireRecord = SummaryTable | ValuesPack | GradsPack | WithRow<TraceRecord>;
 type WithRow<R> = R extends { summary: Summary } ? Omit<R, "summary"> & { summary: number } : R;
 
 export type TraceRecord =

@@ -107,8 +107,9 @@ function finish(finished: RunFinished) {
   else if (finished.status === "cancelled") ed.notify("run cancelled");
   else
     ed.notify(
+      // the records shown (finished.records counts wire records: a pack counts one)
       `${useRun.getState().mode} run finished in ${Math.round(finished.timings.total_ms ?? 0)} ms (${
-        finished.records
+        useRun.getState().records.length
       } records)`,
     );
 }
