@@ -9,6 +9,8 @@ dicts cost more than the ops being traced. `row_summary` writes one row out as t
 that readers of single records (tests, the CLI, training snapshots) use."""
 
 import math
+from itertools import count, repeat
+from operator import attrgetter, is_, itemgetter
 
 import numpy as np
 
@@ -50,69 +52,101 @@ def dtype_name(dt):
     return name
 
 
+# per-tensor getters, for map(): C calls instead of a Python loop body per tensor
+_data_of = attrgetter("_data")
+_shape_of = attrgetter("shape")
+_dtype_of = attrgetter("dtype")
+_grad_fn_of = attrgetter("grad_fn")
+_requires_grad_of = attrgetter("_requires_grad")
+
+
 def summary_tables(tensors, preview_elements=1024):
     """Tables of the tensors' summaries: (tables, where), where[i] = the row of tensors[i],
     counting across the tables in order (table 0's rows first). The same tensor object twice
     is one row. Tables are `summaries` records without their `first` row number, which the
     run gives them as it sends them."""
-    n = len(tensors)
+    # A batch holds thousands of small tensors: every per-tensor step below is a C-level
+    # map/zip/dict/list call or numpy, not a Python loop body.
     ids = list(map(id, tensors))
-    first = dict(zip(reversed(ids), range(n - 1, -1, -1)))  # id(tensor) -> its first index
-    keep = sorted(first.values()) if len(first) < n else range(n)
-    groups = {}  # (shape, dtype) -> [tensors, host arrays, their indices in `tensors`]
-    for i in keep:
-        t = tensors[i]
-        a = t._data
-        if a.__class__ is not np.ndarray:
-            a = _host(t)  # a cupy array
-        key = (a.shape, a.dtype)
-        g = groups.get(key)
-        if g is None:
-            g = groups[key] = ([], [], [])
-        g[0].append(t)
-        g[1].append(a)
-        g[2].append(i)
-    where = [None] * n
-    tables, row = [], 0
-    for ts, arrays, idx in groups.values():
-        tables.append(_table(ts, arrays, preview_elements))
-        for i in idx:
-            where[i] = row
-            row += 1
-    if len(first) < n:  # repeats: the row of the first
-        where = [where[first[x]] for x in ids]
-    return tables, where
+    # id -> tensor, one entry per object, in order of first appearance (a repeat sets the
+    # entry again, to the same object, and does not move it)
+    unique = dict(zip(ids, tensors))
+    kept = list(unique.values())
+    m = len(kept)
+    if not m:
+        return [], []
+    arrays = list(map(_data_of, kept))
+    if set(map(type, arrays)) - {np.ndarray}:  # some cupy arrays: copy those to the host
+        arrays = [a if a.__class__ is np.ndarray else _host(t) for t, a in zip(kept, arrays)]
+    shapes = list(map(_shape_of, arrays))
+    d0 = arrays[0].dtype
+    # one dtype object throughout (the usual case) groups by shape alone, sparing numpy's slow
+    # dtype hash; list.count compares each shape tuple without hashing it
+    one_dtype = all(map(is_, map(_dtype_of, arrays), repeat(d0)))
+    if one_dtype and shapes.count(shapes[0]) == m:  # one shape and dtype: rows in order
+        tables = [_table(kept, arrays, preview_elements)]
+        rows = list(range(m))
+    else:
+        # each tensor's group code: the index of the first tensor with its (shape, dtype), so
+        # codes sort in order of first appearance
+        code_of = {}  # (shape, dtype), or shape alone -> its code
+        keys = shapes if one_dtype else zip(shapes, map(_dtype_of, arrays))
+        codes = np.fromiter(map(code_of.setdefault, keys, count()), np.intp, m)
+        # a stable sort lines the groups up, each in order: row r is tensor order[r]
+        order = np.argsort(codes, kind="stable")
+        ends = np.cumsum(np.bincount(codes)[list(code_of.values())]).tolist()  # groups' ends
+        row_of_kept = np.empty(m, np.intp)
+        row_of_kept[order] = np.arange(m)
+        rows = row_of_kept.tolist()
+        order = order.tolist()
+        tables, start = [], 0
+        for end in ends:
+            idx = order[start:end]
+            tables.append(_table(_take(kept, idx), _take(arrays, idx), preview_elements))
+            start = end
+    if m == len(ids):
+        return tables, rows
+    row_of = dict(zip(unique, rows))  # id -> its row; repeats get the row of the first
+    return tables, list(map(row_of.__getitem__, ids))
+
+
+def _take(seq, idx):
+    """The items of seq at the indices idx, as a tuple: itemgetter fetches them in one C call
+    (but gives a lone item bare)."""
+    return itemgetter(*idx)(seq) if len(idx) > 1 else (seq[idx[0]],)
+
+
+class _ClassNames(dict):
+    """Class -> its name, read once per class on its first lookup: a batch has a few grad_fn
+    classes and thousands of tensors, each looked up in C."""
+
+    def __missing__(self, cls):
+        name = self[cls] = cls.__name__
+        return name
 
 
 def _table(ts, arrays, preview_elements):
-    """The table of tensors that share one shape and dtype."""
+    """The table of tensors that share one shape and dtype (ts: the tensors, arrays: their
+    values on the host; lists or tuples)."""
     a0 = arrays[0]
     n, numel = len(arrays), a0.size
-    names = {}  # grad_fn class -> its name
-    grad_fn = []
-    for t in ts:
-        gf = t.grad_fn
-        if gf is None:
-            grad_fn.append(None)
-        else:
-            name = names.get(gf.__class__)
-            if name is None:
-                name = names[gf.__class__] = gf.__class__.__name__
-            grad_fn.append(name)
+    names = _ClassNames({type(None): None})  # grad_fn class -> the grad_fn column's value
     table = {
         "kind": "summaries",
         "rows": n,
         "shape": list(a0.shape),
         "dtype": dtype_name(a0.dtype),
         "numel": numel,
-        "requires_grad": [t._requires_grad for t in ts],
-        "grad_fn": grad_fn,
+        "requires_grad": list(map(_requires_grad_of, ts)),
+        "grad_fn": list(map(names.__getitem__, map(type, map(_grad_fn_of, ts)))),
     }
     numeric = a0.dtype.kind in "fiub"
     if numel <= _BIG:
         # one copy of every value (never the tensor's own array: a leaf's .grad changes in
         # place later), which is also the previews: row k is tensor k
-        stacked = np.concatenate(arrays, axis=None).reshape(n, numel)
+        # (along axis 0 where there is one: axis=None makes a flat view of each array first,
+        # which took longer than the copy; 0-d arrays have no axis 0)
+        stacked = np.concatenate(arrays, axis=0 if a0.ndim else None).reshape(n, numel)
         stats, nan, inf, bad = _stats_rows(stacked) if numeric and numel else (None, None, None, ())
         preview = stacked.reshape(n, *a0.shape) if numel <= preview_elements else None
     else:
@@ -196,12 +230,14 @@ def take_rows(table, rows):
     """A table of some rows of `table` (a cached node's summary, sent again in a later run)."""
     idx = np.asarray(rows, np.intp)
 
+    listed = idx.tolist()  # plain ints: a list column is picked from in C
+
     def pick(col):
         if col is None:
             return None
         if isinstance(col, np.ndarray):
             return col[idx]
-        return [col[k] for k in rows]
+        return list(map(col.__getitem__, listed))
 
     out = {k: v for k, v in table.items() if k != "first"}
     out["rows"] = len(rows)
@@ -230,26 +266,6 @@ def row_summary(table, k):
     if table["preview"] is not None:
         s["preview"] = table["preview"][k]
     return s
-
-
-def expand_records(records):
-    """Records as single dicts: each `summary` row number replaced by its summary, and the
-    `summaries` tables left out. For readers of a run's records one by one; the page does the
-    same (frontend/src/api/summaryRows.ts)."""
-    rows = {}  # row number -> (table, row in it)
-    out = []
-    for rec in records:
-        kind = rec["kind"]
-        if kind == "summaries":
-            first = rec["first"]
-            for k in range(rec["rows"]):
-                rows[first + k] = (rec, k)
-            continue
-        s = rec.get("summary")
-        if isinstance(s, int):
-            rec = dict(rec, summary=row_summary(*rows[s]))
-        out.append(rec)
-    return out
 
 
 def table_of_row(tables, row):

@@ -10,13 +10,8 @@ from _docs import doc, edge, node, tensor
 
 import engine as eg
 from backend.graph import ForwardCache, run, run_records
-from backend.graph.summary import (
-    STATS,
-    expand_records,
-    row_summary,
-    summarize,
-    summary_tables,
-)
+from backend.graph.records import expand_records, unpack_all
+from backend.graph.summary import STATS, row_summary, summarize, summary_tables
 from backend.server import fastjson
 
 
@@ -60,6 +55,8 @@ def check_tables(records):
             assert r["numel"] == int(np.prod(r["shape"]))
             known.update(range(r["first"], r["first"] + r["rows"]))
             next_row += r["rows"]
+        elif r["kind"] in ("values", "grads"):  # packed: a row per item
+            assert all(isinstance(k, int) and k in known for k in r["summary"]), r
         elif "summary" in r:
             assert isinstance(r["summary"], int) and r["summary"] in known, r
 
@@ -91,7 +88,7 @@ def test_a_runs_tables_come_first_and_say_what_each_tensors_summary_says():
             alone = summarize(tensor_of[r["kind"]](r))
             assert json.loads(fastjson.dumps(r["summary"])) == json.loads(fastjson.dumps(alone))
             checked += 1
-    assert checked == sum(1 for r in records if isinstance(r.get("summary"), int))
+    assert checked == sum(1 for r in unpack_all(records) if isinstance(r.get("summary"), int))
     # the same through JSON, as the page reads it
     assert json.loads(fastjson.dumps(expand_records(json.loads(fastjson.dumps(records))))) == (
         json.loads(fastjson.dumps(expanded))
@@ -190,3 +187,20 @@ def test_cache_hits_send_rows_taken_from_earlier_tables():
     assert [fastjson.dumps(r["summary"]) for r in again if r["kind"] == "value"] == [
         fastjson.dumps(r["summary"]) for r in expanded if r["kind"] == "value"
     ]
+
+
+def test_tables_in_order_of_first_appearance_and_repeats_share_a_row():
+    s0, s1 = eg.tensor(1.0), eg.tensor(2.0)  # 0-d float32
+    v0 = eg.tensor([1.0, 2.0])
+    v1 = eg.tanh(eg.tensor([0.5, 1.0], requires_grad=True))
+    k = eg.tensor([1, 2])  # int64: same shape as v0, another table
+    tables, where = summary_tables([s0, v0, s0, k, v1, s1, v0])
+    assert [(t["shape"], t["dtype"], t["rows"]) for t in tables] == [
+        ([], "float32", 2),
+        ([2], "float32", 2),
+        ([2], "int64", 1),
+    ]
+    assert where == [0, 2, 0, 4, 3, 1, 2] and all(type(r) is int for r in where)
+    assert tables[1]["grad_fn"] == [None, "TanhBackward0"]
+    assert tables[1]["requires_grad"] == [False, True]
+    np.testing.assert_array_equal(tables[1]["preview"], [[1.0, 2.0], v1.detach().numpy()])
