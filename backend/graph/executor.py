@@ -27,8 +27,13 @@ Summaries are made in batches, as tables (see summary.py): records wait in a sho
 go to `emit` together, each batch's tables first: whenever 10 ms have passed, when a batch is
 full (64 records at first, each batch twice the last up to 4,096: the first records go out
 soon, the many that follow in a few large batches, whose summaries cost little more than small
-ones), and at the end. A record's summary is a row of a table; records.expand_records writes
-them out.
+ones), and at the end. A record's summary is a row of a table. Values and gradients are queued
+as (code, key, tensor) tuples and go out packed, one `values` or `grads` record per run of them
+(docs/protocol.md, "Packed records"); records.expand_records writes all of it out one by one.
+
+A forward run through a ForwardCache starts from the cache's last run of the same structure
+(_LastRun): it recomputes (or looks up) only the nodes whose params changed and what depends on
+them, and sends every other value as the last run had it, in one packed record.
 
 What a run needs of a document that does not depend on values (the index, the compute order,
 resolved params, each node's inputs) is a _Plan, kept for the document's next runs: a document
@@ -63,14 +68,14 @@ FLUSH_RECORDS = 4096
 FLUSH_SECONDS = 0.01
 CHECK_EVERY = 32  # cache hits between checks for cancel and the time limit
 CHECK_EVERY_OBSERVED = 8  # the same for watched nodes in a backward pass
-CHECK_SECONDS = 0.001
+CHECK_SECONDS = 0.001  # the same for computed nodes: at most this long between checks
 LAST_RUNS_KEPT = 4  # structures whose last forward run a ForwardCache keeps (see _LastRun)
 # a forward run after an edit starts from the last run when at most this share of its nodes
 # depend on the edit; else it looks every node up, which then costs about as much
 LAST_RUN_DIRTY_SHARE = 0.5
 # each edit adds the tables of its few new rows; past this many, a last run starts afresh from
 # its cache entries (which name the tables that first summarised each value)
-LAST_RUN_TABLES = 32  # the same for computed nodes: at most this long between checks
+LAST_RUN_TABLES = 32
 
 
 class Cancelled(Exception):
@@ -125,8 +130,8 @@ class ForwardCache:
         with self._lock:
             last = self._last.get(plan.key)
             if last is not None and not last.resolve():
-                last = self._last.pop(plan.key)  # it never sent its summaries: no use
-                last = None
+                del self._last[plan.key]  # it never sent its summaries: of no use
+                return None
             return last
 
     def remember(self, plan, last):
@@ -559,6 +564,8 @@ class _Recorder:
         """Send the values of `nodes`, unchanged since the last run, as one packed record: the
         summary of node i is row loc_r[i] of tables[loc_t[i]], sent again as tables of just
         those rows, one per table."""
+        if not nodes:
+            return
         self.flush()  # whatever came before goes first
         rows = np.empty(len(nodes), np.int64)
         for t in np.unique(loc_t).tolist():
