@@ -1,6 +1,8 @@
 """Building a graph the way a person does: drag ops from the palette, wire their ports, type
 values in the inspector, run, and read the numbers written on the canvas."""
 
+import re
+
 from editor import (
     check_param,
     drag_op,
@@ -9,6 +11,7 @@ from editor import (
     node_ids,
     open_editor,
     run_backward,
+    run_forward,
     select_node,
     set_param,
     value_of,
@@ -100,3 +103,20 @@ def test_bad_param_is_refused_at_the_field(page):
     # the stored value is unchanged: the run still gives the text's numbers
     run_backward(page)
     assert value_of(page, "z") == "25"
+
+
+def test_editing_a_leaf_recomputes_only_what_depends_on_it(page):
+    """A forward run after an edit takes the nodes the edit does not reach from the server's
+    cache: they keep their values, drawn faded; the others show the new numbers."""
+    open_editor(page, "square-of-a-sum")
+    run_forward(page)
+    assert [value_of(page, n) for n in ("x", "y", "a", "z")] == ["2", "3", "5", "25"]
+    assert page.locator("[data-cached]").count() == 0  # a first run computes everything
+    select_node(page, "x")
+    set_param(page, "value", "4")
+    run_forward(page)
+    assert [value_of(page, n) for n in ("x", "y", "a", "z")] == ["4", "3", "7", "49"]
+    cached = page.locator("[data-cached]").evaluate_all("els => els.map(e => e.dataset.testid)")
+    assert cached == ["value-y"]  # y does not depend on x
+    expect(page.get_by_test_id("node-y")).to_have_class(re.compile(r"\bcached\b"))
+    expect(page.get_by_test_id("node-a")).not_to_have_class(re.compile(r"\bcached\b"))

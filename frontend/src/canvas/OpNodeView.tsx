@@ -17,6 +17,7 @@ function useNodeRun(id: string) {
     const a = s.annotations;
     return {
       value: a.values[id],
+      cached: a.cached[id], // the value came from the forward cache: not recomputed
       grad: a.nodeGrads[id],
       leafGrad: a.leafGrads[id],
       // a linear node's own parameters are leaves too: their .grad is shown on the node
@@ -44,7 +45,8 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
   const spec = useEditor((s) => s.ops[data.op]);
   const problems = useNodeProblems(id);
   const isTarget = useEditor((s) => s.meta.target === id);
-  const { value, grad, leafGrad, weightGrad, biasGrad, skipped, failed, focused } = useNodeRun(id);
+  const { value, cached, grad, leafGrad, weightGrad, biasGrad, skipped, failed, focused } =
+    useNodeRun(id);
   // zoomed far out, text is unreadable: the node is drawn without it, and its stripe colours
   // say what arrived
   const detailed = useDetailed();
@@ -61,6 +63,7 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
     focused ? "focused" : "",
     selected ? "selected" : "",
     value ? "has-value" : "",
+    value && cached ? "cached" : "",
     grad || leafGrad || weightGrad ? "has-grad" : "",
   ].join(" ");
 
@@ -107,7 +110,12 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
           <div className="anno muted">not run</div>
         ) : (
           value && (
-            <div className="anno value" data-testid={`value-${id}`} title={`value: ${formatSummary(value, 64)}`}>
+            <div
+              className="anno value"
+              data-testid={`value-${id}`}
+              data-cached={cached ? "true" : undefined}
+              title={`value${cached ? " (unchanged since the last run: from the cache)" : ""}: ${formatSummary(value, 64)}`}
+            >
               {formatSummary(value)}
             </div>
           )
