@@ -86,6 +86,40 @@ def test_square_of_a_sum_forward_has_no_gradients(server, sio_client):
     assert "backward_ms" not in finished["timings"]
 
 
+def test_a_forward_run_after_an_edit_sends_what_it_did_not_reach_at_once(server, sio_client):
+    """The client's cache keeps its last forward run: after an edit to one node near the end,
+    the values the edit does not reach come first, in one packed record, and the values
+    read back are those of a run without a cache."""
+
+    def with_leaf_at_the_end(b):
+        """wide_graph with a leaf `b` added in just before the sum."""
+        doc = wide_graph(300, size=4)
+        into_loss = doc["edges"].pop()
+        doc["nodes"] += [tensor("b", value=[b] * 4), node("t", "add")]
+        doc["edges"] += [edge(into_loss["source"], "t"), edge("b", "t", "other"), edge("t", "loss")]
+        return doc
+
+    c = sio_client(server)
+    c.run_to_end(with_leaf_at_the_end(1.0), "forward")
+    edited = with_leaf_at_the_end(-2.0)
+    run_id, finished, records = c.run_to_end(edited, "forward")
+    assert finished["status"] == "ok"
+    packs = [r for r in c.raw_records(run_id) if r["kind"] == "values"]
+    assert packs[0].get("cached") is True and len(packs[0]["nodes"]) > 250
+    fresh = [r["node"] for r in records if r["kind"] == "value" and not r.get("cached")]
+    assert fresh == ["b", "t", "loss"]
+    _, want = run_records(parse(edited))
+    got = {r["node"]: r["summary"] for r in records if r["kind"] == "value"}
+    assert got.keys() == {r["node"] for r in want if r["kind"] == "value"}
+    for r in want:
+        if r["kind"] == "value":
+            np.testing.assert_allclose(
+                np.asarray(got[r["node"]]["preview"], dtype=float),
+                np.asarray(r["summary"]["preview"], dtype=float),
+                rtol=1e-6,
+            )
+
+
 @pytest.mark.parametrize("template_id", TEMPLATES)
 def test_every_template_runs_as_the_graph_layer_runs_it(server, sio_client, template_id):
     """What arrives over the wire is what the executor made, record for record."""
