@@ -730,54 +730,24 @@ class _Run:
         clean[[p for p, _ in dirty]] = False
         clean = np.flatnonzero(clean)
         clean_ids = plan.order_ids[clean].tolist()
-        hits = list(map(last.sigs.__getitem__, clean_ids))
-        try:
-            rec.send_cached(clean_ids, last.tables, last.loc_t[clean], last.loc_r[clean])
-            self.checkpoint()
-        except Cancelled:
-            cache.touch(hits)
-            raise
-        # the dirty nodes, as _look_up_each does them; their metas replace the last run's
-        steps, peek, sig_of, add = self.steps, cache.peek, sigs.__getitem__, rec.add
-        metas, self.metas, misses = list(last.metas), [], 0
-        try:
-            for _, nid in dirty:
-                step = steps[nid]
-                sig = sigs[nid] = hash((step.key, *map(sig_of, step.srcs)))
-                entry = peek(sig)
-                if entry is None:
-                    misses += 1
-                    self.total_bytes = total
-                    self.run_node(nid, sig)
-                    total = self.total_bytes
-                    entries[nid] = peek(sig)
-                    continue
-                hits.append(sig)
-                entries[nid] = entry
-                out, summary, meta = entry
-                total += out._data.nbytes
-                if total > max_bytes:
-                    raise LimitExceeded(_bytes_message(max_bytes))
-                values[nid] = out
-                if step.source and out._requires_grad and out.grad_fn is None:
-                    self.add_leaf(nid, None, out)
-                self.metas.append(meta)
-                add((CACHED, nid, None if summary else out, entry))
-                self.checkpoint()
-        finally:
-            self.total_bytes = total
-            cache.touch(hits, misses)
+        cache.touch(list(map(last.sigs.__getitem__, clean_ids)))  # hits, all of them
+        rec.send_cached(clean_ids, last.tables, last.loc_t[clean], last.loc_r[clean])
+        self.checkpoint()
+        # the dirty nodes, looked up or computed; their metas replace the last run's
+        metas, self.metas = list(last.metas), []
+        self.total_bytes = total
+        entries.update(self._look_up_each([nid for _, nid in dirty]))
         for (p, _), meta in zip(dirty, self.metas):
             metas[p] = meta
         self.metas = metas
         return entries
 
     def _look_up_each(self, order):
-        """A forward run through the cache in a fixed order: what run_node does, with a hit
-        cut down to a hash, a lookup and its record, since a node the page sees again
-        unchanged should cost next to nothing. Misses take run_node. Cancel and the time
-        limit are checked every CHECK_EVERY hits (a hit takes about a microsecond) and at
-        every miss. Returns each node's cache entry."""
+        """The nodes of `order` (in compute order) through the cache: what run_node does,
+        with a hit cut down to a hash, a lookup and its record, since a node the page sees
+        again unchanged should cost next to nothing. Misses take run_node. Cancel and the
+        time limit are checked every CHECK_EVERY hits (a hit takes about a microsecond) and
+        at every miss. Returns each node's cache entry."""
         cache, steps, sigs, values = self.cache, self.steps, self.signatures, self.values
         rec, max_bytes, metas = self.recorder, self.limits.max_total_bytes, self.metas
         peek, sig_of = cache.peek, sigs.__getitem__
