@@ -192,3 +192,32 @@ def test_packed_records_stand_for_the_records(mode):
         d = dag()
         ends = {e.id: (e.source, e.target) for e in d.edges}
         assert all((r["source"], r["target"]) == ends[r["edge"]] for r in edge_grads)
+
+
+def test_runs_in_threads_share_a_cache():
+    """A client's new run may start while its last one is still sending (the server cancels
+    the old run, which then stops): runs through one cache in several threads each get their
+    own document's values."""
+    import threading
+
+    cache = ForwardCache()
+    run(dag(), cache=cache)
+    values = [(float(k), -1.0, 0.5, 2.0) for k in range(12)]
+    want = {v: run(dag(b_value=v)).values["loss"].item() for v in values}
+    got, errors = {}, []
+
+    def worker(vs):
+        try:
+            for v in vs:
+                res = run(dag(b_value=v), cache=cache)
+                got[v] = (res.status, res.values["loss"].item())
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(values[k::3],)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert got == {v: ("ok", want[v]) for v in values}
