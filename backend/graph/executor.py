@@ -48,7 +48,7 @@ from contextlib import contextmanager
 from copy import deepcopy
 from dataclasses import dataclass, field
 from itertools import compress, groupby
-from operator import attrgetter, eq, itemgetter, ne
+from operator import attrgetter, itemgetter, ne
 
 import numpy as np
 
@@ -60,7 +60,7 @@ from .autograd_view import autograd_record
 from .index import GraphIndex
 from .limits import DEFAULT, LimitExceeded
 from .records import expand_records
-from .summary import summary_tables, table_of_row, take_rows
+from .summary import gather_rows, summary_tables, table_of_row, take_rows
 from .validate import GraphInvalid, Problem, check, resolved_params
 
 FLUSH_FIRST = 64
@@ -73,9 +73,6 @@ LAST_RUNS_KEPT = 4  # structures whose last forward run a ForwardCache keeps (se
 # a forward run after an edit starts from the last run when at most this share of its nodes
 # depend on the edit; else it looks every node up, which then costs about as much
 LAST_RUN_DIRTY_SHARE = 0.5
-# each edit adds the tables of its few new rows; past this many, a last run starts afresh from
-# its cache entries (which name the tables that first summarised each value)
-LAST_RUN_TABLES = 32
 
 
 class Cancelled(Exception):
@@ -193,16 +190,18 @@ class _LastRun:
         self.loc_t, self.loc_r = np.zeros(n, np.intp), np.zeros(n, np.intp)
         self.unresolved = []
 
-    def after(self, keys, sigs, values, entries, metas, leaves, total, dirty):
-        """The next run's, which recomputed (or looked up) the nodes at positions `dirty`
-        and took the others from this one."""
+    def after(self, keys, sigs, values, entries, metas, leaves, total, dirty, sent):
+        """The next run's, which recomputed (or looked up) the nodes at positions `dirty` and
+        sent the others again as it had them (`sent`: the tables, the nodes' positions, and
+        per node its table among them and its row there, from _Recorder.send_cached). Those
+        rows are taken from the tables that run sent, so a last run keeps a few tables (one
+        per shape and dtype, and its dirty nodes'), however many edits came before."""
         nxt = _LastRun(keys, sigs, values, entries, metas, leaves, total)
-        nxt.tables, nxt.table_ids = list(self.tables), dict(self.table_ids)
-        nxt.loc_t, nxt.loc_r = self.loc_t.copy(), self.loc_r.copy()
+        tables, clean, new_t, new_r = sent
+        nxt.tables = list(tables)
+        nxt.table_ids = {id(table): t for t, table in enumerate(tables)}
+        nxt.loc_t[clean], nxt.loc_r[clean] = new_t, new_r
         nxt.unresolved = [(p, entries[nid]) for p, nid in dirty]
-        if len(nxt.tables) > LAST_RUN_TABLES:  # many edits in: start afresh from the entries
-            nxt.tables, nxt.table_ids = [], {}
-            nxt.unresolved = list(enumerate(entries.values()))  # (in compute order)
         return nxt
 
     def resolve(self):
@@ -319,10 +318,11 @@ class _Plan(GraphIndex):
         # per node in document order: (id, op, params), the params copied so that edits are
         # noticed, even nested ones made in place; and the edges' structure (see plan_for)
         self.fields = [(n.id, n.op, deepcopy(n.params)) for n in doc.nodes]
-        self.edge_keys = tuple(map(_EDGE_KEY, map(_FIELDS_OF, doc.edges)))
+        self.edge_fields = list(map(dict, map(_FIELDS_OF, doc.edges)))  # copies: see plan_for
         # the structure hashed to 64 bits: what a run's autograd view, its leaves' grads and
         # the cache's last run are kept under, the same for every plan of this structure
-        self.key = hash((tuple((f[0], f[1]) for f in self.fields), self.edge_keys))
+        edge_keys = tuple(map(_EDGE_KEY, self.edge_fields))
+        self.key = hash((tuple((f[0], f[1]) for f in self.fields), edge_keys))
         self.steps = {nid: _Step(self, nid) for nid in self.order}
         has_if = any(spec.name == "if" for spec in self.specs.values())
         self.static_order = None if has_if else _static_order(self)
@@ -378,10 +378,11 @@ def plan_for(doc):
         recent = _PLANS[::-1]
     plan = changed = None
     for old in recent:
-        if len(old.fields) != len(nodes) or len(old.edge_keys) != len(edges):
+        if len(old.fields) != len(nodes) or len(old.edge_fields) != len(edges):
             continue
-        # each edge's and node's fields read and compared one by one, in C: no list of them
-        if not all(map(eq, map(_EDGE_KEY, map(_FIELDS_OF, edges)), old.edge_keys)):
+        # each edge's fields (its whole __dict__: an edge is nothing but structure) and each
+        # node's id, op and params, compared in C
+        if list(map(_FIELDS_OF, edges)) != old.edge_fields:
             continue
         fields = map(_NODE_FIELDS, map(_FIELDS_OF, nodes))
         differ = list(compress(range(len(nodes)), map(ne, fields, old.fields)))
@@ -562,17 +563,31 @@ class _Recorder:
 
     def send_cached(self, nodes, tables, loc_t, loc_r):
         """Send the values of `nodes`, unchanged since the last run, as one packed record: the
-        summary of node i is row loc_r[i] of tables[loc_t[i]], sent again as tables of just
-        those rows, one per table."""
-        if not nodes:
-            return
+        summary of node i is row loc_r[i] of tables[loc_t[i]], sent again as one table per
+        shape and dtype. Returns where each node's row is now, for the next run to take it
+        from: (the tables sent, per node the index of its table among them, its row there)."""
+        n = len(nodes)
+        if not n:
+            return [], np.zeros(0, np.intp), np.zeros(0, np.intp)
         self.flush()  # whatever came before goes first
-        rows = np.empty(len(nodes), np.int64)
-        for t in np.unique(loc_t).tolist():
-            sel = np.flatnonzero(loc_t == t)
-            first = self._send_table(take_rows(tables[t], loc_r[sel]))
+        rows = np.empty(n, np.int64)
+        new_t, new_r = np.empty(n, np.intp), np.empty(n, np.intp)
+        groups = {}  # (shape, dtype) -> [(source table, the nodes whose row it has)]
+        for t in np.flatnonzero(np.bincount(loc_t, minlength=len(tables))).tolist():
+            table = tables[t]
+            key = (tuple(table["shape"]), table["dtype"])
+            groups.setdefault(key, []).append((table, np.flatnonzero(loc_t == t)))
+        sent = []
+        for parts in groups.values():
+            table = gather_rows([(table, loc_r[sel]) for table, sel in parts])
+            first = self._send_table(table)
+            sel = np.concatenate([sel for _, sel in parts]) if len(parts) > 1 else parts[0][1]
             rows[sel] = np.arange(first, first + sel.size)
+            new_t[sel] = len(sent)
+            new_r[sel] = np.arange(sel.size)
+            sent.append(table)
         self.emit({"kind": "values", "nodes": nodes, "summary": rows.tolist(), "cached": True})
+        return sent, new_t, new_r
 
     def _send_table(self, table):
         first = table["first"] = self.rows
@@ -673,9 +688,9 @@ class _Run:
         last = cache.last_run(plan)
         dirty = self._dirty_since(last) if last is not None else None
         if dirty is not None:
-            entries = self._forward_from(last, dirty)
+            entries, sent = self._forward_from(last, dirty)
             nxt = last.after(plan.step_keys, self.signatures, self.values, entries, self.metas,
-                             self.leaves, self.total_bytes, dirty)  # fmt: skip
+                             self.leaves, self.total_bytes, dirty, sent)  # fmt: skip
         else:
             entries = self._look_up_each(order)
             nxt = _LastRun(plan.step_keys, self.signatures, self.values, entries, self.metas,
@@ -712,7 +727,8 @@ class _Run:
         signatures and its summaries' rows (sent again as one packed record, before anything
         else, as ComfyUI reports its cached nodes) for every node that does not depend on the
         edit; then the `dirty` ones in compute order, each looked up in the cache or computed.
-        Returns each node's cache entry."""
+        Returns each node's cache entry, and where the others' rows were sent (for
+        _LastRun.after)."""
         plan, cache, rec = self.plan, self.cache, self.recorder
         max_bytes = self.limits.max_total_bytes
         values, sigs = self.values, self.signatures
@@ -731,7 +747,9 @@ class _Run:
         clean = np.flatnonzero(clean)
         clean_ids = plan.order_ids[clean].tolist()
         cache.touch(list(map(last.sigs.__getitem__, clean_ids)))  # hits, all of them
-        rec.send_cached(clean_ids, last.tables, last.loc_t[clean], last.loc_r[clean])
+        tables, new_t, new_r = rec.send_cached(
+            clean_ids, last.tables, last.loc_t[clean], last.loc_r[clean]
+        )
         self.checkpoint()
         # the dirty nodes, looked up or computed; their metas replace the last run's
         metas, self.metas = list(last.metas), []
@@ -740,7 +758,7 @@ class _Run:
         for (p, _), meta in zip(dirty, self.metas):
             metas[p] = meta
         self.metas = metas
-        return entries
+        return entries, (tables, clean, new_t, new_r)
 
     def _look_up_each(self, order):
         """The nodes of `order` (in compute order) through the cache: what run_node does,

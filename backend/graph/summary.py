@@ -237,24 +237,47 @@ def _scaled_stats(v):
     return lo, hi, mean_w * scale, std, scale * math.sqrt(float(w @ w))
 
 
+_ROW_COLUMNS = ("requires_grad", "grad_fn", "nan", "inf", "stats", "preview")
+
+
 def take_rows(table, rows):
     """A table of some rows of `table` (a cached node's summary, sent again in a later run)."""
-    idx = np.asarray(rows, np.intp)
+    return gather_rows([(table, rows)])
 
-    listed = idx.tolist()  # plain ints: a list column is picked from in C
 
-    def pick(col):
-        if col is None:
-            return None
-        if isinstance(col, np.ndarray):
-            return col[idx]
-        return list(map(col.__getitem__, listed))
-
-    out = {k: v for k, v in table.items() if k != "first"}
-    out["rows"] = len(rows)
-    for col in ("requires_grad", "grad_fn", "nan", "inf", "stats", "preview"):
-        out[col] = pick(table[col])
+def gather_rows(parts):
+    """One table of the rows `rows` of each (table, rows) of `parts`, in that order: tables of
+    one shape and dtype (the cached values of a run, whose rows were first sent in several
+    earlier runs, sent again as one table)."""
+    picked = [_pick_rows(table, rows) for table, rows in parts]
+    out = {k: v for k, v in parts[0][0].items() if k != "first"}
+    out["rows"] = sum(len(rows) for _, rows in parts)
+    for col in _ROW_COLUMNS:
+        pieces = [p[col] for p in picked]
+        if len(pieces) == 1:
+            out[col] = pieces[0]
+        elif any(c is None for c in pieces):  # previews: a shape has them in every table or,
+            out[col] = None  # where runs had other limits, in none
+        elif all(isinstance(c, np.ndarray) for c in pieces):
+            out[col] = np.concatenate(pieces)
+        else:  # lists, or a mix (rows with non-finite numbers are spelled out in lists)
+            out[col] = [x for c in pieces for x in (c.tolist() if isinstance(c, np.ndarray) else c)]
     return out
+
+
+def _pick_rows(table, rows):
+    idx = np.asarray(rows, np.intp)
+    listed = idx.tolist()  # plain ints: a list column is picked from in C
+    picked = {}
+    for col in _ROW_COLUMNS:
+        c = table[col]
+        if c is None:
+            picked[col] = None
+        elif isinstance(c, np.ndarray):
+            picked[col] = c[idx]
+        else:
+            picked[col] = list(map(c.__getitem__, listed))
+    return picked
 
 
 def row_summary(table, k):

@@ -11,7 +11,7 @@ from _docs import doc, edge, node, tensor
 import engine as eg
 from backend.graph import ForwardCache, run, run_records
 from backend.graph.records import expand_records, unpack_all
-from backend.graph.summary import STATS, row_summary, summarize, summary_tables
+from backend.graph.summary import STATS, gather_rows, row_summary, summarize, summary_tables
 from backend.server import fastjson
 
 
@@ -137,6 +137,25 @@ def test_non_finite_rows_are_spelled_out_and_the_others_stay_numbers():
     assert s[3]["stats"]["norm"] == "inf" and s[3]["stats"]["max"] == 1.7e308
     for k, t in enumerate(ts):  # each row is the tensor's own summary
         assert fastjson.dumps(s[k]) == fastjson.dumps(summarize(t))
+
+
+def test_rows_of_several_tables_gathered_into_one_say_what_they_said():
+    """A cached run sends the rows of earlier tables of one shape again as one table: rows
+    with non-finite numbers (spelled out in lists) and plain ones (numpy columns) mixed."""
+    f64 = eg.float64
+    nan_row = eg.tensor([1.0, float("nan")], dtype=f64)
+    spelled, _ = summary_tables([nan_row, eg.tensor([2.0, 3.0], dtype=f64, requires_grad=True)])
+    plain, _ = summary_tables([eg.tensor([4.0, 5.0], dtype=f64), eg.tensor([6.0, 7.0], dtype=f64)])
+    assert isinstance(spelled[0]["stats"], list) and isinstance(plain[0]["stats"], np.ndarray)
+    parts = [(plain[0], [1, 0]), (spelled[0], [0, 1]), (plain[0], [1])]
+    table = gather_rows(parts)
+    assert table["rows"] == 5 and "first" not in table
+    want = [row_summary(t, k) for t, rows in parts for k in rows]
+    got = [row_summary(table, k) for k in range(5)]
+    assert fastjson.dumps(got) == fastjson.dumps(want)
+    assert json.loads(fastjson.dumps(table))["preview"][2] == [1.0, "nan"]
+    one = gather_rows([(plain[0], [1])])  # one part: its columns picked as they are
+    assert isinstance(one["stats"], np.ndarray) and one["grad_fn"] == [None]
 
 
 def test_big_tensors_get_stats_without_previews():
