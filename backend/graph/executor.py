@@ -45,10 +45,8 @@ import threading
 import time
 from collections import OrderedDict, deque
 from contextlib import contextmanager
-from copy import deepcopy
 from dataclasses import dataclass, field
-from itertools import compress, groupby
-from operator import attrgetter, itemgetter, ne
+from itertools import groupby
 
 import numpy as np
 
@@ -60,6 +58,7 @@ from .autograd_view import autograd_record
 from .index import GraphIndex
 from .limits import DEFAULT, LimitExceeded
 from .records import expand_records
+from .snapshot import Snapshot
 from .summary import gather_rows, summary_tables, table_of_row, take_rows
 from .validate import GraphInvalid, Problem, check, resolved_params
 
@@ -315,14 +314,10 @@ class _Plan(GraphIndex):
 
     def __init__(self, doc):
         super().__init__(doc)
-        # per node in document order: (id, op, params), the params copied so that edits are
-        # noticed, even nested ones made in place; and the edges' structure (see plan_for)
-        self.fields = [(n.id, n.op, deepcopy(n.params)) for n in doc.nodes]
-        self.edge_fields = list(map(dict, map(_FIELDS_OF, doc.edges)))  # copies: see plan_for
-        # the structure hashed to 64 bits: what a run's autograd view, its leaves' grads and
-        # the cache's last run are kept under, the same for every plan of this structure
-        edge_keys = tuple(map(_EDGE_KEY, self.edge_fields))
-        self.key = hash((tuple((f[0], f[1]) for f in self.fields), edge_keys))
+        # what the document was (see plan_for); its `key`, the structure hashed, is what a
+        # run's autograd view, its leaves' grads and the cache's last run are kept under
+        self.snapshot = Snapshot(doc)
+        self.key = self.snapshot.key
         self.steps = {nid: _Step(self, nid) for nid in self.order}
         has_if = any(spec.name == "if" for spec in self.specs.values())
         self.static_order = None if has_if else _static_order(self)
@@ -339,12 +334,11 @@ class _Plan(GraphIndex):
         plan = object.__new__(_Plan)
         plan.__dict__.update(self.__dict__)
         plan.nodes, plan.params, plan.steps = dict(self.nodes), dict(self.params), dict(self.steps)
-        plan.fields = list(self.fields)
+        plan.snapshot = self.snapshot.with_params(doc, changed)
         for i in changed:
             n = doc.nodes[i]
             plan.nodes[n.id] = n
             plan.params[n.id] = resolved_params(self.specs[n.id], n.params)
-            plan.fields[i] = (n.id, n.op, deepcopy(n.params))
             plan.steps[n.id] = _Step(plan, n.id)
         if self.static_order is not None and changed:
             plan.step_keys = self.step_keys.copy()
@@ -359,35 +353,19 @@ _PLANS_KEPT = 8
 _PLANS_LOCK = threading.Lock()
 
 
-# What plan_for reads of each node and edge, in C: straight from the model's __dict__ (where
-# pydantic keeps a model's fields), a third cheaper than reading them as attributes
-_FIELDS_OF = attrgetter("__dict__")
-_NODE_FIELDS = itemgetter("id", "op", "params")
-_EDGE_KEY = itemgetter("id", "source", "sourcePort", "target", "targetPort")
-
-
 def plan_for(doc):
     """The plan of `doc`: a recent run's plan when its document had the same structure (node
     ids and ops, edges), with the params of the nodes that differ resolved anew.
 
     Documents usually arrive freshly parsed, so nothing of them is hashed yet: they are
-    compared with the recent plans field by field (in C, no hashing), which reads each node
-    and edge once."""
-    nodes, edges = doc.nodes, doc.edges
+    compared with the recent plans' snapshots (snapshot.py)."""
     with _PLANS_LOCK:
         recent = _PLANS[::-1]
     plan = changed = None
     for old in recent:
-        if len(old.fields) != len(nodes) or len(old.edge_fields) != len(edges):
-            continue
-        # each edge's fields (its whole __dict__: an edge is nothing but structure) and each
-        # node's id, op and params, compared in C
-        if list(map(_FIELDS_OF, edges)) != old.edge_fields:
-            continue
-        fields = map(_NODE_FIELDS, map(_FIELDS_OF, nodes))
-        differ = list(compress(range(len(nodes)), map(ne, fields, old.fields)))
-        if all(_NODE_FIELDS(nodes[i].__dict__)[:2] == old.fields[i][:2] for i in differ):
-            plan, changed = old, differ  # only params differ
+        changed = old.snapshot.edited(doc)
+        if changed is not None:
+            plan = old
             break
     if plan is None:
         plan = _Plan(doc)

@@ -7,6 +7,7 @@ stand-ins under no_grad, so a shape that cannot work fails with exactly PyTorch'
 """
 
 import math
+import threading
 from collections import defaultdict
 from dataclasses import asdict, dataclass
 
@@ -14,6 +15,7 @@ import engine as eg
 
 from . import registry
 from .limits import DEFAULT
+from .snapshot import Snapshot
 
 _META_ELEMENTS = 1_000_000  # bigger stand-ins are skipped: their shape is checked when run
 
@@ -162,6 +164,54 @@ def size_problems(doc, limits=DEFAULT):
     return problems
 
 
+def _param_problems(n, spec):
+    """The problems of node n's params: unknown ones, values out of range or of the wrong type."""
+    problems = []
+    for key, value in n.params.items():
+        param = spec.param(key)
+        if param is None:
+            if n.op == "parameter" and key == "requires_grad":  # allowed, and always on
+                if value is not True:
+                    problems.append(
+                        Problem("a parameter always requires grad", node=n.id, param=key)
+                    )
+                continue
+            problems.append(Problem(f"unknown param '{key}' for {n.op}", node=n.id, param=key))
+            continue
+        why = _check_value(param, value)
+        if why:
+            problems.append(Problem(f"{key} {why}", node=n.id, param=key))
+    return problems
+
+
+def _input_problems(n, spec, connected):
+    """Inputs of node n that need an edge and have none (`connected`: its ports with edges);
+    an op that takes a `scalar` param instead of an input may go without either only once the
+    param is set."""
+    problems = []
+    for port in spec.inputs:
+        wired = port.name in connected
+        if not port.optional and not wired:
+            problems.append(
+                Problem(
+                    f"input '{port.name}' of {n.op} is not connected", node=n.id, port=port.name
+                )
+            )
+        elif (
+            spec.extra.get("scalar_for") == port.name
+            and not wired
+            and n.params.get("scalar") is None
+        ):
+            problems.append(
+                Problem(
+                    f"input '{port.name}' of {n.op} is not connected and no scalar is set",
+                    node=n.id,
+                    port=port.name,
+                )
+            )
+    return problems
+
+
 def structural_problems(doc, limits=DEFAULT):
     problems = []
     nodes = {}
@@ -180,20 +230,7 @@ def structural_problems(doc, limits=DEFAULT):
         if spec is None:
             problems.append(Problem(f"unknown op '{n.op}'", node=n.id))
             continue
-        for key, value in n.params.items():
-            param = spec.param(key)
-            if param is None:
-                if n.op == "parameter" and key == "requires_grad":  # allowed, and always on
-                    if value is not True:
-                        problems.append(
-                            Problem("a parameter always requires grad", node=n.id, param=key)
-                        )
-                    continue
-                problems.append(Problem(f"unknown param '{key}' for {n.op}", node=n.id, param=key))
-                continue
-            why = _check_value(param, value)
-            if why:
-                problems.append(Problem(f"{key} {why}", node=n.id, param=key))
+        problems += _param_problems(n, spec)
 
     filled = defaultdict(list)
     for e in doc.edges:
@@ -246,26 +283,8 @@ def structural_problems(doc, limits=DEFAULT):
         spec = registry.get(n.op)
         if spec is None:
             continue
-        for port in spec.inputs:
-            connected = bool(filled.get((n.id, port.name)))
-            if not port.optional and not connected:
-                problems.append(
-                    Problem(
-                        f"input '{port.name}' of {n.op} is not connected", node=n.id, port=port.name
-                    )
-                )
-            elif (
-                spec.extra.get("scalar_for") == port.name
-                and not connected
-                and n.params.get("scalar") is None
-            ):
-                problems.append(
-                    Problem(
-                        f"input '{port.name}' of {n.op} is not connected and no scalar is set",
-                        node=n.id,
-                        port=port.name,
-                    )
-                )
+        connected = {port.name for port in spec.inputs if filled.get((n.id, port.name))}
+        problems += _input_problems(n, spec, connected)
 
     _, stuck = topological_order(doc)
     if stuck:
@@ -303,6 +322,11 @@ class _MetaContext:
 def shape_problems(doc, limits=DEFAULT, skip=frozenset()):
     """Run the graph on zero-filled stand-ins; each failing node reports PyTorch's message.
     Nodes in `skip` (they have problems of their own) and what depends on them are left out."""
+    return _dry_run(doc, limits, skip)[0]
+
+
+def _dry_run(doc, limits, skip=frozenset()):
+    """(problems, each node's stand-in, the topological order, each node's incoming edges)."""
     order, _ = topological_order(doc)
     nodes = {n.id: n for n in doc.nodes}
     incoming = defaultdict(list)
@@ -312,30 +336,35 @@ def shape_problems(doc, limits=DEFAULT, skip=frozenset()):
     ctx = _MetaContext(limits)
     with eg.no_grad():
         for nid in order:
-            if nid in skip:
-                continue
-            node = nodes[nid]
-            spec = registry.get(node.op)
-            params = resolved_params(spec, node.params)
-            try:
-                inputs = _meta_inputs(spec, incoming[nid], meta)
-            except _Unknown:
-                continue
-            try:
-                if spec.source:
-                    out = _meta_source(ctx, spec, params)
-                elif spec.name == "if":
-                    out = inputs[1]  # either branch may run; the then-branch stands for both
-                else:
-                    out = spec.run(ctx, inputs, params)
-            except Exception as exc:  # the op's own error, in the engine's (PyTorch's) words
-                # a dataset's problem names the param it is about (datasets.py)
-                param = getattr(exc, "param", None)
-                problems.append(Problem(str(exc).strip("'\""), node=nid, param=param))
-                continue
-            if out is not None and out.numel() <= _META_ELEMENTS:
-                meta[nid] = out
-    return problems
+            if nid not in skip:
+                _dry_run_node(ctx, nodes[nid], incoming[nid], meta, problems)
+    return problems, meta, order, incoming
+
+
+def _dry_run_node(ctx, node, edges, meta, problems):
+    """Node `node` on its inputs' stand-ins in `meta`: its own stand-in goes into `meta`, or
+    its error (in the engine's, that is PyTorch's, words) into `problems`. A node with an
+    input that has no stand-in (it failed, or is too big to make) is left out."""
+    spec = registry.get(node.op)
+    params = resolved_params(spec, node.params)
+    try:
+        inputs = _meta_inputs(spec, edges, meta)
+    except _Unknown:
+        return
+    try:
+        if spec.source:
+            out = _meta_source(ctx, spec, params)
+        elif spec.name == "if":
+            out = inputs[1]  # either branch may run; the then-branch stands for both
+        else:
+            out = spec.run(ctx, inputs, params)
+    except Exception as exc:  # the op's own error, in the engine's (PyTorch's) words
+        # a dataset's problem names the param it is about (datasets.py)
+        param = getattr(exc, "param", None)
+        problems.append(Problem(str(exc).strip("'\""), node=node.id, param=param))
+        return
+    if out is not None and out.numel() <= _META_ELEMENTS:
+        meta[node.id] = out
 
 
 class _Unknown(Exception):
@@ -369,15 +398,124 @@ def _meta_source(ctx, spec, params):
 
 
 def validate(doc, limits=DEFAULT):
-    """All problems of the document (an empty list when it can run)."""
+    """All problems of the document (an empty list when it can run).
+
+    A document that differs from a recent one without problems only in some nodes' params
+    (the usual request after an edit) is validated again only where that can change anything:
+    those nodes' params and inputs, then the dry run of them and what depends on them, on the
+    stand-ins the earlier dry run left (see _Valid)."""
     too_big = size_problems(doc, limits)
     if too_big:
         return too_big  # checking a graph over the limits would itself cost too much
+    problems = _revalidate(doc, limits)
+    if problems is not None:
+        return problems
     problems = structural_problems(doc, limits)
     skip = {p.node for p in problems if p.node} | {
         e.target for e in doc.edges if any(p.edge == e.id for p in problems)
     }
-    return problems + shape_problems(doc, limits, frozenset(skip))
+    shapes, meta, order, incoming = _dry_run(doc, limits, frozenset(skip))
+    problems += shapes
+    if not problems:
+        _remember(_Valid(doc, limits, meta, order, incoming))
+    return problems
+
+
+# -- validating again after an edit --------------------------------------------------------------
+_VALID = []  # _Valid of recent documents without problems, the latest last
+_VALID_KEPT = 8
+_VALID_BYTES = 64 * 2**20  # stand-ins kept of one document, at most (else it is not kept)
+_VALID_LOCK = threading.Lock()
+
+
+class _Valid:
+    """A document that had no problems, as much of it as validating the same structure with
+    other params needs: its snapshot, the limits it was checked under, the topological order,
+    each node's incoming edges and consumers, and the stand-ins of its dry run.
+    A dry run is deterministic, so a node whose params and ancestors' params are unchanged has
+    the same stand-in again: only the edited nodes and their descendants run anew, and they
+    fail (or not) exactly as in a dry run of the whole graph."""
+
+    __slots__ = ("snapshot", "limits", "order", "incoming", "meta", "_index")
+
+    def __init__(self, doc, limits, meta, order, incoming):
+        self.snapshot, self.limits, self.meta = Snapshot(doc), limits, meta
+        self.order, self.incoming = order, incoming
+        self._index = None  # made at the first edit (see index)
+
+    def index(self):
+        """(each node's position in document order, each node's consumers), shared by the
+        documents after this one: what only validating an edit needs."""
+        if self._index is None:
+            position = {nid: i for i, (nid, _, _) in enumerate(self.snapshot.nodes)}
+            consumers = {nid: [] for nid in position}
+            for e in self.snapshot.edges:
+                consumers[e["source"]].append(e["target"])
+            self._index = (position, consumers)
+        return self._index
+
+    def after(self, doc, changed, meta):
+        nxt = object.__new__(_Valid)
+        nxt.limits, nxt.order, nxt.incoming = self.limits, self.order, self.incoming
+        nxt.snapshot, nxt.meta = self.snapshot.with_params(doc, changed), meta
+        nxt._index = self.index()
+        return nxt
+
+
+def _remember(valid):
+    if sum(t._data.nbytes for t in valid.meta.values()) > _VALID_BYTES:
+        return
+    with _VALID_LOCK:
+        _VALID[:] = [v for v in _VALID if v.snapshot.key != valid.snapshot.key]
+        _VALID.append(valid)
+        del _VALID[:-_VALID_KEPT]
+
+
+def _revalidate(doc, limits):
+    """The problems of `doc` from a recent document of its structure without problems, or None
+    when there is none (or where something an edit changed needs the whole validation to
+    report it with everything else: a param out of range, an unknown target)."""
+    with _VALID_LOCK:
+        recent = _VALID[::-1]
+    for base in recent:
+        if base.limits != limits:
+            continue
+        changed = base.snapshot.edited(doc)
+        if changed is not None:
+            break
+    else:
+        return None
+    nodes = doc.nodes
+    position, consumers = base.index()
+    if doc.target is not None and doc.target not in position:
+        return None
+    for i in changed:
+        n = nodes[i]
+        spec = registry.get(n.op)
+        connected = {e.targetPort for e in base.incoming[n.id]}
+        if _param_problems(n, spec) or _input_problems(n, spec, connected):
+            return None
+    if not changed:
+        return []
+    # the edited nodes and their descendants, in topological order, dry-run anew
+    dirty = {nodes[i].id for i in changed}
+    stack = list(dirty)
+    while stack:
+        for target in consumers[stack.pop()]:
+            if target not in dirty:
+                dirty.add(target)
+                stack.append(target)
+    meta = {nid: t for nid, t in base.meta.items() if nid not in dirty}
+    problems = []
+    ctx = _MetaContext(limits)
+    with eg.no_grad():
+        for nid in base.order:
+            if nid in dirty:
+                node = nodes[position[nid]]
+                _dry_run_node(ctx, node, base.incoming[nid], meta, problems)
+    if not problems:
+        _remember(base.after(doc, changed, meta))
+    return problems
 
 
 def check(doc, limits=DEFAULT):
