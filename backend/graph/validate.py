@@ -424,7 +424,7 @@ def validate(doc, limits=DEFAULT):
 # -- validating again after an edit --------------------------------------------------------------
 _VALID = []  # _Valid of recent documents without problems, the latest last
 _VALID_KEPT = 8
-_VALID_BYTES = 64 * 2**20  # stand-ins kept of one document, at most (else it is not kept)
+_VALID_BYTES = 8 * 2**20  # stand-ins kept of one document, at most (else it is not kept)
 _VALID_LOCK = threading.Lock()
 
 
