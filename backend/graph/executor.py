@@ -142,7 +142,10 @@ class ForwardCache:
         and `misses` more misses; entries evicted since they were peeked are skipped."""
         with self._lock:
             store = self._store
-            deque(map(store.move_to_end, filter(store.__contains__, sigs)), 0)  # in C
+            try:
+                deque(map(store.move_to_end, sigs), 0)  # in C
+            except KeyError:  # (rare) some were evicted: again, without those
+                deque(map(store.move_to_end, filter(store.__contains__, sigs)), 0)
             self.hits += len(sigs)
             self.misses += misses
 

@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as tF
 from _docs import doc, edge, node, tensor
 
+import engine as eg
 from backend.graph import ForwardCache, GraphInvalid, Limits, parse, run, run_records, validate
 from backend.graph.records import expand_records
 from backend.graph.summary import summarize
@@ -794,6 +795,17 @@ def test_cache_is_bounded():
     cache = ForwardCache(max_entries=5)
     run(cache_graph([1.0, 2.0]), cache=cache)
     assert len(cache._store) == 5
+
+
+def test_touch_marks_entries_used_and_skips_those_evicted_since():
+    cache = ForwardCache(max_entries=3)
+    for sig in (1, 2, 3, 4):  # 4 evicts 1
+        cache.put(sig, eg.tensor(float(sig)))
+    cache.touch([2, 1, 3], misses=1)
+    assert list(cache._store) == [4, 2, 3]  # used last, evicted last
+    cache.touch([4])
+    assert list(cache._store) == [2, 3, 4]
+    assert (cache.hits, cache.misses) == (4, 1)
 
 
 def test_cache_with_if():
