@@ -200,7 +200,7 @@ class _LastRun:
         per shape and dtype, and its dirty nodes'), however many edits came before."""
         nxt = _LastRun(keys, sigs, values, entries, metas, leaves, total)
         tables, clean, new_t, new_r = sent
-        nxt.tables = list(tables)
+        nxt.tables = tables  # the list send_cached made for this run (resolve() adds to it)
         nxt.table_ids = {id(table): t for t, table in enumerate(tables)}
         nxt.loc_t[clean], nxt.loc_r[clean] = new_t, new_r
         nxt.unresolved = [(p, entries[nid]) for p, nid in dirty]
@@ -560,7 +560,7 @@ class _Recorder:
             groups.setdefault(key, []).append((table, np.flatnonzero(loc_t == t)))
         sent = []
         for parts in groups.values():
-            table = gather_rows([(table, loc_r[sel]) for table, sel in parts])
+            table = gather_rows([(source, loc_r[sel]) for source, sel in parts])
             first = self._send_table(table)
             sel = np.concatenate([sel for _, sel in parts]) if len(parts) > 1 else parts[0][1]
             rows[sel] = np.arange(first, first + sel.size)
