@@ -12,7 +12,16 @@ import torch.nn.functional as tF
 from _docs import doc, edge, node, tensor
 
 import engine as eg
-from backend.graph import ForwardCache, GraphInvalid, Limits, parse, run, run_records, validate
+from backend.graph import (
+    ForwardCache,
+    GraphInvalid,
+    Limits,
+    executor,
+    parse,
+    run,
+    run_records,
+    validate,
+)
 from backend.graph.records import expand_records
 from backend.graph.summary import summarize
 from backend.server import fastjson
@@ -598,7 +607,14 @@ def test_cancel_during_forward():
     assert all(r["node"] in res.values for r in got)
 
 
-def test_cancel_during_backward():
+@pytest.fixture
+def small_batches(monkeypatch):
+    """Records go out in batches of 64 at first, so a run of a few hundred nodes sends some
+    while it runs (the usual first batch is larger than these runs)."""
+    monkeypatch.setattr(executor, "FLUSH_FIRST", 64)
+
+
+def test_cancel_during_backward(small_batches):
     d = long_chain(300)
     cancel, got = threading.Event(), []
 
@@ -737,7 +753,7 @@ def with_extra_node(d):
     return parse({"nodes": nodes, "edges": [e.model_dump() for e in d.edges]})
 
 
-def test_a_cached_run_can_be_cancelled_and_keeps_the_byte_limit():
+def test_a_cached_run_can_be_cancelled_and_keeps_the_byte_limit(small_batches):
     cache = ForwardCache()
     d = long_chain(300, shape=(256,))  # each value 1 KiB
     assert run(d, cache=cache).status == "ok"
