@@ -18,6 +18,13 @@ the last 5 nodes before the sum: the leaf edited in the cache case.
     sends the other 993 values as they were) against a full forward run without a cache, both
     traced. Target: <= 0.1x.
 
+Two floor rows show what no tracer on this engine can go below: the direct code keeping each
+value it makes, a backward pass whose observer keeps each gradient it hands out, and the
+leaves' .grad, summarised in one summary_tables call; and the same without the summaries. For
+(b), a row times what the cached run does first, alone: plan_for() recognising the edited
+document (comparing its nodes and edges with the last run's snapshot), read right after a full
+run, as the cached run reads it.
+
 run() validates the document first (a dry run of the whole graph on zero-filled stand-ins), as
 a server does before every run; the rows above pass validated=True and time the executor alone.
 Two more rows time validate() itself: of a structure it has not seen (the whole dry run), and
@@ -45,6 +52,9 @@ import numpy as np  # noqa: E402
 
 import engine as eg  # noqa: E402
 from backend.graph import ForwardCache, parse, run, validate  # noqa: E402
+from backend.graph.executor import plan_for  # noqa: E402
+from backend.graph.summary import summary_tables  # noqa: E402
+from engine.autograd.graph import observe_backward  # noqa: E402
 
 validation = importlib.import_module("backend.graph.validate")  # (`validate` is the function)
 
@@ -55,8 +65,9 @@ UNARY = ("tanh", "sigmoid", "sin", "relu", "half")
 BINARY = ("add", "sub", "mul", "maximum")
 
 
-def make_graph(seed=0, b_value=None):
-    """The graph document and the same computation as straight-line engine Python."""
+def make_graph(seed=0, b_value=None, keep=False):
+    """The graph document and the same computation as straight-line engine Python (with
+    `keep`: forward only, each value passed to keep() as it is made)."""
     rng = np.random.default_rng(seed)
     nodes, edges, lines = [], [], []
 
@@ -129,8 +140,34 @@ def make_graph(seed=0, b_value=None):
     lines.append("result = loss")
     doc = parse({"name": "bench", "nodes": nodes, "edges": edges, "target": "loss"})
     assert len(doc.nodes) == N_NODES, len(doc.nodes)
+    if keep:  # the floor's forward: each value kept as it is made, no backward
+        lines = [x for line in lines[:-2] for x in (line, f"keep({line.split(' = ')[0]})")]
+        lines.append("result = loss")
     code = compile("\n".join(lines), "<direct>", "exec")
     return doc, code
+
+
+LEAVES = ("w0", "w1", "w2", "row", "col", "b")
+
+
+def floor(code, summarise=True):
+    """What no tracer can go below on this engine and these summaries: the direct code keeping
+    every value, a backward pass whose observer keeps every gradient it hands out (each edge's
+    and each node's), the leaves' .grad, and one summary_tables call over all of them; no
+    records, no mapping to editor nodes or edges, no checks."""
+    values, grads = [], []
+    scope = {"eg": eg, "keep": values.append}
+    exec(code, scope)  # noqa: S102 - our own generated straight-line code
+
+    def observe(node, grad_inputs, grad_outputs):
+        grads.extend(grad_inputs)
+        grads.extend(grad_outputs)
+
+    with observe_backward(observe):
+        scope["loss"].backward()
+    grads += [scope[name].grad for name in LEAVES]
+    tensors = values + [g for g in grads if g is not None]
+    return summary_tables(tensors) if summarise else tensors
 
 
 def direct(code):
@@ -179,6 +216,7 @@ def main(argv=None):
     repeats = 5 if args.quick else 21
 
     doc, code = make_graph()
+    _, kept_code = make_graph(keep=True)
     assert validate(doc) == []
     # the same numbers both ways
     res, records = traced(doc)
@@ -194,15 +232,25 @@ def main(argv=None):
     cache, server_cache = ForwardCache(), ForwardCache()
     traced(doc, "forward", cache)  # warm
     server_forward(doc, server_cache)
-    cases = ("direct", "traced", "validate", "revalidate", "full", "cached", "s_full", "s_cached")
+    tables, _ = floor(kept_code)
+    floor_rows = sum(t["rows"] for t in tables)
+    cases = ("direct", "traced", "floor", "floor_bare", "validate", "revalidate", "full", "cached")
+    cases += ("plan", "s_full", "s_cached")
     t = {k: [] for k in cases}
     hits_misses = []
     for r in range(repeats):
         edited, _ = make_graph(b_value=[0.01 * (r + 1) * i for i in range(SIZE)])
         t["direct"].append(timed(lambda: direct(code)))
         t["traced"].append(timed(lambda: traced(doc)))
+        t["floor"].append(timed(lambda: floor(kept_code)))
+        t["floor_bare"].append(timed(lambda: floor(kept_code, summarise=False)))
         t["validate"].append(timed(lambda: validate_afresh(doc)))
         t["full"].append(timed(lambda ed=edited: traced(ed, "forward")))
+        # what the cached run below does first: recognise `edited` as the last document with
+        # `b` edited (here, another such document, read right after a full run as it is there)
+        probe, _ = make_graph(b_value=[0.03 * (r + 1) * i for i in range(SIZE)])
+        traced(doc, "forward")
+        t["plan"].append(timed(lambda pr=probe: plan_for(pr)))
         h0, m0 = cache.hits, cache.misses
         t["cached"].append(timed(lambda ed=edited: traced(ed, "forward", cache)))
         hits_misses.append((cache.hits - h0, cache.misses - m0))
@@ -234,10 +282,23 @@ def main(argv=None):
         f"| forward + backward, traced (run, all records) | {cell(t['traced'])} | "
         f"{ratio(t['traced'], t['direct'])} of direct | <= 1.5x |"
     )
+    print(
+        f"| floor: the direct code keeping each value and each gradient backward hands out, "
+        f"summarised in one call ({floor_rows:,} rows) | {cell(t['floor'])} | "
+        f"{ratio(t['floor'], t['direct'])} of direct | |"
+    )
+    print(
+        f"| floor without the summaries | {cell(t['floor_bare'])} | "
+        f"{ratio(t['floor_bare'], t['direct'])} of direct | |"
+    )
     print(f"| forward, full run after editing `b` (no cache) | {cell(t['full'])} | 1 | |")
     print(
         f"| forward, with a warm ForwardCache after editing `b` | {cell(t['cached'])} | "
         f"{ratio(t['cached'], t['full'])} of full | <= 0.1x |"
+    )
+    print(
+        f"| of which: recognising the edited document (plan_for: comparing it with the last "
+        f"run's snapshot) | {cell(t['plan'])} | {ratio(t['plan'], t['full'])} of full | |"
     )
     print(
         f"| validate() of a structure not seen before | {cell(t['validate'])} | "
