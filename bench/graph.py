@@ -63,6 +63,9 @@ SIZE = 8
 EDITED_FEEDS = 5  # nodes downstream of the edited leaf (before the final sum)
 UNARY = ("tanh", "sigmoid", "sin", "relu", "half")
 BINARY = ("add", "sub", "mul", "maximum")
+# the leaves that require grad, besides `b`
+LEAVES = (("w0", [SIZE, SIZE]), ("w1", [SIZE, SIZE]), ("w2", [SIZE, SIZE]))
+LEAVES += (("row", [1, SIZE]), ("col", [SIZE, 1]))
 
 
 def make_graph(seed=0, b_value=None, keep=False):
@@ -74,8 +77,7 @@ def make_graph(seed=0, b_value=None, keep=False):
     def edge(src, dst, port="input"):
         edges.append({"id": f"e{len(edges)}", "source": src, "target": dst, "targetPort": port})
 
-    leaves = [("w0", [SIZE, SIZE]), ("w1", [SIZE, SIZE]), ("w2", [SIZE, SIZE])]
-    leaves += [("row", [1, SIZE]), ("col", [SIZE, 1])]
+    leaves = LEAVES
     for k, (nid, shape) in enumerate(leaves):
         nodes.append(
             {
@@ -147,9 +149,6 @@ def make_graph(seed=0, b_value=None, keep=False):
     return doc, code
 
 
-LEAVES = ("w0", "w1", "w2", "row", "col", "b")
-
-
 def floor(code, summarise=True):
     """What no tracer can go below on this engine and these summaries: the direct code keeping
     every value, a backward pass whose observer keeps every gradient it hands out (each edge's
@@ -165,7 +164,7 @@ def floor(code, summarise=True):
 
     with observe_backward(observe):
         scope["loss"].backward()
-    grads += [scope[name].grad for name in LEAVES]
+    grads += [scope[name].grad for name, _ in LEAVES] + [scope["b"].grad]
     tensors = values + [g for g in grads if g is not None]
     return summary_tables(tensors) if summarise else tensors
 

@@ -630,6 +630,22 @@ def test_cancel_during_backward(small_batches):
     assert not any(r["kind"] in ("leaf_grad", "autograd", "error") for r in got)
 
 
+def test_a_slow_run_sends_records_on_the_clock_before_a_batch_is_full():
+    # 200 values never fill the first batch (FLUSH_FIRST): only the clock (FLUSH_SECONDS)
+    # sends some before the end, and each node here takes long enough for it to
+    d = long_chain(200, shape=(256, 256))
+    got = []
+
+    def emit(rec):
+        got.append(rec)
+
+    res = run(d, emit=emit)
+    assert res.status == "ok" and len(d.nodes) < executor.FLUSH_FIRST
+    packs = [rec for rec in got if rec["kind"] == "values"]
+    assert len(packs) >= 2  # at least one went out while the run was still computing
+    assert sum(len(p["nodes"]) for p in packs) == len(d.nodes)
+
+
 def test_cancelled_before_it_starts():
     cancel = threading.Event()
     cancel.set()
