@@ -77,8 +77,7 @@ def make_graph(seed=0, b_value=None, keep=False):
     def edge(src, dst, port="input"):
         edges.append({"id": f"e{len(edges)}", "source": src, "target": dst, "targetPort": port})
 
-    leaves = LEAVES
-    for k, (nid, shape) in enumerate(leaves):
+    for k, (nid, shape) in enumerate(LEAVES):
         nodes.append(
             {
                 "id": nid,
@@ -91,9 +90,9 @@ def make_graph(seed=0, b_value=None, keep=False):
             f"generator=eg.Generator().manual_seed({k}), requires_grad=True)"
         )
     b = [0.1 * i for i in range(SIZE)] if b_value is None else b_value
-    ids = [n for n, _ in leaves]
+    ids = [n for n, _ in LEAVES]
     prev = "w0"
-    n_body = N_NODES - len(leaves) - 1 - 1 - EDITED_FEEDS  # leaves, b, the tail, the sum
+    n_body = N_NODES - len(LEAVES) - 1 - 1 - EDITED_FEEDS  # leaves, b, the tail, the sum
     for i in range(n_body):
         nid = f"n{i}"
         if rng.random() < 0.5:
@@ -108,7 +107,7 @@ def make_graph(seed=0, b_value=None, keep=False):
         else:
             op = BINARY[int(rng.integers(len(BINARY)))]
             if rng.random() < 0.15:
-                other = ids[int(rng.integers(len(leaves)))]  # a leaf: broadcasting for row, col
+                other = ids[int(rng.integers(len(LEAVES)))]  # a leaf: broadcasting for row, col
             else:
                 other = ids[-1 - int(rng.integers(min(len(ids), 40)))]
             nodes.append({"id": nid, "op": op, "params": {}})
