@@ -6,11 +6,13 @@ from .limits import DEFAULT as DEFAULT_LIMITS
 from .limits import LimitExceeded, Limits
 from .registry import all_ops
 from .registry import get as get_op
+from .snapshot import EditError, edit_nodes
 from .validate import GraphInvalid, Problem, validate
 
 __all__ = [
     "Cancelled",
     "DEFAULT_LIMITS",
+    "EditError",
     "ForwardCache",
     "GraphDocument",
     "GraphInvalid",
@@ -20,6 +22,7 @@ __all__ = [
     "Problem",
     "RunResult",
     "all_ops",
+    "edit_nodes",
     "get_op",
     "json_schema",
     "parse",

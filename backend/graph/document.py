@@ -7,7 +7,7 @@ so that every problem is reported at once, tied to its node or edge.
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 FORMAT = "wiregrad.graph"
 VERSION = 1
@@ -91,6 +91,9 @@ class GraphDocument(BaseModel):
     target: str | None = Field(default=None, description="the scalar node backward starts from")
     lesson: list[LessonStep] = Field(default_factory=list)
     training: TrainingSettings | None = None
+    # True on a document snapshot.edit_nodes made: its nodes that are an earlier document's
+    # own objects are as they were (not part of the JSON)
+    _edit: bool = PrivateAttr(default=False)
 
     def node(self, node_id):
         for n in self.nodes:

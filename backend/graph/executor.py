@@ -362,8 +362,9 @@ def plan_for(doc):
     """The plan of `doc`: a recent run's plan when its document had the same structure (node
     ids and ops, edges), with the params of the nodes that differ resolved anew.
 
-    Documents usually arrive freshly parsed, so nothing of them is hashed yet: they are
-    compared with the recent plans' snapshots (snapshot.py)."""
+    Documents arrive freshly parsed, so nothing of them is hashed yet, or made by edit_nodes
+    from an earlier one: either way they are compared with the recent plans' snapshots
+    (snapshot.py), the second kind only where it does not share the snapshot's objects."""
     with _PLANS_LOCK:
         recent = _PLANS[::-1]
     plan = changed = None
@@ -376,6 +377,8 @@ def plan_for(doc):
         plan = _Plan(doc)
     elif changed:
         plan = plan.edited(doc, changed)
+    else:
+        plan.snapshot.adopt(doc)
     with _PLANS_LOCK:
         for k, old in enumerate(_PLANS):
             if old.key == plan.key:

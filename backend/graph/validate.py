@@ -496,6 +496,7 @@ def _revalidate(doc, limits):
         if _param_problems(n, spec) or _input_problems(n, spec, connected):
             return None
     if not changed:
+        base.snapshot.adopt(doc)
         return []
     # the edited nodes and their descendants, in topological order, dry-run anew
     dirty = {nodes[i].id for i in changed}
