@@ -7,7 +7,7 @@ import functools
 
 from flask import request
 
-from ..graph import Problem, validate
+from ..graph import Problem, edit_nodes, validate
 from ..graph import parse as parse_document
 from .protocol import parse
 
@@ -44,8 +44,26 @@ def read_graph(data, limits, target=None):
     try:
         doc = parse_document(data)
     except Exception as exc:  # pydantic's ValidationError: the document's structure
-        first = " ".join(str(exc).splitlines()[:5])
-        return None, {"error": f"invalid graph document: {first}", "node_errors": []}
+        return None, {"error": f"invalid graph document: {_first_lines(exc)}", "node_errors": []}
+    return checked(doc, limits, target)
+
+
+def read_edit(base, nodes, limits, target=None):
+    """A run's graph sent as an edit of `base` (an earlier run's document): as read_graph."""
+    try:
+        doc = edit_nodes(base, nodes)
+    except Exception as exc:  # EditError, or pydantic's ValidationError of a node
+        return None, {"error": f"invalid edit: {_first_lines(exc)}", "node_errors": []}
+    return checked(doc, limits, target)
+
+
+def _first_lines(exc):
+    return " ".join(str(exc).splitlines()[:5])
+
+
+def checked(doc, limits, target=None):
+    """(doc, None) when `doc` can run (and `target`, when given, is one of its nodes), else
+    (None, the error reply)."""
     problems = validate(doc, limits)
     if target is not None and all(n.id != target for n in doc.nodes):
         problems.append(Problem(f"the target '{target}' is not a node of the graph"))

@@ -6,7 +6,14 @@ an error reply, and the connection and the server go on."""
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 
 ID = r"^[A-Za-z0-9_.:-]{1,64}$"
 
@@ -21,12 +28,28 @@ class RunOptions(BaseModel):
     retain_graph: bool = False
 
 
+class RunEdit(BaseModel):
+    """A run's graph as the graph of an earlier run of this client with some nodes replaced
+    (their params, position or label edited; ids and ops as they were)."""
+
+    model_config = ConfigDict(extra="forbid")
+    base: str = Field(pattern=ID)  # the run whose graph is edited
+    nodes: list[dict[str, Any]]
+
+
 class RunRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    graph: dict[str, Any]
+    graph: dict[str, Any] | None = None
+    edit: RunEdit | None = None  # instead of `graph`
     mode: Literal["forward", "backward"] = "forward"
     target: str | None = Field(default=None, pattern=ID)
     options: RunOptions = Field(default_factory=RunOptions)
+
+    @model_validator(mode="after")
+    def _one_graph(self):
+        if (self.graph is None) == (self.edit is None):
+            raise ValueError("give either graph or edit")
+        return self
 
 
 class CancelRequest(BaseModel):

@@ -3,7 +3,9 @@
 A run's records go out as `trace` packets: collected as the executor emits them and sent when
 50 ms have passed or a packet is full, and once more at the end, so a 1,000-node run is a few
 dozen packets rather than thousands. A new `run` from a client cancels its run in progress;
-a disconnect cancels all of them. The last few runs' tensors stay for `tensor` requests."""
+a disconnect cancels all of them. The last few runs' tensors stay for `tensor` requests, and
+their graphs for runs sent as an edit of one (only the edited nodes travel, and only they are
+read again: see graph/snapshot.py)."""
 
 import threading
 import time
@@ -13,7 +15,7 @@ from collections import OrderedDict
 from ..graph import ForwardCache, GraphInvalid
 from ..graph import run as run_graph
 from ..graph.summary import full_values
-from .events import read_graph
+from .events import read_edit, read_graph
 
 
 class _Trace:
@@ -56,6 +58,8 @@ class Client:
         self.settings = settings
         self.active = None  # (run_id, cancel Event)
         self.finished = OrderedDict()  # run_id -> RunResult
+        # run_id -> the graph of each of its latest runs, for runs sent as an edit of one
+        self.documents = OrderedDict()
         self.cache = ForwardCache()
         self.grads = None  # the leaves' .grad after its last backward run, for accumulate_grad
         self.lock = threading.Lock()
@@ -98,15 +102,31 @@ class RunManager:
     # -- run ---------------------------------------------------------------------------------
     def start(self, sid, request):
         """Validate and start a run; the ack: {"run_id"} or {"error", "node_errors"}."""
-        doc, err = read_graph(request.graph, self.settings.limits, request.target)
+        client = self.client(sid)
+        limits = self.settings.limits
+        if request.edit is None:
+            doc, err = read_graph(request.graph, limits, request.target)
+        else:
+            edit = request.edit
+            with client.lock:
+                base = client.documents.get(edit.base)
+            if base is None:
+                return {
+                    "error": f"no graph of run {edit.base} to edit (the graphs of this client's "
+                    f"last {self.settings.max_runs_kept} runs are kept); send the whole graph",
+                    "code": "unknown_base",
+                }
+            doc, err = read_edit(base, edit.nodes, limits, request.target)
         if err:
             return err
-        client = self.client(sid)
         client.cancel_active()
         run_id = uuid.uuid4().hex[:12]
         cancel = threading.Event()
         with client.lock:
             client.active = (run_id, cancel)
+            client.documents[run_id] = doc
+            while len(client.documents) > self.settings.max_runs_kept:
+                client.documents.popitem(last=False)
         self.socketio.start_background_task(self._run, client, run_id, cancel, doc, request)
         return {"run_id": run_id}
 
