@@ -1,6 +1,7 @@
 """Building a graph the way a person does: drag ops from the palette, wire their ports, type
 values in the inspector, run, and read the numbers written on the canvas."""
 
+import json
 import re
 
 from editor import (
@@ -107,7 +108,10 @@ def test_bad_param_is_refused_at_the_field(page):
 
 def test_editing_a_leaf_recomputes_only_what_depends_on_it(page):
     """A forward run after an edit takes the nodes the edit does not reach from the server's
-    cache: they keep their values, drawn faded; the others show the new numbers."""
+    cache: they keep their values, drawn faded; the others show the new numbers. The page
+    sends the whole graph for the first run and only the edited node for the second."""
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(frame)))
     open_editor(page, "square-of-a-sum")
     run_forward(page)
     assert [value_of(page, n) for n in ("x", "y", "a", "z")] == ["2", "3", "5", "25"]
@@ -120,3 +124,16 @@ def test_editing_a_leaf_recomputes_only_what_depends_on_it(page):
     assert cached == ["value-y"]  # y does not depend on x
     expect(page.get_by_test_id("node-y")).to_have_class(re.compile(r"\bcached\b"))
     expect(page.get_by_test_id("node-a")).not_to_have_class(re.compile(r"\bcached\b"))
+    runs = [run_message(frame) for frame in sent if run_message(frame) is not None]
+    assert "graph" in runs[0] and "edit" not in runs[0]
+    x_before = runs[0]["graph"]["nodes"][0]
+    assert runs[1]["edit"]["nodes"] == [{**x_before, "params": {**x_before["params"], "value": 4}}]
+    assert "graph" not in runs[1]
+
+
+def run_message(frame):
+    """The payload of a Socket.IO `run` message (a text frame `42<ack id>["run", {...}]`)."""
+    if not isinstance(frame, str) or not frame.startswith("42"):
+        return None
+    event = json.loads(frame[2:].lstrip("0123456789"))
+    return event[1] if event[0] == "run" else None

@@ -3,13 +3,13 @@
 import { io, type Socket } from "socket.io-client";
 import type {
   GraphDocument,
-  NodeProblem,
   RunFinished,
   RunMode,
   TensorReply,
   TraceRecord,
   WireRecord,
 } from "./types";
+import { type RunAck, RunSender } from "./edits";
 import { expandRecords } from "./summaryRows";
 
 export interface RunHandlers {
@@ -25,16 +25,21 @@ export interface RunOptions {
   retain_graph?: boolean;
 }
 
-export type RunAck = { run_id: string } | { error: string; node_errors?: NodeProblem[] };
+export type { RunAck };
 
 export class Connection {
   readonly socket: Socket;
+  // runs go out as an edit of the last one when only some nodes changed since (edits.ts)
+  private readonly runs = new RunSender((payload) => this.request<RunAck>("run", payload));
 
   constructor(handlers: RunHandlers, onStatus: (connected: boolean) => void) {
     // websocket first: no long-polling round trips while a run streams
     this.socket = io({ transports: ["websocket", "polling"], reconnectionDelayMax: 3000 });
     this.socket.on("connect", () => onStatus(true));
-    this.socket.on("disconnect", () => onStatus(false));
+    this.socket.on("disconnect", () => {
+      this.runs.forget();
+      onStatus(false);
+    });
     this.socket.on("connect_error", () => onStatus(false));
     this.socket.on("run_started", (m) => handlers.onStarted(m.run_id, m.mode, m.target ?? null));
     this.socket.on("trace", (m: { run_id: string; records: WireRecord[] }) =>
@@ -68,10 +73,10 @@ export class Connection {
     target?: string | null,
     options?: RunOptions,
   ): Promise<RunAck> {
-    const payload: Record<string, unknown> = { graph, mode };
+    const payload: Record<string, unknown> = { mode };
     if (mode === "backward" && target) payload.target = target;
     if (options && Object.values(options).some(Boolean)) payload.options = options;
-    return this.request<RunAck>("run", payload);
+    return this.runs.run(graph, payload);
   }
 
   cancel(runId: string) {
