@@ -12,6 +12,9 @@ packets in the order they arrive.
     emit=records.append)`, which validates first as the server does). Target: <= 1.5x + 50 ms.
 (b) 50 clients connected at once, each running its own 100-node graph at the same moment:
     each client's time from `run` to its `run_finished` with all records; all must finish ok.
+(c) a forward run after editing the leaf `b` of (a)'s graph, end to end as in (a), with the
+    client's forward cache warm: the whole graph sent, against the edit sent as the node `b`
+    alone (`run` with `edit`, as the page sends it), based on the run just before.
 """
 
 from __future__ import annotations
@@ -80,10 +83,12 @@ def start_server(data_dir):
         time.sleep(0.05)
 
 
-def end_to_end(client, doc, mode="backward"):
-    """Seconds from emitting `run` to holding run_finished and all its records."""
+def end_to_end(client, doc, mode="backward", edit=None):
+    """Seconds from emitting `run` (of `doc`, or of `edit` when given) to holding run_finished
+    and all its records."""
     t0 = time.perf_counter()
-    ack = client.call("run", {"graph": doc, "mode": mode}, timeout=120)
+    message = {"graph": doc} if edit is None else {"edit": edit}
+    ack = client.call("run", {**message, "mode": mode}, timeout=120)
     run_id = ack["run_id"]
     finished = client.wait_finished(run_id, timeout=120)
     client.wait_for(lambda _: len(client.raw_records(run_id)) >= finished["records"], timeout=30)
@@ -127,6 +132,24 @@ def main(argv=None):
                 assert n_records == len(expand_records(records))
                 remote.append(elapsed)
             server_ms = finished["timings"]["server_ms"]
+
+            # (c) forward after an edit of `b`: the whole graph, or the edited node alone
+            whole, as_edit = [], []
+            k = next(i for i, n in enumerate(doc_dict["nodes"]) if n["id"] == "b")
+            last = end_to_end(client, doc_dict, "forward")[2]["run_id"]
+            for r in range(repeats):
+                for kind in ("whole", "edit"):
+                    edited = {**doc_dict, "nodes": list(doc_dict["nodes"])}
+                    b = edited["nodes"][k]
+                    value = [0.01 * (r + 1) * i * (2 if kind == "edit" else 1) for i in range(8)]
+                    edited["nodes"][k] = {**b, "params": {**b["params"], "value": value}}
+                    if kind == "whole":
+                        elapsed, _, finished = end_to_end(client, edited, "forward")
+                    else:
+                        change = {"base": last, "nodes": [edited["nodes"][k]]}
+                        elapsed, _, finished = end_to_end(client, None, "forward", change)
+                    (whole if kind == "whole" else as_edit).append(elapsed)
+                    last = finished["run_id"]
             client.client.disconnect()
 
             # (b) many clients at once
@@ -173,6 +196,11 @@ def main(argv=None):
         f"{ratio:.2f}x | <= 1.5x + 50 ms = {budget * 1e3:.0f} ms: {verdict} |"
     )
     print(f"| (server's own time for the last run: server_ms) | {server_ms:.1f} | | |")
+    print(f"| forward after editing `b`, warm cache: the whole graph sent | {ms(whole)} | 1 | |")
+    print(
+        f"| the same, the edit sent as the node `b` alone | {ms(as_edit)} | "
+        f"{statistics.median(as_edit) / statistics.median(whole):.2f}x | |"
+    )
     print(f"\n- (b) {n_clients} clients at once, each its own {n_nodes}-node graph (backward)\n")
     print("| clients | finished ok | median end to end, ms | slowest, ms | all done, ms |")
     print("|---|---|---|---|---|")
