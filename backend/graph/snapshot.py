@@ -21,6 +21,8 @@ from .document import Node
 _FIELDS_OF = attrgetter("__dict__")
 _NODE_FIELDS = itemgetter("id", "op", "params")
 _EDGE_KEY = itemgetter("id", "source", "sourcePort", "target", "targetPort")
+# more nodes than this that are not a snapshot's own objects are compared all together, in C
+_FEW = 32
 
 
 class Snapshot:
@@ -46,7 +48,7 @@ class Snapshot:
         if len(nodes) != len(self.nodes) or len(edges) != len(self.edges):
             return None
         if doc._edit and all(map(is_, edges, self.edge_objects)):
-            return self._edited_by_identity(nodes)
+            return self._edited_by_identity(nodes, edges)
         return self._edited_by_content(nodes, edges)
 
     def _edited_by_content(self, nodes, edges):
@@ -60,11 +62,13 @@ class Snapshot:
                 return None  # another id or op: another structure
         return differ
 
-    def _edited_by_identity(self, nodes):
+    def _edited_by_identity(self, nodes, edges):
         """For a document made by edit_nodes, whose edges are the snapshot's own: its nodes
         that are the snapshot's own are as they were (edit_nodes trusts that nothing edits them
         in place), and only the others are compared."""
-        others = compress(range(len(nodes)), map(not_, map(is_, nodes, self.node_objects)))
+        others = list(compress(range(len(nodes)), map(not_, map(is_, nodes, self.node_objects))))
+        if len(others) > _FEW:  # made from another document (say, another client's): in C
+            return self._edited_by_content(nodes, edges)
         differ = []
         for i in others:
             n = nodes[i]

@@ -203,3 +203,16 @@ def test_an_edited_document_is_not_compared_whole(monkeypatch):
     run_records(dag(b_value=(1.0, 2.0, 3.0, 5.0)), cache=cache)  # whole: compared
     assert compared
     assert_same_as_without_a_cache(e, res, records)
+
+
+def test_an_edit_of_another_document_of_the_structure_is_compared_whole():
+    """Two clients on one template: each one's edit is made from its own document, while the
+    plan's snapshot is the other's. Right either way; compared all together."""
+    cache = ForwardCache()
+    mine, theirs = dag(), dag()
+    run(mine, cache=cache)
+    run(theirs, cache=cache)  # the plan's snapshot now holds `theirs`' objects
+    e = edit_nodes(mine, [b_node(mine, (3.0, 3.0, 3.0, 3.0))])
+    assert plan_for(theirs).snapshot.edited(e) == [len(mine.nodes) - 5]
+    res, records = run_records(e, cache=cache)
+    assert_same_as_without_a_cache(e, res, records)
