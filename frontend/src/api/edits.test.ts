@@ -1,28 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { type RunAck, RunSender, nodeEdits } from "./edits";
+import { squareOfASum } from "../testing/documents";
 import type { GraphDocument } from "./types";
 
-function square(): GraphDocument {
-  return {
-    format: "wiregrad.graph",
-    version: 1,
-    name: "square of a sum",
-    description: "",
-    nodes: [
-      { id: "x", op: "tensor", params: { value: 2, requires_grad: true }, position: { x: 0, y: 0 } },
-      { id: "y", op: "tensor", params: { value: 3 }, position: { x: 0, y: 200 } },
-      { id: "a", op: "add", params: {}, position: { x: 200, y: 100 } },
-      { id: "z", op: "pow", params: { scalar: 2 }, position: { x: 400, y: 100 } },
-    ],
-    edges: [
-      { id: "x-a", source: "x", sourcePort: "out", target: "a", targetPort: "input" },
-      { id: "y-a", source: "y", sourcePort: "out", target: "a", targetPort: "other" },
-      { id: "a-z", source: "a", sourcePort: "out", target: "z", targetPort: "input" },
-    ],
-    target: "z",
-    lesson: [],
-  };
-}
+const square = squareOfASum;
 
 describe("nodeEdits", () => {
   it("finds the nodes whose params, position or label changed", () => {

@@ -1,30 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { GraphDocument, OpSpec } from "../api/types";
+import type { OpSpec } from "../api/types";
+import { squareOfASum } from "../testing/documents";
 import { edgeId, emptyDocument, freshId, fromDocument, toDocument } from "./convert";
 import { History } from "./history";
 import { formatParam, parseParam, shapeOf } from "./params";
 import { defaultTarget, targetChoices } from "./target";
 import { connectionProblem, reaches } from "./wiring";
 
-const square: GraphDocument = {
-  format: "wiregrad.graph",
-  version: 1,
-  name: "square of a sum",
-  description: "",
-  nodes: [
-    { id: "x", op: "tensor", params: { value: 2, requires_grad: true }, position: { x: 0, y: 0 } },
-    { id: "y", op: "tensor", params: { value: 3 }, position: { x: 0, y: 200 } },
-    { id: "a", op: "add", params: {}, position: { x: 200.4, y: 99.6 }, label: "a = x + y" },
-    { id: "z", op: "pow", params: { scalar: 2 }, position: { x: 400, y: 100 } },
-  ],
-  edges: [
-    { id: "x-a", source: "x", sourcePort: "out", target: "a", targetPort: "input" },
-    { id: "y-a", source: "y", sourcePort: "out", target: "a", targetPort: "other" },
-    { id: "a-z", source: "a", sourcePort: "out", target: "z", targetPort: "input" },
-  ],
-  target: "z",
-  lesson: [{ text: "look", select: ["x"], run: null }],
-};
+const square = squareOfASum();
 
 const add: OpSpec = {
   name: "add",
