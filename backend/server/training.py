@@ -50,6 +50,7 @@ class _Session:
         self.manager, self.sid, self.train_id = manager, sid, train_id
         self.trainer, self.control, self.client = trainer, control, client
         self.done = False
+        self.snapshot_step = None  # the step of the last train_snapshot sent
 
     def emit(self, event, payload):
         m = self.manager
@@ -60,6 +61,9 @@ class _Session:
 
     def snapshot(self):
         tr = self.trainer
+        if tr.step_count == self.snapshot_step:
+            return  # sent already: a stop right after a pause, or after a throttled snapshot
+        self.snapshot_step = tr.step_count
         params = tr.parameters()
         grads = tr.grads()
         preview = self.manager.settings.limits.preview_elements

@@ -140,6 +140,19 @@ def test_progress_and_snapshots_are_batched_and_throttled(client):
     assert (gaps > 0).all()
 
 
+def test_a_stop_after_a_pause_sends_no_second_snapshot_of_the_step(client):
+    train_id = train(client, xor_mlp(steps=100_000))
+    client.wait_for(lambda _: len(progress_steps(client, train_id)) > 20)
+    assert client.call("train_control", {"train_id": train_id, "action": "pause"}) == {"ok": True}
+    client.wait_for(lambda _: len(packets(client, train_id, "train_snapshot")) > 0)
+    time.sleep(0.1)
+    assert client.call("train_control", {"train_id": train_id, "action": "stop"}) == {"ok": True}
+    done = finished(client, train_id)
+    steps = [d["step"] for _, _, d in packets(client, train_id, "train_snapshot")]
+    assert steps[-1] == done["steps"] == max(progress_steps(client, train_id))
+    assert len(steps) == len(set(steps))  # the pause's snapshot was the last one
+
+
 def test_pause_resume_stop(client):
     train_id = train(client, xor_mlp(steps=100_000))
     client.wait_for(lambda _: len(progress_steps(client, train_id)) > 20)
