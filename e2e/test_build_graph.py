@@ -124,7 +124,7 @@ def test_editing_a_leaf_recomputes_only_what_depends_on_it(page):
     assert cached == ["value-y"]  # y does not depend on x
     expect(page.get_by_test_id("node-y")).to_have_class(re.compile(r"\bcached\b"))
     expect(page.get_by_test_id("node-a")).not_to_have_class(re.compile(r"\bcached\b"))
-    runs = [run_message(frame) for frame in sent if run_message(frame) is not None]
+    runs = [m for m in map(run_message, sent) if m is not None]
     assert "graph" in runs[0] and "edit" not in runs[0]
     x_before = runs[0]["graph"]["nodes"][0]
     assert runs[1]["edit"]["nodes"] == [{**x_before, "params": {**x_before["params"], "value": 4}}]

@@ -230,6 +230,16 @@ def wide_graph(n_nodes=1000, size=8, seed=0):
     return graph(nodes, edges, target="loss", name=f"{n_nodes} nodes")
 
 
+def with_leaf(b, n=300, requires_grad=False):
+    """wide_graph(n, size=4) with a leaf `b` (4 values, each `b`) added in just before the sum:
+    an edit of `b` reaches only `b`, the add it feeds, and the sum."""
+    doc = wide_graph(n, size=4)
+    into_loss = doc["edges"].pop()
+    doc["nodes"] += [tensor("b", value=[b] * 4, requires_grad=requires_grad), node("t", "add")]
+    doc["edges"] += [edge(into_loss["source"], "t"), edge("b", "t", "other"), edge("t", "loss")]
+    return doc
+
+
 class RawClient:
     """A Socket.IO client written by hand over websocket-client, for frames that
     python-socketio would not send (broken JSON, deep nesting, binary junk)."""

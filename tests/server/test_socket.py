@@ -21,6 +21,7 @@ from _server_helpers import (
     tensor,
     times_k,
     wide_graph,
+    with_leaf,
 )
 
 from backend.graph import parse, run, run_records
@@ -90,18 +91,9 @@ def test_a_forward_run_after_an_edit_sends_what_it_did_not_reach_at_once(server,
     """The client's cache keeps its last forward run: after an edit to one node near the end,
     the values the edit does not reach come first, in one packed record, and the values
     read back are those of a run without a cache."""
-
-    def with_leaf_at_the_end(b):
-        """wide_graph with a leaf `b` added in just before the sum."""
-        doc = wide_graph(300, size=4)
-        into_loss = doc["edges"].pop()
-        doc["nodes"] += [tensor("b", value=[b] * 4), node("t", "add")]
-        doc["edges"] += [edge(into_loss["source"], "t"), edge("b", "t", "other"), edge("t", "loss")]
-        return doc
-
     c = sio_client(server)
-    c.run_to_end(with_leaf_at_the_end(1.0), "forward")
-    edited = with_leaf_at_the_end(-2.0)
+    c.run_to_end(with_leaf(1.0), "forward")
+    edited = with_leaf(-2.0)
     run_id, finished, records = c.run_to_end(edited, "forward")
     assert finished["status"] == "ok"
     packs = [r for r in c.raw_records(run_id) if r["kind"] == "values"]

@@ -4,22 +4,14 @@ whole graph, sent as it is after the edit, gives."""
 
 import numpy as np
 import pytest
-from _server_helpers import edge, node, tensor, wide_graph
+from _server_helpers import tensor, with_leaf
 
 from backend.graph import parse, run_records
 
 
-def with_leaf(b, n=300):
-    """wide_graph with a leaf `b` (4 values) added just before the sum."""
-    doc = wide_graph(n, size=4)
-    into_loss = doc["edges"].pop()
-    doc["nodes"] += [tensor("b", value=[b] * 4, requires_grad=True), node("t", "add")]
-    doc["edges"] += [edge(into_loss["source"], "t"), edge("b", "t", "other"), edge("t", "loss")]
-    return doc
-
-
 def b_edit(b):
-    return tensor("b", value=[b] * 4, requires_grad=True)
+    """The node `b` of with_leaf(b)."""
+    return tensor("b", value=[b] * 4)
 
 
 def edit_run(c, base, nodes, mode="forward", **fields):
