@@ -82,6 +82,7 @@ class Node:
     num_outputs = 1
     single_output = True  # backward(grad) may be called directly, skipping apply(grads)
     saves_output = False  # when True the last saved tensor is this node's own output (see unpack)
+    is_view = False  # True for ops whose output shares its input's storage (view, t, slice...)
     # Hooks are rare: they live in the instance __dict__ only once registered, and `_has_hooks`
     # lets the backward loop skip all four kinds with one attribute read.
     _has_hooks = False
@@ -188,13 +189,24 @@ def _modified_message(t, expected, producer):
     desc = f"[torch.{t.dtype.legacy_name} [{shape}]]"
     node = t.grad_fn or producer
     if node is not None:
-        desc += f", which is output {t._output_nr} of {node.name()},"
+        desc += f", which is output {t._output_nr} of {_name_in_modified_message(node)},"
     return (
         "one of the variables needed for gradient computation has been modified by an "
         f"inplace operation: {desc} is at version {t._version}; expected version "
         f"{expected} instead. Hint: enable anomaly detection to find the operation that "
-        "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True)."
+        "failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
     )
+
+
+def _name_in_modified_message(node):
+    """How PyTorch (2.13) names the producer in that message: without "Backward0" (Mul for
+    MulBackward0, Sum1 for SumBackward1), and AsStrided for a view, whose grad_fn an in-place
+    write makes an AsStridedBackward0 there."""
+    if node.is_view:
+        return "AsStrided"
+    name = node.name()
+    return name[: -len("Backward0")] if name.endswith("Backward0") else name.replace("Backward", "")
 
 
 class AccumulateGrad(Node):

@@ -24,6 +24,7 @@ def _shape_arg(shape):
 # -- reshape, view, flatten -----------------------------------------------------------------------
 class ViewBackward0(Node):
     __slots__ = ("in_shape",)
+    is_view = True
 
     def backward(self, g):
         return (g.reshape(self.in_shape),)
@@ -71,6 +72,7 @@ def unflatten(input, dim, sizes):
 # -- transpose, permute ---------------------------------------------------------------------------
 class TransposeBackward0(Node):
     __slots__ = ("dims",)
+    is_view = True
 
     def backward(self, g):
         return (g.transpose(*self.dims),)
@@ -78,6 +80,7 @@ class TransposeBackward0(Node):
 
 class TBackward0(Node):
     __slots__ = ()
+    is_view = True
 
     def backward(self, g):
         return (g.t(),)
@@ -107,6 +110,7 @@ def t(input):
 
 class PermuteBackward0(Node):
     __slots__ = ("inverse",)
+    is_view = True
 
     def backward(self, g):
         return (g.permute(*self.inverse),)
@@ -151,6 +155,7 @@ def mT(input):  # noqa: N802
 # -- unsqueeze, squeeze ---------------------------------------------------------------------------
 class UnsqueezeBackward0(Node):
     __slots__ = ("dim",)
+    is_view = True
 
     def backward(self, g):
         return (g.squeeze(self.dim),)
@@ -207,6 +212,7 @@ def squeeze(input, dim=None):
 # -- expand ---------------------------------------------------------------------------------------
 class ExpandBackward0(Node):
     __slots__ = ("in_shape",)
+    is_view = True
 
     def backward(self, g):
         return (sum_to(g, self.in_shape),)
@@ -267,6 +273,7 @@ def broadcast_to(input, size):
 # -- alias --------------------------------------------------------------------------------------
 class AliasBackward0(Node):
     __slots__ = ()
+    is_view = True
 
     def backward(self, g):
         return (g,)
@@ -462,10 +469,12 @@ class _IndexNode(Node):
 
 class SelectBackward0(_IndexNode):
     __slots__ = ()
+    is_view = True
 
 
 class SliceBackward0(_IndexNode):
     __slots__ = ()
+    is_view = True
 
 
 class IndexBackward0(_IndexNode):

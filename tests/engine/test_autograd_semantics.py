@@ -449,6 +449,40 @@ def test_error_message_exact_for_short_messages():
         assert str(eexc) == str(texc), fn.__name__
 
 
+# What produced the modified tensor: torch words it "output 0 of Mul" (MulBackward0), "Sum1"
+# (SumBackward1), "AsStrided" for any view; the whole message must be torch's.
+PRODUCERS = {
+    "mul": lambda lib, x: x * 2,
+    "exp_saves_its_output": lambda lib, x: x.exp(),
+    "sum_dim": lambda lib, x: (x.reshape(2, 1) * lib.ones(2, 2)).sum(1),
+    "rsub": lambda lib, x: 10 - x,
+    "view": lambda lib, x: (x * 1).view(2),
+    "view_of_a_leaf": lambda lib, x: x.view(2),
+    "slice": lambda lib, x: (x * 1)[0:2],
+    "t": lambda lib, x: (x.reshape(1, 2) * 1).t(),
+}
+
+
+@pytest.mark.parametrize("producer", PRODUCERS)
+def test_modified_saved_tensor_message_is_torchs_whole(producer):
+    def fn(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        h = PRODUCERS[producer](lib, x)
+        y = (h * h).sum()
+        with lib.no_grad():
+            h.add_(1)
+        y.backward()
+
+    texc, eexc = assert_same_error(fn, MODIFIED)
+    assert str(eexc) == str(texc)
+
+
+@pytest.mark.parametrize("fn", [_modified_saved_output, _modified_saved_input])
+def test_modified_saved_tensor_message_exact(fn):
+    texc, eexc = assert_same_error(fn, MODIFIED)
+    assert str(eexc) == str(texc)
+
+
 def test_inplace_on_leaf_allowed_under_no_grad():
     def scenario(lib):
         w = leaf(lib)
