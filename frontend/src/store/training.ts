@@ -28,29 +28,47 @@ export interface TrainingState {
 }
 
 let listening = false;
+// A training's first packets (even all of them, for a short one) can overtake the ack that
+// names it: the server starts the training before it answers. While this client waits for its
+// ack, packets of ids it does not know wait here, in order; the ack's id replays its own.
+let awaitingAck = false;
+let early: { event: string; payload: { train_id: string } }[] = [];
+const handlers: Record<string, (payload: never) => void> = {};
 
 function listen() {
   if (listening) return;
   listening = true;
   const conn = getConnection();
   const mine = (id: string) => id === useTraining.getState().trainId;
-  conn.on<{ train_id: string; steps: number }>("train_started", (m) => {
-    if (useRun.getState().following) useTraining.setState(fresh(m.train_id, m.steps));
-    else if (mine(m.train_id)) useTraining.setState({ totalSteps: m.steps, status: "running" });
-  });
-  conn.on<{ train_id: string; steps: number[]; losses: number[] }>("train_progress", (m) => {
-    if (!mine(m.train_id)) return;
+  // each event: apply it when it is this client's training's, hold it while an ack is awaited
+  const on = <T extends { train_id: string }>(
+    event: string,
+    apply: (m: T) => void,
+    other?: (m: T) => void,
+  ) => {
+    handlers[event] = apply as (payload: never) => void;
+    conn.on<T>(event, (m) => {
+      if (mine(m.train_id)) apply(m);
+      else if (other && useRun.getState().following) other(m);
+      else if (awaitingAck) early.push({ event, payload: m });
+      // else: a stopped training's late packets, or another client's
+    });
+  };
+  on<{ train_id: string; steps: number }>(
+    "train_started",
+    (m) => useTraining.setState({ totalSteps: m.steps, status: "running" }),
+    (m) => useTraining.setState(fresh(m.train_id, m.steps)),
+  );
+  on<{ train_id: string; steps: number[]; losses: number[] }>("train_progress", (m) => {
     const s = useTraining.getState();
     // new arrays: the chart and anything else subscribed see a change
     useTraining.setState({ steps: s.steps.concat(m.steps), losses: s.losses.concat(m.losses) });
   });
-  conn.on<TrainSnapshot>("train_snapshot", (m) => {
-    if (!mine(m.train_id)) return;
+  on<TrainSnapshot>("train_snapshot", (m) => {
     useTraining.setState({ snapshot: m, boundary: m.boundary ?? useTraining.getState().boundary });
     showOnCanvas(m);
   });
-  conn.on<TrainFinished>("train_finished", (m) => {
-    if (!mine(m.train_id)) return;
+  on<TrainFinished>("train_finished", (m) => {
     const error = typeof m.error === "string" ? m.error : (m.error?.message ?? null);
     useTraining.setState({ status: m.status, error });
     const ed = useEditor.getState();
@@ -63,6 +81,16 @@ function listen() {
       );
     } else if (error) ed.notify(`training failed: ${error}`, "error");
   });
+}
+
+/** The ack is in: the packets of its training that came before it are applied, in order. */
+function replayEarly(trainId: string | null) {
+  const caught = early;
+  early = [];
+  awaitingAck = false;
+  if (!trainId) return;
+  for (const { event, payload } of caught)
+    if (payload.train_id === trainId) handlers[event]?.(payload as never);
 }
 
 function fresh(trainId: string | null, totalSteps = 0): Partial<TrainingState> {
@@ -95,14 +123,18 @@ export const useTraining = create<TrainingState>()((set, get) => ({
     listen();
     const ed = useEditor.getState();
     set({ ...fresh(null), status: "starting" });
+    awaitingAck = true;
+    early = [];
     let ack: { train_id?: string; error?: string; node_errors?: NodeProblem[] };
     try {
       ack = await getConnection().request("train", { graph: ed.document(), config: settings });
     } catch (err) {
+      replayEarly(null);
       set({ status: "error", error: (err as Error).message });
       return;
     }
     if (!ack.train_id) {
+      replayEarly(null);
       ed.setProblems(ack.node_errors ?? []);
       set({ status: "error", error: ack.error ?? "training refused" });
       ed.notify(ack.error ?? "training refused", "error");
@@ -110,6 +142,7 @@ export const useTraining = create<TrainingState>()((set, get) => ({
     }
     ed.setProblems([]);
     set({ ...fresh(ack.train_id, settings.steps) });
+    replayEarly(ack.train_id);
   },
 
   async control(action) {

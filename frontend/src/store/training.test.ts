@@ -1,0 +1,91 @@
+// The training store against a fake connection: a short training's packets can all arrive
+// before the ack of `train` names its id, and none of them may be lost.
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { create } from "zustand";
+
+type Handler = (payload: unknown) => void;
+const fake = vi.hoisted(() => ({
+  handlers: new Map<string, Handler>(),
+  // what `request("train")` does before it answers: emit packets, then resolve with the ack
+  onTrain: null as null | (() => Promise<unknown>),
+}));
+
+vi.mock("./run", () => {
+  const useRun = create(() => ({
+    following: false,
+    annotations: { values: {}, leafGrads: {} },
+  }));
+  const connection = {
+    on: (event: string, handler: Handler) => fake.handlers.set(event, handler),
+    request: (event: string) => {
+      if (event !== "train" || !fake.onTrain) return Promise.reject(new Error(`no ${event}`));
+      return fake.onTrain();
+    },
+  };
+  return { useRun, getConnection: () => connection };
+});
+
+import { useEditor } from "./editor";
+import { useTraining } from "./training";
+import { emptyDocument } from "../doc/convert";
+import type { TrainingSettings } from "../api/types";
+
+const settings = { loss: "loss", output: null, optimizer: "adam", lr: 0.1, momentum: 0, steps: 3, batch_size: 0, seed: 0 } as TrainingSettings;
+const emit = (event: string, payload: unknown) => fake.handlers.get(event)!(payload);
+const snapshot = (id: string, step: number) => ({ train_id: id, step, params: {}, grads: {} });
+const finished = (id: string) => ({ train_id: id, status: "ok", steps: 3, loss: 0.55, graph: emptyDocument() });
+
+describe("training store", () => {
+  beforeEach(() => {
+    useEditor.getState().load(emptyDocument());
+    useEditor.setState({ notice: null });
+  });
+
+  it("keeps every packet that came before the ack, in order, and drops other trainings'", async () => {
+    fake.onTrain = async () => {
+      emit("train_progress", { train_id: "old", steps: [9], losses: [9] }); // a stopped one's
+      emit("train_started", { train_id: "t1", steps: 3, params: ["w"] });
+      emit("train_progress", { train_id: "t1", steps: [1, 2], losses: [0.9, 0.7] });
+      emit("train_progress", { train_id: "t1", steps: [3], losses: [0.55] });
+      emit("train_snapshot", snapshot("t1", 3));
+      emit("train_finished", finished("t1"));
+      return { train_id: "t1" };
+    };
+    await useTraining.getState().start(settings);
+    const s = useTraining.getState();
+    expect(s.trainId).toBe("t1");
+    expect(s.steps).toEqual([1, 2, 3]);
+    expect(s.losses).toEqual([0.9, 0.7, 0.55]);
+    expect(s.snapshot?.step).toBe(3);
+    expect(s.status).toBe("ok");
+    expect(s.totalSteps).toBe(3);
+    expect(useEditor.getState().notice?.text).toMatch(/finished after 3 steps, loss 0\.5500/);
+  });
+
+  it("takes packets after the ack as before, and ignores late packets once the ack is in", async () => {
+    fake.onTrain = async () => {
+      emit("train_started", { train_id: "t2", steps: 3, params: [] });
+      return { train_id: "t2" };
+    };
+    await useTraining.getState().start(settings);
+    expect(useTraining.getState().status).toBe("running");
+    emit("train_progress", { train_id: "t2", steps: [1], losses: [0.5] });
+    emit("train_progress", { train_id: "t1", steps: [4], losses: [0.1] }); // not this one
+    expect(useTraining.getState().steps).toEqual([1]);
+    expect(useTraining.getState().losses).toEqual([0.5]);
+  });
+
+  it("drops the held packets when the training is refused", async () => {
+    fake.onTrain = async () => {
+      emit("train_progress", { train_id: "t0", steps: [1], losses: [0.5] });
+      return { error: "invalid training settings: lr", node_errors: [] };
+    };
+    await useTraining.getState().start(settings);
+    expect(useTraining.getState().status).toBe("error");
+    expect(useTraining.getState().steps).toEqual([]);
+    // a later training with the same id would not see them either
+    fake.onTrain = async () => ({ train_id: "t0" });
+    await useTraining.getState().start(settings);
+    expect(useTraining.getState().steps).toEqual([]);
+  });
+});
