@@ -1,5 +1,6 @@
 // Training: the settings (kept in the document), Train / Pause / Resume / Stop, a live loss
 // chart and, for 2-D data, the decision boundary with the data points.
+import { useEffect, useId, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { TrainingSettings } from "../api/types";
 import { defaultTarget } from "../doc/target";
@@ -26,6 +27,104 @@ export function trainingSettings(): TrainingSettings {
   };
 }
 
+type NumberKey = "lr" | "momentum" | "steps" | "batch_size" | "seed";
+
+// The bounds of backend/graph/document.py TrainingSettings: a value outside them is refused at
+// its field, with the reason, before it reaches the document.
+const RULES: Record<NumberKey, { int: boolean; min: number; max: number; minOpen?: boolean; maxOpen?: boolean }> = {
+  lr: { int: false, min: 0, max: 10, minOpen: true },
+  momentum: { int: false, min: 0, max: 1, maxOpen: true },
+  steps: { int: true, min: 1, max: 100_000 },
+  batch_size: { int: true, min: 0, max: 100_000 },
+  seed: { int: true, min: 0, max: 2 ** 31 - 1 },
+};
+
+const LABELS: Record<NumberKey, string> = {
+  lr: "the learning rate",
+  momentum: "momentum",
+  steps: "steps",
+  batch_size: "the batch size",
+  seed: "the seed",
+};
+
+/** A training setting's text as its value, or the reason it is refused. */
+export function parseTrainingValue(
+  key: NumberKey,
+  raw: string,
+): { ok: true; value: number } | { ok: false; error: string } {
+  const r = RULES[key];
+  const name = LABELS[key];
+  const text = raw.trim();
+  const v = Number(text);
+  if (text === "" || !Number.isFinite(v)) return { ok: false, error: `${name} must be a number` };
+  if (r.int && !Number.isInteger(v)) return { ok: false, error: `${name} must be a whole number` };
+  const fmt = (n: number) => n.toLocaleString("en");
+  if (r.minOpen ? v <= r.min : v < r.min)
+    return { ok: false, error: `${name} must be ${r.minOpen ? "greater than" : "at least"} ${fmt(r.min)}` };
+  if (r.maxOpen ? v >= r.max : v > r.max)
+    return { ok: false, error: `${name} must be ${r.maxOpen ? "less than" : "at most"} ${fmt(r.max)}` };
+  return { ok: true, value: v };
+}
+
+/** One number of the settings: committed on Enter or blur; a refused value stays in the field
+ * with the reason beside it (Escape puts the saved value back). */
+function SettingField(props: {
+  name: NumberKey;
+  label: string;
+  value: number;
+  disabled: boolean;
+  onChange: (v: number) => void;
+  onRefused: (refused: boolean) => void;
+}) {
+  const { name, label, value, disabled, onChange, onRefused } = props;
+  const id = useId();
+  const [text, setText] = useState(String(value));
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setText(String(value));
+    setError(null);
+  }, [value]);
+  useEffect(() => onRefused(error !== null), [error, onRefused]);
+  useEffect(() => () => onRefused(false), [onRefused]); // momentum's field goes with adam
+  const commit = (raw: string) => {
+    const r = parseTrainingValue(name, raw);
+    if (!r.ok) {
+      setError(r.error);
+      return;
+    }
+    setError(null);
+    if (r.value !== value) onChange(r.value);
+  };
+  return (
+    <label className={`train-field ${error ? "invalid" : ""}`}>
+      {label}
+      <input
+        type="text"
+        inputMode="decimal"
+        aria-label={label}
+        value={text}
+        disabled={disabled}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-err` : undefined}
+        onChange={(e) => setText(e.target.value)}
+        onBlur={(e) => commit(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter") commit((e.target as HTMLInputElement).value);
+          if (e.key === "Escape") {
+            setText(String(value));
+            setError(null);
+          }
+        }}
+      />
+      {error && (
+        <span id={`${id}-err`} className="field-error" role="alert">
+          {error}
+        </span>
+      )}
+    </label>
+  );
+}
+
 export default function TrainingPanel() {
   useEditor((s) => s.meta.training); // re-render when the settings change
   const nodeIds = useEditor(useShallow((s) => s.nodes.map((n) => n.id)));
@@ -44,26 +143,29 @@ export default function TrainingPanel() {
     useEditor.getState().setMeta({ training: { ...settings, ...patch } });
   const active = status === "running" || status === "paused" || status === "starting";
   const tr = useTraining.getState();
+  // fields whose text is refused: Train waits until they are fixed (or Escape puts them back)
+  const [refused, setRefused] = useState<ReadonlySet<NumberKey>>(new Set());
+  const [refusedSetters] = useState(() => {
+    const make = (key: NumberKey) => (bad: boolean) =>
+      setRefused((s) => {
+        if (s.has(key) === bad) return s;
+        const next = new Set(s);
+        if (bad) next.add(key);
+        else next.delete(key);
+        return next;
+      });
+    return { lr: make("lr"), momentum: make("momentum"), steps: make("steps"), batch_size: make("batch_size"), seed: make("seed") };
+  });
 
-  const number = (key: "lr" | "momentum" | "steps" | "batch_size" | "seed", label: string, min: number, max: number, step = "any") => (
-    <label className="train-field">
-      {label}
-      <input
-        type="number"
-        aria-label={label}
-        min={min}
-        max={max}
-        step={step}
-        defaultValue={settings[key]}
-        key={`${key}-${settings[key]}`}
-        disabled={active || following}
-        onBlur={(e) => {
-          const v = Number(e.target.value);
-          if (Number.isFinite(v) && v >= min && v <= max && v !== settings[key]) set({ [key]: v });
-          else e.target.value = String(settings[key]);
-        }}
-      />
-    </label>
+  const number = (key: NumberKey, label: string) => (
+    <SettingField
+      name={key}
+      label={label}
+      value={settings[key]}
+      disabled={active || following}
+      onChange={(v) => set({ [key]: v })}
+      onRefused={refusedSetters[key]}
+    />
   );
 
   return (
@@ -94,14 +196,20 @@ export default function TrainingPanel() {
             <option value="sgd">SGD</option>
           </select>
         </label>
-        {number("lr", "learning rate", 1e-6, 10)}
-        {settings.optimizer === "sgd" && number("momentum", "momentum", 0, 0.999)}
-        {number("steps", "steps", 1, 100000, "1")}
-        {number("batch_size", "batch size (0: all)", 0, 100000, "1")}
+        {number("lr", "learning rate")}
+        {settings.optimizer === "sgd" && number("momentum", "momentum")}
+        {number("steps", "steps")}
+        {number("batch_size", "batch size (0: all)")}
       </div>
       <div className="train-buttons">
         {!active ? (
-          <button type="button" className="primary" disabled={following} onClick={() => tr.start(trainingSettings())}>
+          <button
+            type="button"
+            className="primary"
+            disabled={following || refused.size > 0}
+            title={refused.size ? "fix the refused settings first" : undefined}
+            onClick={() => tr.start(trainingSettings())}
+          >
             Train
           </button>
         ) : status === "paused" ? (
