@@ -13,6 +13,33 @@ function inRange(spec: ParamSpec, v: number): Parsed {
   return ok(v);
 }
 
+const TOO_LARGE = "values must be finite numbers";
+
+/** Why `literal` (a number as typed, which JavaScript read as `v`) cannot be stored, or null.
+ * Past float64's range a literal reads as ±Infinity, which JSON would send as null. */
+export function tooLarge(literal: string, v: number): string | null {
+  return Number.isFinite(v) ? null : `${literal} is too large: ${TOO_LARGE}`;
+}
+
+/** A number typed on its own (a float param, a cell of the tensor grid). */
+export function parseNumber(text: string): Parsed {
+  const t = text.trim();
+  if (t === "") return fail("a number is required");
+  const v = Number(t);
+  if (Number.isNaN(v)) return fail(`'${t}' is not a number`);
+  // "Infinity" is a word, not a literal too large: say it as for other words
+  if (!/\d/.test(t)) return fail(`'${t}' is not a number: ${TOO_LARGE}`);
+  const big = tooLarge(t, v);
+  return big ? fail(big) : ok(v);
+}
+
+/** A whole number typed as digits: too many of them and it is no longer exact (or finite). */
+function wholeNumber(p: string): Parsed {
+  const v = Number(p);
+  if (!Number.isSafeInteger(v)) return fail(`${p} is too large: whole numbers must be within ±${Number.MAX_SAFE_INTEGER}`);
+  return ok(v);
+}
+
 function intList(text: string, what: string, allowNegative: boolean): Parsed {
   const parts = text
     .replace(/^[[(]|[\])]$/g, "")
@@ -22,7 +49,9 @@ function intList(text: string, what: string, allowNegative: boolean): Parsed {
   const out: number[] = [];
   for (const p of parts) {
     if (!/^-?\d+$/.test(p)) return fail(`${what}: '${p}' is not a whole number`);
-    const v = Number(p);
+    const n = wholeNumber(p);
+    if (!n.ok) return fail(`${what}: ${n.error}`);
+    const v = n.value as number;
     if (!allowNegative && v < 0) return fail(`${what}: sizes cannot be negative (${v})`);
     out.push(v);
   }
@@ -35,14 +64,13 @@ export function parseParam(spec: ParamSpec, text: string): Parsed {
   if (t === "" && spec.nullable) return ok(null);
   switch (spec.type) {
     case "float": {
-      if (t === "") return fail("a number is required");
-      const v = Number(t);
-      if (!Number.isFinite(v)) return fail(`'${t}' is not a number`);
-      return inRange(spec, v);
+      const r = parseNumber(t);
+      return r.ok ? inRange(spec, r.value as number) : r;
     }
     case "int": {
       if (!/^-?\d+$/.test(t)) return fail(`'${t}' is not a whole number`);
-      return inRange(spec, Number(t));
+      const r = wholeNumber(t);
+      return r.ok ? inRange(spec, r.value as number) : r;
     }
     case "dims": {
       if (t === "") return fail("a dim is required");
@@ -91,7 +119,19 @@ export function parseTensor(text: string): Parsed {
   }
   const shape = shapeOf(v);
   if (typeof shape === "string") return fail(shape);
+  if (!allFinite(v)) {
+    // JSON.parse read a literal past float64's range as ±Infinity: name the literal
+    const literal = (t.match(NUMBER_LITERAL) ?? []).find((m) => !Number.isFinite(Number(m)));
+    return fail(tooLarge(literal ?? "a value", Infinity)!);
+  }
   return ok(v);
+}
+
+const NUMBER_LITERAL = /-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/g;
+
+function allFinite(v: unknown): boolean {
+  if (typeof v === "number") return Number.isFinite(v);
+  return Array.isArray(v) ? v.every(allFinite) : true;
 }
 
 /** The shape of nested lists, or why they are not a tensor (as PyTorch says it). */
