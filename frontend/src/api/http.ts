@@ -1,5 +1,5 @@
 // The JSON API under /api (docs/protocol.md). Every error answer is JSON with `error`.
-import type { GraphDocument, GraphInfo, NodeProblem, OpSpec } from "./types";
+import type { GraphDocument, GraphInfo, NodeProblem, OpSpec, RevisionInfo } from "./types";
 
 export class ApiError extends Error {
   constructor(
@@ -50,7 +50,7 @@ export const api = {
   save: (id: string, graph: GraphDocument) =>
     call<GraphInfo>("PUT", `/graphs/${encodeURIComponent(id)}`, graph),
   revisions: (id: string) =>
-    call<{ revisions: { revision: number; created: string; name: string }[] }>(
+    call<{ revisions: RevisionInfo[] }>(
       "GET",
       `/graphs/${encodeURIComponent(id)}/revisions`,
     ).then((d) => d.revisions),

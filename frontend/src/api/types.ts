@@ -170,12 +170,21 @@ export interface TensorReply {
   values: Nested;
 }
 
+/** A graph in the server's store; `created` and `updated` are Unix times in seconds (the
+ * server's time.time()), not milliseconds. */
 export interface GraphInfo {
   id: string;
   name: string;
-  created: string;
-  updated: string;
+  created: number;
+  updated: number;
   revision: number;
+}
+
+/** One revision of a stored graph; `created` in Unix seconds, as in GraphInfo. */
+export interface RevisionInfo {
+  revision: number;
+  created: number;
+  name: string;
 }
 
 // -- training (docs/training.md) ------------------------------------------------------------

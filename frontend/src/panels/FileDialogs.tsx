@@ -2,7 +2,7 @@
 // code export, and code import.
 import { useEffect, useState } from "react";
 import { api } from "../api/http";
-import type { GraphInfo } from "../api/types";
+import type { GraphInfo, RevisionInfo } from "../api/types";
 import { useEditor } from "../store/editor";
 import Dialog from "./Dialog";
 import { downloadText, openDocument, openTemplate } from "./files";
@@ -33,9 +33,14 @@ export function TemplatesDialog({ onClose }: { onClose: () => void }) {
   );
 }
 
+/** When a stored graph or revision was saved: the server gives Unix seconds, Date wants ms. */
+export function savedAt(seconds: number, locale?: string): string {
+  return new Date(seconds * 1000).toLocaleString(locale);
+}
+
 export function OpenDialog({ onClose }: { onClose: () => void }) {
   const [graphs, setGraphs] = useState<GraphInfo[] | null>(null);
-  const [revisions, setRevisions] = useState<Record<string, { revision: number; created: string }[]>>({});
+  const [revisions, setRevisions] = useState<Record<string, RevisionInfo[]>>({});
   useEffect(() => {
     api.graphs().then(setGraphs, (e) => useEditor.getState().notify(String(e.message), "error"));
   }, []);
@@ -53,7 +58,7 @@ export function OpenDialog({ onClose }: { onClose: () => void }) {
             <button type="button" aria-label={`open ${g.name}`} onClick={() => open(g.id)}>
               <b>{g.name}</b>
               <span className="muted">
-                revision {g.revision} · {new Date(g.updated).toLocaleString()}
+                revision {g.revision} · {savedAt(g.updated)}
               </span>
             </button>
             <button
@@ -69,7 +74,7 @@ export function OpenDialog({ onClose }: { onClose: () => void }) {
                 {revisions[g.id].map((r) => (
                   <li key={r.revision}>
                     <button type="button" className="small" onClick={() => open(g.id, r.revision)}>
-                      revision {r.revision} · {new Date(r.created).toLocaleString()}
+                      revision {r.revision} · {savedAt(r.created)}
                     </button>
                   </li>
                 ))}
