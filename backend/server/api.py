@@ -59,9 +59,9 @@ def _document(data):
     try:
         doc = parse(data)
     except Exception as exc:  # pydantic's ValidationError
-        raise ApiError(
-            "invalid graph document: " + " ".join(str(exc).splitlines()[:6]), node_errors=[]
-        ) from None
+        # pydantic's text without its "For further information visit <url>" lines
+        lines = [ln for ln in str(exc).splitlines() if not ln.lstrip().startswith("For further")]
+        raise ApiError("invalid graph document: " + " ".join(lines[:6]), node_errors=[]) from None
     return doc
 
 
