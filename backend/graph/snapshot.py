@@ -5,13 +5,14 @@ keep of a document is reused for such a document, and only the nodes whose param
 looked at again. A document comes in one of two ways:
 
 - whole and freshly parsed: every node and edge is read once, compared in C with a snapshot of
-  the earlier document, without hashing anything;
+  the earlier document (params by `params_keys`: exact to the type and the sign of zero);
 - made by `edit_nodes` from the earlier document (the server does this for a `run` that sends
   only the edited nodes): it shares the earlier document's node and edge objects but for the
   edited nodes, so only the nodes that are not the snapshot's own objects are compared.
 """
 
-from itertools import compress
+import marshal
+from itertools import compress, repeat
 from operator import attrgetter, is_, itemgetter, ne, not_
 
 from .document import Node
@@ -19,27 +20,30 @@ from .document import Node
 # Read straight from each model's __dict__ (where pydantic keeps a model's fields), a third
 # cheaper than reading them as attributes
 _FIELDS_OF = attrgetter("__dict__")
-_NODE_FIELDS = itemgetter("id", "op", "params")
+_ID_OP = itemgetter("id", "op")
+_PARAMS = itemgetter("params")
 _EDGE_KEY = itemgetter("id", "source", "sourcePort", "target", "targetPort")
 # more nodes than this that are not a snapshot's own objects are compared all together, in C
 _FEW = 32
 
 
 class Snapshot:
-    """A document's structure and params as they were: per node (id, op, params) in document
-    order, the params copied so that later edits are noticed, even nested ones made in place;
-    each edge's fields, copied too; `key`, the structure (node ids and ops, edges) hashed
-    to 64 bits, the same for every snapshot of one structure (Python's tuple hash: in-memory
-    only); and the node and edge objects themselves, which edit_nodes' documents share."""
+    """A document's structure and params as they were: per node its (id, op) (`nodes`) and
+    its params' key (`params`, see params_keys) in document order; each edge's fields,
+    copied; `key`, the structure (node ids and ops, edges) hashed to 64 bits, the same for
+    every snapshot of one structure (Python's tuple hash: in-memory only); and the node and
+    edge objects themselves, which edit_nodes' documents share."""
 
-    __slots__ = ("nodes", "edges", "key", "node_objects", "edge_objects")
+    __slots__ = ("nodes", "params", "edges", "key", "node_objects", "edge_objects")
 
     def __init__(self, doc):
         self.node_objects, self.edge_objects = tuple(doc.nodes), tuple(doc.edges)
-        self.nodes = [(n.id, n.op, _copy(n.params)) for n in doc.nodes]
+        fields = list(map(_FIELDS_OF, doc.nodes))
+        self.nodes = list(map(_ID_OP, fields))
+        self.params = params_keys(map(_PARAMS, fields))
         self.edges = list(map(dict, map(_FIELDS_OF, doc.edges)))
         edge_keys = tuple(map(_EDGE_KEY, self.edges))
-        self.key = hash((tuple((nid, op) for nid, op, _ in self.nodes), edge_keys))
+        self.key = hash((tuple(self.nodes), edge_keys))
 
     def edited(self, doc):
         """The indices (in document order) of the nodes whose params differ in `doc`, when
@@ -55,12 +59,11 @@ class Snapshot:
         # an edge is nothing but structure: its whole __dict__ is compared
         if list(map(_FIELDS_OF, edges)) != self.edges:
             return None
-        fields = map(_NODE_FIELDS, map(_FIELDS_OF, nodes))
-        differ = list(compress(range(len(nodes)), map(ne, fields, self.nodes)))
-        for i in differ:
-            if _NODE_FIELDS(nodes[i].__dict__)[:2] != self.nodes[i][:2]:
-                return None  # another id or op: another structure
-        return differ
+        fields = list(map(_FIELDS_OF, nodes))
+        if list(map(_ID_OP, fields)) != self.nodes:
+            return None  # another id or op somewhere: another structure
+        keys = params_keys(map(_PARAMS, fields))
+        return list(compress(range(len(nodes)), map(ne, keys, self.params)))
 
     def _edited_by_identity(self, nodes, edges):
         """For a document made by edit_nodes, whose edges are the snapshot's own: its nodes
@@ -72,10 +75,9 @@ class Snapshot:
         differ = []
         for i in others:
             n = nodes[i]
-            nid, op, params = self.nodes[i]
-            if n.id != nid or n.op != op:
+            if (n.id, n.op) != self.nodes[i]:
                 return None  # another id or op: another structure
-            if n.params != params:
+            if params_keys((n.params,))[0] != self.params[i]:
                 differ.append(i)
         return differ
 
@@ -89,24 +91,35 @@ class Snapshot:
     def with_params(self, doc, changed):
         """The snapshot of `doc`, whose nodes at `changed` have other params than this one's."""
         snap = object.__new__(Snapshot)
-        snap.edges, snap.key = self.edges, self.key
+        snap.nodes, snap.edges, snap.key = self.nodes, self.edges, self.key
         snap.node_objects, snap.edge_objects = tuple(doc.nodes), tuple(doc.edges)
-        snap.nodes = list(self.nodes)
-        for i in changed:
-            n = doc.nodes[i]
-            snap.nodes[i] = (n.id, n.op, _copy(n.params))
+        snap.params = list(self.params)
+        for i, key in zip(changed, params_keys(doc.nodes[i].params for i in changed)):
+            snap.params[i] = key
         return snap
 
 
-def _copy(value):
-    """A copy of JSON-like params (dicts, lists, numbers, strings), made for comparing: what
-    copy.deepcopy does for them at a tenth of its cost (it keeps a memo of every object)."""
-    cls = value.__class__
-    if cls is dict:
-        return {k: _copy(v) for k, v in value.items()} if value else {}
-    if cls is list:
-        return [_copy(v) for v in value]
-    return value  # immutable, or something params never hold (compared as the same object)
+def params_keys(params):
+    """Per params dict, bytes that are equal exactly when the params are the same JSON value.
+    Python's == is not enough: 1 == 1.0 == True and 0.0 == -0.0, yet `dim: 1.0` is no dim and
+    1 / -0.0 is -inf, so what was kept for one document must not serve the other. marshal's
+    format 2 writes each value with its type and floats as their 8 bytes, and (unlike later
+    formats) nothing about object identity or string interning; it runs in C, and it makes
+    the copy that keeps later in-place edits from going unnoticed. Params holding what marshal
+    cannot write (not JSON: only a Python caller could put it there) get a key equal to
+    nothing, so they always count as edited."""
+    params = list(params)
+    try:
+        return list(map(marshal.dumps, params, repeat(2)))
+    except ValueError:
+        return [_key_or_unique(p) for p in params]
+
+
+def _key_or_unique(params):
+    try:
+        return marshal.dumps(params, 2)
+    except ValueError:
+        return object()
 
 
 class EditError(ValueError):

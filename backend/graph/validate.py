@@ -447,7 +447,7 @@ class _Valid:
         """(each node's position in document order, each node's consumers), shared by the
         documents after this one: what only validating an edit needs."""
         if self._index is None:
-            position = {nid: i for i, (nid, _, _) in enumerate(self.snapshot.nodes)}
+            position = {nid: i for i, (nid, _) in enumerate(self.snapshot.nodes)}
             consumers = {nid: [] for nid in position}
             for e in self.snapshot.edges:
                 consumers[e["source"]].append(e["target"])
