@@ -10,7 +10,7 @@ import pytest
 from _docs import doc, edge, node, tensor
 from test_revalidate import from_nothing
 
-from backend.graph import edit_nodes, run_records, validate
+from backend.graph import ForwardCache, edit_nodes, run_records, validate
 from backend.graph.snapshot import Snapshot, params_keys
 
 
@@ -66,3 +66,10 @@ def test_params_marshal_cannot_write_always_count_as_edited():
     d.nodes[1].params["dim"] = object()  # a Python caller's object, not JSON
     assert snap.edited(d) == [1]
     assert Snapshot(d).edited(d) == [1]  # not even equal to itself: compared afresh each time
+
+
+def test_the_forward_cache_tells_the_zeros_apart_too():
+    cache = ForwardCache()
+    run_records(reciprocal_of(0.0), cache=cache)
+    res, _ = run_records(reciprocal_of(-0.0), cache=cache)
+    assert res.values["r"].item() == -np.inf
