@@ -6,10 +6,23 @@ import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
 import ParamField from "./ParamField";
 
+/** Following a room as a student: the owner's graph is shown, and edits go nowhere. */
+function useFollowing() {
+  const readOnly = useEditor((s) => s.readOnly);
+  const following = useRun((s) => s.following);
+  return readOnly || following;
+}
+
 export default function Inspector() {
   const selected = useEditor(useShallow((s) => s.nodes.filter((n) => n.selected).map((n) => n.id)));
+  const following = useFollowing();
   return (
     <aside className="inspector" aria-label="inspector">
+      {following && (
+        <p className="read-only-hint" role="note">
+          You are following a room: these fields are read-only. Fork the room for an editable copy.
+        </p>
+      )}
       {selected.length === 1 ? (
         <NodeInspector id={selected[0]} />
       ) : selected.length > 1 ? (
@@ -29,6 +42,7 @@ function NodeInspector({ id }: { id: string }) {
   const value = useRun((s) => s.annotations.values[id]);
   const grad = useRun((s) => s.annotations.nodeGrads[id]);
   const hasRun = useRun((s) => s.runId !== null);
+  const readOnly = useFollowing();
   if (!node) return null;
   const ed = useEditor.getState();
   const paramProblem = (name: string) => problems.find((p) => p.param === name)?.message;
@@ -47,7 +61,8 @@ function NodeInspector({ id }: { id: string }) {
           defaultValue={node.data.label ?? ""}
           key={`${id}-${node.data.label ?? ""}`}
           placeholder="shown instead of the op"
-          onBlur={(e) => e.target.value !== (node.data.label ?? "") && ed.setLabel(id, e.target.value)}
+          readOnly={readOnly}
+          onBlur={(e) => !readOnly && e.target.value !== (node.data.label ?? "") && ed.setLabel(id, e.target.value)}
           onKeyDown={(e) => e.key === "Enter" && (e.target as HTMLInputElement).blur()}
         />
       </div>
@@ -60,6 +75,7 @@ function NodeInspector({ id }: { id: string }) {
             value={node.data.params[p.name]}
             serverError={paramProblem(p.name)}
             onChange={(v) => ed.setParam(id, p.name, v)}
+            readOnly={readOnly}
           />
         ))}
       {problems
@@ -74,6 +90,7 @@ function NodeInspector({ id }: { id: string }) {
         <button
           type="button"
           aria-pressed={isTarget}
+          disabled={readOnly}
           onClick={() => ed.setMeta({ target: isTarget ? null : id })}
           title="backward starts from this scalar node"
         >
@@ -123,6 +140,7 @@ function hiddenParams(op: string, params: Record<string, unknown>): Set<string> 
 function DocumentInspector() {
   const meta = useEditor((s) => s.meta);
   const count = useEditor((s) => s.nodes.length);
+  const readOnly = useFollowing();
   const ed = useEditor.getState();
   return (
     <div className="doc-inspector">
@@ -133,7 +151,8 @@ function DocumentInspector() {
           id="doc-name"
           key={`name-${meta.name}`}
           defaultValue={meta.name}
-          onBlur={(e) => e.target.value !== meta.name && ed.setMeta({ name: e.target.value || "untitled" })}
+          readOnly={readOnly}
+          onBlur={(e) => !readOnly && e.target.value !== meta.name && ed.setMeta({ name: e.target.value || "untitled" })}
           onKeyDown={(e) => e.key === "Enter" && (e.target as HTMLInputElement).blur()}
         />
       </div>
@@ -144,7 +163,8 @@ function DocumentInspector() {
           key={`desc-${meta.description}`}
           defaultValue={meta.description}
           rows={6}
-          onBlur={(e) => e.target.value !== meta.description && ed.setMeta({ description: e.target.value })}
+          readOnly={readOnly}
+          onBlur={(e) => !readOnly && e.target.value !== meta.description && ed.setMeta({ description: e.target.value })}
         />
       </div>
       <p className="muted">

@@ -10,9 +10,10 @@ interface Props {
   value: unknown; // undefined: not set (the default applies)
   serverError?: string;
   onChange: (value: unknown) => void;
+  readOnly?: boolean; // following a room: shown, not editable
 }
 
-export default function ParamField({ spec, value, serverError, onChange }: Props) {
+export default function ParamField({ spec, value, serverError, onChange, readOnly = false }: Props) {
   const id = useId();
   const current = value === undefined ? spec.default : value;
   const [text, setText] = useState(formatParam(spec, current));
@@ -23,6 +24,7 @@ export default function ParamField({ spec, value, serverError, onChange }: Props
   }, [spec, current]);
 
   const commit = (raw: string) => {
+    if (readOnly) return;
     const r = parseParam(spec, raw);
     if (!r.ok) {
       setError(r.error);
@@ -41,12 +43,13 @@ export default function ParamField({ spec, value, serverError, onChange }: Props
         id={id}
         type="checkbox"
         checked={Boolean(current)}
+        disabled={readOnly}
         onChange={(e) => onChange(e.target.checked)}
       />
     );
   } else if (spec.type === "choice") {
     control = (
-      <select id={id} value={String(current)} onChange={(e) => commit(e.target.value)}>
+      <select id={id} value={String(current)} disabled={readOnly} onChange={(e) => commit(e.target.value)}>
         {(spec.choices ?? []).map((c) => (
           <option key={String(c)} value={String(c)}>
             {String(c)}
@@ -63,16 +66,18 @@ export default function ParamField({ spec, value, serverError, onChange }: Props
           rows={4}
           value={text}
           spellCheck={false}
+          readOnly={readOnly}
           aria-invalid={shownError ? true : undefined}
           aria-describedby={describedBy}
           onChange={(e) => setText(e.target.value)}
           onBlur={(e) => commit(e.target.value)}
         />
-        <label className="button small">
+        <label className={`button small ${readOnly ? "disabled" : ""}`} aria-disabled={readOnly || undefined}>
           load a file…
           <input
             type="file"
             hidden
+            disabled={readOnly}
             aria-label={`load ${spec.name} from a file`}
             onChange={async (e) => {
               const file = e.target.files?.[0];
@@ -98,6 +103,7 @@ export default function ParamField({ spec, value, serverError, onChange }: Props
         inputMode={spec.type === "float" || spec.type === "int" ? "decimal" : undefined}
         value={text}
         placeholder={spec.nullable ? "empty: none" : undefined}
+        readOnly={readOnly}
         aria-invalid={shownError ? true : undefined}
         aria-describedby={describedBy}
         onChange={(e) => setText(e.target.value)}
@@ -129,7 +135,7 @@ export default function ParamField({ spec, value, serverError, onChange }: Props
         </div>
       )}
       {Array.isArray(shape) && shape.length >= 1 && shape.length <= 2 && (
-        <TensorGrid value={current as Nested} onChange={onChange} label={spec.name} />
+        <TensorGrid value={current as Nested} onChange={onChange} label={spec.name} readOnly={readOnly} />
       )}
     </div>
   );

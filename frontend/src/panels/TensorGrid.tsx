@@ -2,11 +2,18 @@
 // added or removed with buttons. Cells take numbers only; a bad cell is refused where it is.
 import { useState } from "react";
 import type { Nested } from "../api/types";
+import { parseNumber } from "../doc/params";
 import { formatNumber } from "../format/annotate";
 
 const MAX_CELLS = 64; // bigger tensors are edited as text
 
-export default function TensorGrid(props: { value: Nested; label: string; onChange: (v: Nested) => void }) {
+export default function TensorGrid(props: {
+  value: Nested;
+  label: string;
+  onChange: (v: Nested) => void;
+  readOnly?: boolean; // following a room: shown, not editable
+}) {
+  const readOnly = props.readOnly ?? false;
   const oneD = !Array.isArray((props.value as Nested[])[0]);
   const rows: number[][] = oneD
     ? [props.value as number[]]
@@ -17,11 +24,13 @@ export default function TensorGrid(props: { value: Nested; label: string; onChan
 
   const emit = (next: number[][]) => props.onChange(oneD ? next[0] : next);
   const setCell = (i: number, j: number, text: string) => {
-    const v = Number(text);
-    if (text.trim() === "" || !Number.isFinite(v)) {
-      setBad(`[${oneD ? j : `${i}, ${j}`}]: '${text}' is not a number`);
+    if (readOnly) return;
+    const r = parseNumber(text);
+    if (!r.ok) {
+      setBad(`[${oneD ? j : `${i}, ${j}`}]: ${r.error}`);
       return;
     }
+    const v = r.value as number;
     setBad(null);
     if (v === rows[i][j]) return;
     const next = rows.map((r) => [...r]);
@@ -40,6 +49,7 @@ export default function TensorGrid(props: { value: Nested; label: string; onChan
                   <input
                     aria-label={`${props.label}[${oneD ? j : `${i}, ${j}`}]`}
                     defaultValue={formatNumber(v)}
+                    readOnly={readOnly}
                     onBlur={(e) => setCell(i, j, e.target.value)}
                     onKeyDown={(e) => e.key === "Enter" && setCell(i, j, (e.target as HTMLInputElement).value)}
                   />
@@ -50,13 +60,13 @@ export default function TensorGrid(props: { value: Nested; label: string; onChan
         </tbody>
       </table>
       <div className="grid-buttons">
-        <button type="button" aria-label="add column" onClick={() => emit(rows.map((r) => [...r, 0]))}>
+        <button type="button" aria-label="add column" disabled={readOnly} onClick={() => emit(rows.map((r) => [...r, 0]))}>
           + col
         </button>
         <button
           type="button"
           aria-label="remove column"
-          disabled={cols <= 1}
+          disabled={readOnly || cols <= 1}
           onClick={() => emit(rows.map((r) => r.slice(0, -1)))}
         >
           − col
@@ -64,6 +74,7 @@ export default function TensorGrid(props: { value: Nested; label: string; onChan
         <button
           type="button"
           aria-label="add row"
+          disabled={readOnly}
           onClick={() => props.onChange([...(oneD ? [rows[0]] : rows), new Array(cols).fill(0)])}
         >
           + row
@@ -71,7 +82,7 @@ export default function TensorGrid(props: { value: Nested; label: string; onChan
         <button
           type="button"
           aria-label="remove row"
-          disabled={oneD}
+          disabled={readOnly || oneD}
           onClick={() => (rows.length === 2 ? props.onChange(rows[0]) : emit(rows.slice(0, -1)))}
         >
           − row
