@@ -15,7 +15,8 @@ ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
 
 
 class Position(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # finite: a JSON document cannot hold inf (a store would write it back as null)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     x: float = 0.0
     y: float = 0.0
 

@@ -2,6 +2,7 @@
 import, health. Errors are JSON: {"error": message} and, for graphs, {"node_errors": [...]}."""
 
 import json
+import math
 
 from flask import Blueprint, current_app, jsonify, request
 
@@ -41,13 +42,26 @@ def _reject_constant(name):
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _finite_float(text):
+    """A JSON number as a float; one past a double's range (1e999) would be inf, which JSON
+    cannot write back: the store would keep null in its place."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is too large for a number (at most about 1.8e308)")
+    return value
+
+
 def _json_body():
-    """The request's JSON, strictly: no NaN or Infinity (they would come back as null), and
-    nesting too deep for the parser is a 400, not a crash."""
+    """The request's JSON, strictly: no NaN, Infinity or numbers past a double's range (they
+    would come back as null), and nesting too deep for the parser is a 400, not a crash."""
     if not request.is_json:
         raise ApiError("expected a JSON body (Content-Type: application/json)")
     try:
-        return json.loads(request.get_data(cache=True), parse_constant=_reject_constant)
+        return json.loads(
+            request.get_data(cache=True),
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+        )
     except RecursionError:
         raise ApiError("the JSON body is nested too deeply") from None
     except ValueError as exc:  # JSONDecodeError, NaN/Infinity, bad UTF-8

@@ -1,7 +1,6 @@
 """The JSON API under /api over real HTTP: every endpoint, its errors, body limits, origins."""
 
 import json
-import math
 
 import pytest
 import requests
@@ -258,14 +257,29 @@ def test_deeply_nested_body_is_a_json_400(server):
     assert server.healthy()
 
 
-def test_non_json_numbers_are_refused_not_changed(server):
-    data = '{"nodes": [{"id": "x", "op": "tensor", "params": {"value": NaN}}]}'
-    r = requests.post(server.api("/graphs"), data=data, headers=JSON)
-    if r.status_code == 201:  # accepted: then what was sent must be what is stored
-        stored = requests.get(server.api(f"/graphs/{r.json()['id']}")).json()
-        assert math.isnan(stored["nodes"][0]["params"]["value"])
-    else:
+@pytest.mark.parametrize(
+    "params, position, said",
+    [
+        ('{"value": NaN}', "{}", "NaN is not a JSON number"),
+        ('{"value": [1.0, Infinity]}', "{}", "Infinity is not a JSON number"),
+        ('{"value": [1.0, 1e999]}', "{}", "1e999 is too large for a number"),
+        ('{"value": -1e999}', "{}", "-1e999 is too large for a number"),
+        ("{}", '{"x": 1e999, "y": 0}', "1e999 is too large for a number"),
+    ],
+)
+def test_numbers_json_cannot_hold_are_refused_not_stored_as_null(server, params, position, said):
+    # 1e999 parses to inf, which JSON cannot write back: it was stored as null, and in a
+    # position it was a 500
+    data = (
+        '{"name": "overflow", "nodes": [{"id": "x", "op": "tensor", '
+        f'"params": {params}, "position": {position}}}]}}'
+    )
+    before = requests.get(server.api("/graphs")).json()
+    for path in ("/graphs", "/validate"):
+        r = requests.post(server.api(path), data=data, headers=JSON)
         assert_json_error(r, 400)
+        assert said in r.json()["error"], r.json()
+    assert requests.get(server.api("/graphs")).json() == before
 
 
 def test_deeply_nested_body_does_not_stop_the_server(server):
