@@ -8,6 +8,7 @@ import {
   type IsValidConnection,
   useReactFlow,
   useStore,
+  useStoreApi,
 } from "@xyflow/react";
 import { type DragEvent, type MouseEvent, useCallback, useState } from "react";
 import type { OpNode, WireEdge } from "../doc/convert";
@@ -16,7 +17,7 @@ import { useRun } from "../store/run";
 import { DETAIL_ZOOM, Detailed } from "./detail";
 import OpNodeView from "./OpNodeView";
 import QuickAdd from "./QuickAdd";
-import { OPEN_FIT, useShowOpened } from "./showOpened";
+import { dropQueuedFit, OPEN_FIT, useShowOpened } from "./showOpened";
 import WireEdgeView from "./WireEdgeView";
 
 const nodeTypes = { op: OpNodeView };
@@ -34,6 +35,7 @@ export default function Canvas() {
   const readOnly = useEditor((s) => s.readOnly);
   const detailed = useStore((s) => s.transform[2] >= DETAIL_ZOOM);
   const { screenToFlowPosition } = useReactFlow();
+  const flowStore = useStoreApi();
   const layingOut = useShowOpened();
   const [quickAdd, setQuickAdd] = useState<{ x: number; y: number; flow: { x: number; y: number } } | null>(null);
 
@@ -48,10 +50,12 @@ export default function Canvas() {
       if (useEditor.getState().readOnly) return;
       const op = event.dataTransfer.getData(DRAG_TYPE) || event.dataTransfer.getData("text/plain");
       if (!op || !useEditor.getState().ops[op]) return;
+      // a fit waiting for nodes (New, Fit on an empty canvas) would move this one off the cursor
+      dropQueuedFit(flowStore);
       const at = screenToFlowPosition({ x: event.clientX, y: event.clientY });
       useEditor.getState().addNode(op, { x: at.x - 60, y: at.y - 20 });
     },
-    [screenToFlowPosition],
+    [screenToFlowPosition, flowStore],
   );
 
   const onDoubleClick = useCallback(
@@ -106,6 +110,7 @@ export default function Canvas() {
         <QuickAdd
           at={quickAdd}
           onPick={(op) => {
+            dropQueuedFit(flowStore);
             useEditor.getState().addNode(op, quickAdd.flow);
             setQuickAdd(null);
           }}

@@ -2,13 +2,25 @@
 // one spot (a generated graph, a document written without positions) is laid out first,
 // before it is drawn at all: the canvas then draws its nodes once, where they belong, instead
 // of a pile and then the graph (for 500 nodes, each drawing costs a few hundred ms).
-import { useReactFlow, type XYPosition } from "@xyflow/react";
+import { useReactFlow, useStoreApi, type XYPosition } from "@xyflow/react";
 import { useEffect, useRef, useState } from "react";
 import { useEditor } from "../store/editor";
 import { isStacked, layoutPositions } from "./layout";
 
 /** How an opened document is fitted: whole, with a margin, and small graphs not blown up. */
 export const OPEN_FIT = { padding: 0.15, maxZoom: 1.25 };
+
+type FlowStore = ReturnType<typeof useStoreApi>;
+
+/** Drops a fit that React Flow holds until there are nodes to fit (its `fitView` prop, or a
+ * `fitView()` on an empty canvas waits for nodes to be measured): otherwise the first node
+ * dropped on an empty canvas re-centres and zooms the view, and lands away from the cursor. */
+export function dropQueuedFit(store: FlowStore) {
+  const s = store.getState();
+  if (s.nodes.length || !s.fitViewQueued) return;
+  s.fitViewResolver?.resolve(false);
+  store.setState({ fitViewQueued: false, fitViewOptions: undefined, fitViewResolver: null });
+}
 
 /** Opening is not an edit: the layout it needs is no undo step and leaves the document
  * unchanged in the user's eyes (not dirty). */
@@ -22,6 +34,7 @@ function placeOpened(positions: Record<string, XYPosition>) {
 export function useShowOpened(): boolean {
   const opened = useEditor((s) => s.opened);
   const { fitView } = useReactFlow();
+  const store = useStoreApi();
   // decided in the render that brings the document, which must not draw it if it waits
   const [open, setOpen] = useState({ opened: -1, waits: false });
   let waits = open.waits;
@@ -47,10 +60,16 @@ export function useShowOpened(): boolean {
   useEffect(() => {
     if (waits || fitted.current === opened) return;
     fitted.current = opened;
+    if (!useEditor.getState().nodes.length) {
+      // nothing to fit: a fit now would wait for the first node the user adds, and move it.
+      // (Before the first document, opened 0, the `fitView` prop's fit waits for it.)
+      if (opened > 0) requestAnimationFrame(() => dropQueuedFit(store));
+      return;
+    }
     // after React Flow has taken the new nodes into its store. (On the first open, React
     // Flow's own `fitView` has fitted them before drawing them, with the same options.)
     requestAnimationFrame(() => fitView(OPEN_FIT));
-  }, [opened, waits, fitView]);
+  }, [opened, waits, fitView, store]);
 
   return waits;
 }
