@@ -1,6 +1,7 @@
 // The chain rule on the selected edge: the gradient arriving at the consumer's output times
 // the consumer's local derivative for this input is the gradient the edge carries back.
 import { useMemo } from "react";
+import type { Summary } from "../api/types";
 import { formatNumber, formatShape } from "../format/annotate";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
@@ -8,6 +9,35 @@ import "./analysis.css";
 import { explainChain } from "./chainRule";
 
 const EMPTY: Record<string, unknown> = {};
+
+const COMPARISONS = new Set(["gt", "lt", "ge", "le", "eq", "ne"]);
+
+/** Why a backward run sent no gradient along the edge from `source` into `consumer`'s `port`:
+ * the consumer has no derivative for that input (detach, a comparison, a condition), the
+ * source does not require grad, or no gradient reached the consumer at all. */
+export function noGradientReason(c: {
+  source: string;
+  consumer: string;
+  op: string | null;
+  port: string;
+  sourceValue?: Summary; // the source's value in the run (its requires_grad)
+  consumerGrad?: Summary; // the consumer's own gradient in the run
+}): string {
+  const { source, consumer, op, port } = c;
+  if (op === "detach") return "detach sends no gradient back to its input: it cuts the graph here.";
+  if (op && COMPARISONS.has(op))
+    return `a comparison (${op}) has no gradient: nothing flows back along this edge.`;
+  if ((op === "where" || op === "if") && port === "condition")
+    return `the condition of ${op} has no gradient: it only picks which values pass, so nothing flows back to ${source}.`;
+  if (op === "labels") return "labels has no gradient: a dataset's labels are data, not a function of it.";
+  if (op === "cross_entropy" && port === "target")
+    return "cross_entropy's target holds class indices (integers): it has no gradient.";
+  if (c.sourceValue && !c.sourceValue.requires_grad)
+    return `${source} does not require grad, so autograd does not track it.`;
+  if (!c.consumerGrad)
+    return `no gradient reached ${consumer} itself: it is not on the way from the backward target to a leaf that requires grad.`;
+  return `${consumer} (${op ?? "?"}) sent no gradient back to ${source} along this edge.`;
+}
 
 export default function Explain() {
   const edgeId = useRun((s) => s.selectedEdge);
@@ -23,6 +53,7 @@ export default function Explain() {
   const upstream = useRun((s) => (edge ? s.annotations.nodeGrads[edge.target] : undefined));
   const edgeGrad = useRun((s) => (edgeId ? s.annotations.edgeGrads[edgeId] : undefined));
   const notTaken = useRun((s) => (edgeId ? s.annotations.notTaken[edgeId] : undefined));
+  const sourceValue = useRun((s) => (edge ? s.annotations.values[edge.source] : undefined));
   const backwardDone = useRun(
     (s) =>
       s.mode === "backward" &&
@@ -66,8 +97,15 @@ export default function Explain() {
   } else if (chain.kind === "no-gradient") {
     body = (
       <p className="ex-note">
-        No gradient flowed along this edge in the last backward run: {P} does not require grad
-        (or the graph was cut before it).
+        No gradient flowed along this edge in the last backward run:{" "}
+        {noGradientReason({
+          source: P,
+          consumer: C,
+          op: consumer?.op ?? null,
+          port,
+          sourceValue,
+          consumerGrad: upstream,
+        })}
       </p>
     );
   } else {
