@@ -4,6 +4,8 @@ and `F` is the functional module of either."""
 
 import math
 
+import numpy as np
+
 import engine as eg
 import engine.nn.functional as F
 from engine import nn
@@ -199,11 +201,42 @@ SCALAR = Param(
 )
 
 
+def _broadcast_checked(run):
+    """run() that first checks the size of the broadcast result: inputs of [N, 1] and [1, N]
+    are small and make N * N elements, to be refused at the limit before numpy allocates them
+    (a server's validation would otherwise hold gigabytes for a moment, or fail in numpy's
+    words). Inputs of one shape (the usual case) give that shape: nothing to check."""
+
+    def checked(ctx, ins, p):
+        shapes = {t._data.shape for t in ins if isinstance(t, eg.Tensor)}
+        if len(shapes) > 1:
+            try:
+                n = math.prod(np.broadcast_shapes(*shapes))
+            except ValueError:
+                n = 0  # shapes that do not broadcast: the op says so in PyTorch's words
+            ctx.check_numel(n)
+        return run(ctx, ins, p)
+
+    return checked
+
+
+def _matmul_checked(ctx, ins, p):
+    """matmul, its result's size checked first (a [N, 1] @ [1, N] is N * N elements)."""
+    a, b = ins[0]._data.shape, ins[1]._data.shape
+    if len(a) >= 2 and len(b) >= 2:
+        try:
+            batch = np.broadcast_shapes(a[:-2], b[:-2])
+        except ValueError:
+            batch = ()  # matmul says why
+        ctx.check_numel(math.prod(batch) * a[-2] * b[-1])
+    return eg.matmul(ins[0], ins[1])
+
+
 def _binary_run(fn):
     def run(ctx, ins, p):
         return fn(ins[0], ins[1] if ins[1] is not None else p["scalar"])
 
-    return run
+    return _broadcast_checked(run)
 
 
 def _binary_code(symbol):
@@ -241,7 +274,7 @@ for _name, _fn in (("maximum", eg.maximum), ("minimum", eg.minimum)):
             "arithmetic",
             f"elementwise {_name} of input and other",
             PAIR,
-            run=_on_inputs(_fn),
+            run=_broadcast_checked(_on_inputs(_fn)),
             code=_call(_name),
         )
     )
@@ -334,7 +367,7 @@ for _name, _sym in (
             "logic",
             f"input {_sym} other, elementwise (no gradient)",
             PAIR,
-            run=_on_inputs(getattr(eg, _name)),
+            run=_broadcast_checked(_on_inputs(getattr(eg, _name))),
             code=_operator(_sym),
         )
     )
@@ -345,7 +378,7 @@ register(
         "logic",
         "input where condition is true, other elsewhere",
         (Port("condition"), Port("input"), Port("other")),
-        run=lambda ctx, ins, p: eg.where(ins[0], ins[1], ins[2]),
+        run=_broadcast_checked(lambda ctx, ins, p: eg.where(ins[0], ins[1], ins[2])),
         code=_call("where"),
     )
 )
@@ -460,7 +493,7 @@ register(
         "linear algebra",
         "matrix product, with PyTorch's rules for 1-D and batched inputs",
         PAIR,
-        run=lambda ctx, ins, p: eg.matmul(ins[0], ins[1]),
+        run=_matmul_checked,
         code=_operator("@"),
     )
 )

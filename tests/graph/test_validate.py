@@ -2,6 +2,8 @@
 Shape problems carry PyTorch's own message: each one is compared with what torch raises for the
 same computation."""
 
+import tracemalloc
+
 import pytest
 import torch
 import torch.nn.functional as tF
@@ -195,6 +197,29 @@ def test_source_over_max_elements():
     assert one(d, limits=Limits(max_elements=1000)) == Problem(
         "a tensor of 10,000 elements is over the limit of 1,000", node="big"
     )
+
+
+@pytest.mark.parametrize(
+    "op, other_shape",
+    [("add", [1, 20_000]), ("maximum", [1, 20_000]), ("gt", [1, 20_000]), ("matmul", [1, 20_000])],
+)
+def test_a_broadcast_over_max_elements_is_refused_before_it_is_made(op, other_shape):
+    # [20000, 1] and [1, 20000] are small; their sum (or product) has 400 million elements
+    # (1.6 GB), which a dry run used to allocate before seeing the limit
+    d = doc(
+        [tensor("a", [20_000, 1]), tensor("b", other_shape), node("m", op)],
+        [edge("e1", "a", "m"), edge("e2", "b", "m", "other")],
+    )
+    tracemalloc.start()
+    try:
+        problem = one(d)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert problem == Problem(
+        "a tensor of 400,000,000 elements is over the limit of 10,000,000", node="m"
+    )
+    assert peak < 50 * 2**20, f"{peak:,} bytes allocated on the way"
 
 
 def test_unknown_target():
