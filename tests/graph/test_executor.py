@@ -658,7 +658,8 @@ def test_max_elements_at_run_time():
     nodes = [tensor("a", [100, 1]), tensor("b", [1, 100]), node("m", "matmul")]
     d = doc(nodes, [edge("x", "a", "m"), edge("y", "b", "m", "other")])
     limits = Limits(max_elements=1000)
-    res, records = run_records(d, limits=limits)
+    # validation refuses it (test_validate.py); a run that skips validation checks it too
+    res, records = run_records(d, limits=limits, validated=True)
     assert res.status == "error"
     assert res.error["type"] == "LimitExceeded"
     assert res.error["message"] == (
@@ -670,7 +671,7 @@ def test_max_elements_at_run_time():
 def test_max_elements_error_names_the_node():
     nodes = [tensor("a", [100, 1]), tensor("b", [1, 100]), node("m", "matmul")]
     d = doc(nodes, [edge("x", "a", "m"), edge("y", "b", "m", "other")])
-    res, _ = run_records(d, limits=Limits(max_elements=1000))
+    res, _ = run_records(d, limits=Limits(max_elements=1000), validated=True)
     assert res.error["node"] == "m"
 
 
