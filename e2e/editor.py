@@ -99,3 +99,22 @@ def grad_of(page: Page, node: str) -> str:
 
 def edge_grad(page: Page, edge: str) -> str:
     return page.get_by_test_id(f"edge-grad-{edge}").inner_text().removeprefix("∇").strip()
+
+
+def start_room(teacher: Page) -> str:
+    """Start a classroom room from the teacher's page; the code to share."""
+    teacher.get_by_role("button", name="Classroom").click()
+    teacher.get_by_role("button", name="Start a room").click()
+    shown = teacher.get_by_label("room code to share")
+    expect(shown).to_have_text(re.compile(r"^\s*[A-Z2-9]{6}\s*$"))
+    code = shown.inner_text().strip()
+    teacher.keyboard.press("Escape")
+    return code
+
+
+def join_room(student: Page, code: str):
+    """Join the room `code` from the student's page, and wait until it follows."""
+    student.get_by_role("button", name="Classroom").click()
+    student.get_by_label("room code").fill(code)
+    student.get_by_role("button", name="Join").click()
+    expect(student.get_by_label("room", exact=True)).to_contain_text(f"Following room {code}")

@@ -6,7 +6,7 @@ colours, and a bad upload is explained without pydantic's links."""
 import json
 import re
 
-from editor import open_editor, run_forward, select_node, set_param, value_of
+from editor import join_room, open_editor, run_forward, select_node, set_param, start_room, value_of
 from playwright.sync_api import expect
 
 TOO_LARGE = "is too large: values must be finite numbers"
@@ -49,22 +49,14 @@ def test_numbers_too_large_for_a_float_are_refused_at_the_field(page):
 def test_a_following_student_sees_read_only_fields(page, browser):
     teacher = page
     open_editor(teacher, "square-of-a-sum")
-    teacher.get_by_role("button", name="Classroom").click()
-    teacher.get_by_role("button", name="Start a room").click()
-    shown = teacher.get_by_label("room code to share")
-    expect(shown).to_have_text(re.compile(r"^\s*[A-Z2-9]{6}\s*$"))
-    code = shown.inner_text().strip()
-    teacher.keyboard.press("Escape")
+    code = start_room(teacher)
 
     context = browser.new_context(viewport={"width": 1500, "height": 950})
     student = context.new_page()
     student.server = teacher.server
     try:
         open_editor(student, "quadratic")
-        student.get_by_role("button", name="Classroom").click()
-        student.get_by_label("room code").fill(code)
-        student.get_by_role("button", name="Join").click()
-        expect(student.get_by_label("room", exact=True)).to_contain_text(f"Following room {code}")
+        join_room(student, code)
         student.keyboard.press("Escape")
 
         inspector = student.get_by_label("inspector")

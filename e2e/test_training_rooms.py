@@ -5,7 +5,7 @@ the teacher's graph and runs, cannot edit, and can fork."""
 import re
 from pathlib import Path
 
-from editor import open_editor, run_backward, select_node, value_of
+from editor import join_room, open_editor, run_backward, select_node, start_room, value_of
 from playwright.sync_api import expect
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -39,22 +39,14 @@ def test_mlp_learns_xor_and_writes_its_weights_back(page):
 def test_a_student_follows_the_teachers_room(page, browser):
     teacher = page
     open_editor(teacher, "square-of-a-sum")
-    teacher.get_by_role("button", name="Classroom").click()
-    teacher.get_by_role("button", name="Start a room").click()
-    shown = teacher.get_by_label("room code to share")
-    expect(shown).to_have_text(re.compile(r"^\s*[A-Z2-9]{6}\s*$"))
-    code = shown.inner_text().strip()
-    teacher.keyboard.press("Escape")
+    code = start_room(teacher)
 
     context = browser.new_context(viewport={"width": 1500, "height": 950})
     student = context.new_page()
     student.server = teacher.server
     try:
         open_editor(student, "quadratic")
-        student.get_by_role("button", name="Classroom").click()
-        student.get_by_label("room code").fill(code)
-        student.get_by_role("button", name="Join").click()
-        expect(student.get_by_label("room", exact=True)).to_contain_text(f"Following room {code}")
+        join_room(student, code)
         expect(student.get_by_label("graph name")).to_contain_text("Square of a sum")
 
         # the teacher's edits and runs reach the student
