@@ -47,8 +47,9 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser, server, request):
+def _open_page(browser, server, screenshot):
+    """A page in a context of its own on `server`; a screenshot of it at the end, and no
+    uncaught error on it allowed."""
     context = browser.new_context(viewport={"width": 1500, "height": 950})
     pg = context.new_page()
     pg.set_default_timeout(10_000)
@@ -59,7 +60,18 @@ def page(browser, server, request):
     yield pg
     ARTIFACTS.mkdir(exist_ok=True)
     try:
-        pg.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"))
+        pg.screenshot(path=str(ARTIFACTS / screenshot))
     finally:
         context.close()
     assert not errors, f"uncaught errors on the page: {errors}"
+
+
+@pytest.fixture
+def page(browser, server, request):
+    yield from _open_page(browser, server, f"{request.node.name}.png")
+
+
+@pytest.fixture
+def student_page(browser, server, request):
+    """A second person's page on the same server (a student beside `page`, the teacher)."""
+    yield from _open_page(browser, server, f"{request.node.name}-student.png")

@@ -46,61 +46,56 @@ def test_numbers_too_large_for_a_float_are_refused_at_the_field(page):
     expect(field).to_have_value("[1,2]")
 
 
-def test_a_following_student_sees_read_only_fields(page, browser):
+def test_a_following_student_sees_read_only_fields(page, student_page):
     teacher = page
     open_editor(teacher, "square-of-a-sum")
     code = start_room(teacher)
 
-    context = browser.new_context(viewport={"width": 1500, "height": 950})
-    student = context.new_page()
-    student.server = teacher.server
-    try:
-        open_editor(student, "quadratic")
-        join_room(student, code)
-        student.keyboard.press("Escape")
+    student = student_page
+    open_editor(student, "quadratic")
+    join_room(student, code)
+    student.keyboard.press("Escape")
 
-        inspector = student.get_by_label("inspector")
-        hint = inspector.get_by_role("note")
-        # with nothing selected: the graph's own fields
-        expect(hint).to_contain_text("read-only")
-        expect(hint).to_contain_text("Fork")
-        expect(inspector.get_by_label("name", exact=True)).not_to_be_editable()
-        expect(inspector.get_by_label("description", exact=True)).not_to_be_editable()
+    inspector = student.get_by_label("inspector")
+    hint = inspector.get_by_role("note")
+    # with nothing selected: the graph's own fields
+    expect(hint).to_contain_text("read-only")
+    expect(hint).to_contain_text("Fork")
+    expect(inspector.get_by_label("name", exact=True)).not_to_be_editable()
+    expect(inspector.get_by_label("description", exact=True)).not_to_be_editable()
 
-        select_node(student, "x")
-        field = value_field(student)
-        expect(field).to_have_value("2")
-        expect(field).not_to_be_editable()
-        expect(inspector.get_by_label("requires_grad", exact=True)).to_be_disabled()
-        expect(inspector.get_by_label("label", exact=True)).not_to_be_editable()
-        expect(inspector.get_by_role("button", name="use as backward target")).to_be_disabled()
-        # typing changes nothing, and no "fork to edit" alert comes
-        field.click()
-        student.keyboard.type("7")
-        student.keyboard.press("Enter")
-        expect(field).to_have_value("2")
-        expect(student.get_by_text("fork it to edit your own copy")).to_have_count(0)
+    select_node(student, "x")
+    field = value_field(student)
+    expect(field).to_have_value("2")
+    expect(field).not_to_be_editable()
+    expect(inspector.get_by_label("requires_grad", exact=True)).to_be_disabled()
+    expect(inspector.get_by_label("label", exact=True)).not_to_be_editable()
+    expect(inspector.get_by_role("button", name="use as backward target")).to_be_disabled()
+    # typing changes nothing, and no "fork to edit" alert comes
+    field.click()
+    student.keyboard.type("7")
+    student.keyboard.press("Enter")
+    expect(field).to_have_value("2")
+    expect(student.get_by_text("fork it to edit your own copy")).to_have_count(0)
 
-        # the teacher's edit and run still reach the student, whose field shows the new value
-        select_node(teacher, "x")
-        set_param(teacher, "value", "4")
-        run_forward(teacher)
-        expect(student.get_by_test_id("value-z")).to_have_text("49")
-        select_node(student, "x")
-        expect(field).to_have_value("4")
-        expect(field).not_to_be_editable()
+    # the teacher's edit and run still reach the student, whose field shows the new value
+    select_node(teacher, "x")
+    set_param(teacher, "value", "4")
+    run_forward(teacher)
+    expect(student.get_by_test_id("value-z")).to_have_text("49")
+    select_node(student, "x")
+    expect(field).to_have_value("4")
+    expect(field).not_to_be_editable()
 
-        # a fork is an editable copy
-        student.get_by_role("button", name="Fork").click()
-        expect(student.get_by_label("room", exact=True)).to_have_count(0)
-        expect(hint).to_have_count(0)
-        select_node(student, "x")
-        expect(field).to_be_editable()
-        set_param(student, "value", "5")
-        expect(field).to_have_value("5")
-        expect(value_field(teacher)).to_have_value("4")
-    finally:
-        context.close()
+    # a fork is an editable copy
+    student.get_by_role("button", name="Fork").click()
+    expect(student.get_by_label("room", exact=True)).to_have_count(0)
+    expect(hint).to_have_count(0)
+    select_node(student, "x")
+    expect(field).to_be_editable()
+    set_param(student, "value", "5")
+    expect(field).to_have_value("5")
+    expect(value_field(teacher)).to_have_value("4")
 
 
 def test_saved_graphs_show_the_dates_they_were_saved(page):

@@ -3,12 +3,9 @@ chart and the decision boundary update; a second browser joins the teacher's roo
 the teacher's graph and runs, cannot edit, and can fork."""
 
 import re
-from pathlib import Path
 
 from editor import join_room, open_editor, run_backward, select_node, start_room, value_of
 from playwright.sync_api import expect
-
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
 
 def test_mlp_learns_xor_and_writes_its_weights_back(page):
@@ -36,42 +33,33 @@ def test_mlp_learns_xor_and_writes_its_weights_back(page):
     expect(weight).to_have_value("")
 
 
-def test_a_student_follows_the_teachers_room(page, browser):
+def test_a_student_follows_the_teachers_room(page, student_page):
     teacher = page
     open_editor(teacher, "square-of-a-sum")
     code = start_room(teacher)
 
-    context = browser.new_context(viewport={"width": 1500, "height": 950})
-    student = context.new_page()
-    student.server = teacher.server
-    try:
-        open_editor(student, "quadratic")
-        join_room(student, code)
-        expect(student.get_by_label("graph name")).to_contain_text("Square of a sum")
+    student = student_page
+    open_editor(student, "quadratic")
+    join_room(student, code)
+    expect(student.get_by_label("graph name")).to_contain_text("Square of a sum")
 
-        # the teacher's edits and runs reach the student
-        select_node(teacher, "x")
-        field = teacher.get_by_label("inspector").get_by_label("value", exact=True)
-        field.fill("4")
-        field.press("Enter")
-        run_backward(teacher)
-        expect(student.get_by_test_id("value-z")).to_have_text("49")
-        expect(student.get_by_test_id("leafgrad-x")).to_have_text(".grad 14")
+    # the teacher's edits and runs reach the student
+    select_node(teacher, "x")
+    field = teacher.get_by_label("inspector").get_by_label("value", exact=True)
+    field.fill("4")
+    field.press("Enter")
+    run_backward(teacher)
+    expect(student.get_by_test_id("value-z")).to_have_text("49")
+    expect(student.get_by_test_id("leafgrad-x")).to_have_text(".grad 14")
 
-        # the student cannot drive; forking gives an editable copy
-        student.get_by_test_id("node-x").locator(".op-node-title").click()
-        student.keyboard.press("Delete")
-        expect(student.locator(".react-flow__node")).to_have_count(4)
-        student.get_by_role("button", name="Fork").click()
-        expect(student.get_by_label("room", exact=True)).to_have_count(0)
-        student.get_by_test_id("node-x").locator(".op-node-title").click()
-        student.keyboard.press("Delete")
-        expect(student.locator(".react-flow__node")).to_have_count(3)
-        assert value_of(teacher, "z") == "49"
-        expect(teacher.locator(".react-flow__node")).to_have_count(4)
-    finally:
-        ARTIFACTS.mkdir(exist_ok=True)
-        student.screenshot(
-            path=str(ARTIFACTS / "test_a_student_follows_the_teachers_room-student.png")
-        )
-        context.close()
+    # the student cannot drive; forking gives an editable copy
+    student.get_by_test_id("node-x").locator(".op-node-title").click()
+    student.keyboard.press("Delete")
+    expect(student.locator(".react-flow__node")).to_have_count(4)
+    student.get_by_role("button", name="Fork").click()
+    expect(student.get_by_label("room", exact=True)).to_have_count(0)
+    student.get_by_test_id("node-x").locator(".op-node-title").click()
+    student.keyboard.press("Delete")
+    expect(student.locator(".react-flow__node")).to_have_count(3)
+    assert value_of(teacher, "z") == "49"
+    expect(teacher.locator(".react-flow__node")).to_have_count(4)
