@@ -14,6 +14,11 @@ from operator import attrgetter, is_, itemgetter
 
 import numpy as np
 
+try:  # the per-tensor loops in C (_tables.c, built by `pip install`; optional)
+    from . import _tables
+except ImportError:  # not built: the numpy path below does the same, slower
+    _tables = None
+
 STATS = ("min", "max", "mean", "std", "norm")  # the columns of a table's `stats`
 _BIG = 4096  # tensors with more elements are summarised one by one, never stacked
 # Rows are reduced in chunks of at most this many elements (256 KiB of float64 temporaries):
@@ -42,6 +47,7 @@ def _json_values(a, finite=True):
     return np.vectorize(_json_number, otypes=[object])(a).tolist()
 
 
+_C_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))  # what _tables.stats() takes
 _DTYPE_NAMES = {}  # numpy's dtype.name is a slow Python property: look each one up once
 
 
@@ -65,6 +71,16 @@ def summary_tables(tensors, preview_elements=1024):
     counting across the tables in order (table 0's rows first). The same tensor object twice
     is one row. Tables are `summaries` records without their `first` row number, which the
     run gives them as it sends them."""
+    scanned = _tables.scan(tensors) if _tables is not None else None
+    if scanned is None:  # not built, or values on a GPU
+        return _summary_tables_numpy(tensors, preview_elements)
+    where, groups = scanned  # deduped and grouped by dtype and shape, rows in order
+    tables = [_table(ts, arrays, preview_elements, (rg, gf)) for arrays, ts, rg, gf in groups]
+    return tables, where
+
+
+def _summary_tables_numpy(tensors, preview_elements):
+    """summary_tables without _tables.c."""
     # A batch holds thousands of small tensors: every per-tensor step below is a C-level
     # map/zip/dict/list call or numpy, not a Python loop body.
     ids = list(map(id, tensors))
@@ -125,23 +141,37 @@ class _ClassNames(dict):
         return name
 
 
-def _table(ts, arrays, preview_elements):
+def _table(ts, arrays, preview_elements, columns=None):
     """The table of tensors that share one shape and dtype (ts: the tensors, arrays: their
-    values on the host; lists or tuples)."""
+    values on the host; lists or tuples). `columns`: their requires_grad and grad_fn columns,
+    when scan() has made them."""
     a0 = arrays[0]
     n, numel = len(arrays), a0.size
-    names = _ClassNames({type(None): None})  # grad_fn class -> the grad_fn column's value
+    if columns is None:
+        names = _ClassNames({type(None): None})  # grad_fn class -> the grad_fn column's value
+        columns = (
+            list(map(_requires_grad_of, ts)),
+            list(map(names.__getitem__, map(type, map(_grad_fn_of, ts)))),
+        )
     table = {
         "kind": "summaries",
         "rows": n,
         "shape": list(a0.shape),
         "dtype": dtype_name(a0.dtype),
         "numel": numel,
-        "requires_grad": list(map(_requires_grad_of, ts)),
-        "grad_fn": list(map(names.__getitem__, map(type, map(_grad_fn_of, ts)))),
+        "requires_grad": columns[0],
+        "grad_fn": columns[1],
     }
     numeric = a0.dtype.kind in "fiub"
-    if numel <= _BIG:
+    if numel <= _BIG and numel and _tables is not None and a0.dtype in _C_DTYPES:
+        # the copy and the stats in C, one pass per tensor
+        stacked = np.empty((n, numel), a0.dtype)
+        stats = np.empty((n, 5))
+        again = _tables.stats(list(arrays), np.ascontiguousarray, stacked, stats)
+        nan, inf = np.zeros(n, np.int64), np.zeros(n, np.int64)
+        bad = _redo_rows(stacked, again, stats, nan, inf)
+        preview = stacked.reshape(n, *a0.shape) if numel <= preview_elements else None
+    elif numel <= _BIG:
         # one copy of every value (never the tensor's own array: a leaf's .grad changes in
         # place later), which is also the previews: row k is tensor k
         stacked = _stacked(arrays, a0, n, numel)
@@ -203,6 +233,8 @@ def _stats_rows(m):
         o[:, 0], o[:, 1] = c.min(axis=1), c.max(axis=1)  # exact in the values' own dtype
         # the sums in float64, cast chunk by chunk inside the ufuncs (no float64 copy of c)
         mean = np.add.reduce(c, axis=1, dtype=np.float64) / numel
+        # rows of one value: that value, exactly, and no spread (the sum does not give it back)
+        np.copyto(mean, o[:, 0], where=o[:, 0] == o[:, 1])
         dev = np.subtract(c, mean[:, None], dtype=np.float64)  # deviations from the mean (two
         squares = np.einsum("ij,ij->i", dev, dev)  # passes): an offset like 1e8 does not spoil
         o[:, 2] = mean  # the std
@@ -210,19 +242,28 @@ def _stats_rows(m):
         # the sum of squares is that of the deviations plus numel * mean^2: two sums of
         # terms that are never negative, so nothing cancels, and one pass fewer
         o[:, 4] = np.sqrt(squares + numel * mean * mean)
-        if np.isfinite(o).all():
-            continue
-        for r in np.flatnonzero(~np.isfinite(o).all(axis=1)):
-            k = s + int(r)
-            row = c[r].astype(np.float64)
-            ok = np.isfinite(row)
-            v = row if ok.all() else row[ok]
-            if v.size < numel:
-                bad.append(k)
-                nan[k] = int(np.isnan(row).sum())
-                inf[k] = numel - v.size - nan[k]
-            out[k] = _scaled_stats(v) if v.size else np.nan  # no finite value: no stats
+        if not np.isfinite(o).all():
+            again = np.flatnonzero(~np.isfinite(o).all(axis=1)).tolist()
+            bad += [s + r for r in _redo_rows(c, again, o, nan[s : s + step], inf[s : s + step])]
     return out, nan, inf, bad
+
+
+def _redo_rows(m, rows, out, nan, inf):
+    """Take the stats of the rows `rows` of m again, the careful way: they hold NaN or Inf, or
+    their sums overflowed. Writes their stats (of the finite values), NaN and Inf counts into
+    out, nan and inf; returns the rows that hold NaN or Inf."""
+    numel = m.shape[1]
+    bad = []
+    for r in rows:
+        row = m[r].astype(np.float64)
+        ok = np.isfinite(row)
+        v = row if ok.all() else row[ok]
+        if v.size < numel:
+            bad.append(r)
+            nan[r] = int(np.isnan(row).sum())
+            inf[r] = numel - v.size - nan[r]
+        out[r] = _scaled_stats(v) if v.size else np.nan  # no finite value: no stats
+    return bad
 
 
 def _scaled_stats(v):
