@@ -208,8 +208,8 @@ def _broadcast_checked(run):
     words). Inputs of one shape (the usual case) give that shape: nothing to check."""
 
     def checked(ctx, ins, p):
-        shapes = {t._data.shape for t in ins if isinstance(t, eg.Tensor)}
-        if len(shapes) > 1:
+        if _shapes_differ(ins):
+            shapes = [t._data.shape for t in ins if isinstance(t, eg.Tensor)]
             try:
                 n = math.prod(np.broadcast_shapes(*shapes))
             except ValueError:
@@ -218,6 +218,19 @@ def _broadcast_checked(run):
         return run(ctx, ins, p)
 
     return checked
+
+
+def _shapes_differ(ins):
+    """Whether the tensors among `ins` have more than one shape (a loop, not a set: this runs
+    before every binary op, and a set of shapes cost a good part of an op on small tensors)."""
+    shape = None
+    for t in ins:
+        if t.__class__ is eg.Tensor or isinstance(t, eg.Tensor):
+            if shape is None:
+                shape = t._data.shape
+            elif t._data.shape != shape:
+                return True
+    return False
 
 
 def _matmul_checked(ctx, ins, p):
