@@ -45,6 +45,12 @@ def _operator(symbol):
 
 def _on_input(fn, args=None, kwargs=None):
     """run() for an op on its first input, with params turned into arguments."""
+    if args is None and kwargs is None:  # most ops: fn(input), without unpacking nothing
+
+        def run_plain(ctx, ins, p):
+            return fn(ins[0])
+
+        return run_plain
 
     def run(ctx, ins, p):
         return fn(ins[0], *(args(p) if args else ()), **(kwargs(p) if kwargs else {}))
@@ -246,10 +252,17 @@ def _matmul_checked(ctx, ins, p):
 
 
 def _binary_run(fn):
-    def run(ctx, ins, p):
-        return fn(ins[0], ins[1] if ins[1] is not None else p["scalar"])
+    checked = _broadcast_checked(lambda ctx, ins, p: fn(ins[0], ins[1]))
 
-    return _broadcast_checked(run)
+    def run(ctx, ins, p):
+        a, b = ins
+        if b is None:  # `other` left unconnected: the number `scalar`
+            return fn(a, p["scalar"])
+        if a.__class__ is b.__class__ is eg.Tensor and a._data.shape == b._data.shape:
+            return fn(a, b)  # one shape: nothing to check (the usual case, one call less)
+        return checked(ctx, ins, p)
+
+    return run
 
 
 def _binary_code(symbol):
