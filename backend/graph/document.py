@@ -110,6 +110,14 @@ def parse(data) -> GraphDocument:
     return GraphDocument.model_validate(data)
 
 
+def invalid_text(exc, max_lines=6) -> str:
+    """A document's validation error for people: pydantic's first lines, joined, without its
+    "For further information visit <url>" lines (a link into pydantic's docs means nothing to
+    someone who drew a graph)."""
+    lines = [ln for ln in str(exc).splitlines() if not ln.lstrip().startswith("For further")]
+    return " ".join(lines[:max_lines])
+
+
 def json_schema() -> dict:
     """The JSON Schema of the format, generated from the models (committed as
     docs/graph-format.schema.json and checked by a test)."""

@@ -7,6 +7,7 @@ import math
 from flask import Blueprint, current_app, jsonify, request
 
 from ..graph import all_ops, parse, validate
+from ..graph.document import invalid_text
 from ..graph.templates import list_templates, load_template
 from .store import BadId, NotFound
 
@@ -73,9 +74,7 @@ def _document(data):
     try:
         doc = parse(data)
     except Exception as exc:  # pydantic's ValidationError
-        # pydantic's text without its "For further information visit <url>" lines
-        lines = [ln for ln in str(exc).splitlines() if not ln.lstrip().startswith("For further")]
-        raise ApiError("invalid graph document: " + " ".join(lines[:6]), node_errors=[]) from None
+        raise ApiError(f"invalid graph document: {invalid_text(exc)}", node_errors=[]) from None
     return doc
 
 

@@ -9,6 +9,7 @@ from flask import request
 
 from ..graph import Problem, edit_nodes, validate
 from ..graph import parse as parse_document
+from ..graph.document import invalid_text
 from .protocol import parse
 
 
@@ -44,7 +45,7 @@ def read_graph(data, limits, target=None):
     try:
         doc = parse_document(data)
     except Exception as exc:  # pydantic's ValidationError: the document's structure
-        return None, {"error": f"invalid graph document: {_first_lines(exc)}", "node_errors": []}
+        return None, {"error": f"invalid graph document: {invalid_text(exc)}", "node_errors": []}
     return checked(doc, limits, target)
 
 
@@ -53,12 +54,8 @@ def read_edit(base, nodes, limits, target=None):
     try:
         doc = edit_nodes(base, nodes)
     except Exception as exc:  # EditError, or pydantic's ValidationError of a node
-        return None, {"error": f"invalid edit: {_first_lines(exc)}", "node_errors": []}
+        return None, {"error": f"invalid edit: {invalid_text(exc)}", "node_errors": []}
     return checked(doc, limits, target)
-
-
-def _first_lines(exc):
-    return " ".join(str(exc).splitlines()[:5])
 
 
 def checked(doc, limits, target=None):
