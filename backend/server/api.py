@@ -1,14 +1,12 @@
 """The JSON API under /api: ops, templates, stored graphs with revisions, validation, export and
 import, health. Errors are JSON: {"error": message} and, for graphs, {"node_errors": [...]}."""
 
-import json
-import math
-
 from flask import Blueprint, current_app, jsonify, request
 
 from ..graph import all_ops, parse, validate
 from ..graph.document import invalid_text
 from ..graph.templates import list_templates, load_template
+from .fastjson import strict_loads
 from .store import BadId, NotFound
 
 api = Blueprint("api", __name__, url_prefix="/api")
@@ -39,33 +37,14 @@ def _store():
     return current_app.extensions["wiregrad.store"]
 
 
-def _reject_constant(name):
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _finite_float(text):
-    """A JSON number as a float; one past a double's range (1e999) would be inf, which JSON
-    cannot write back: the store would keep null in its place."""
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"{text} is too large for a number (at most about 1.8e308)")
-    return value
-
-
 def _json_body():
     """The request's JSON, strictly: no NaN, Infinity or numbers past a double's range (they
     would come back as null), and nesting too deep for the parser is a 400, not a crash."""
     if not request.is_json:
         raise ApiError("expected a JSON body (Content-Type: application/json)")
     try:
-        return json.loads(
-            request.get_data(cache=True),
-            parse_constant=_reject_constant,
-            parse_float=_finite_float,
-        )
-    except RecursionError:
-        raise ApiError("the JSON body is nested too deeply") from None
-    except ValueError as exc:  # JSONDecodeError, NaN/Infinity, bad UTF-8
+        return strict_loads(request.get_data(cache=True))
+    except ValueError as exc:  # JSONDecodeError, NaN/Infinity, too deep, bad UTF-8
         raise ApiError(f"the body is not valid JSON: {exc}") from None
 
 

@@ -4,10 +4,12 @@ A backward run of a 1,000-node graph sends thousands of floats in its trace; the
 takes a quarter of a second to write them, orjson about a hundredth. Summaries carry their
 previews as numpy arrays (see backend/graph/summary.py), which orjson writes as nested lists
 straight from memory; the few it declines (arrays that are not C-contiguous) go through
-`tolist`. Anything else orjson declines (integers past 64 bits, which only a hostile message
-carries) goes through the json module."""
+`tolist`. Anything else orjson declines goes through the json module: integers past 64 bits
+to write, strings with lone surrogates to read (only a hostile message carries either); what
+the json module reads is held to what orjson accepts (strict_loads)."""
 
 import json
+import math
 
 import numpy as np
 import orjson
@@ -32,4 +34,25 @@ def loads(s, **_kwargs):
     try:
         return orjson.loads(s)
     except orjson.JSONDecodeError:
-        return json.loads(s)
+        return strict_loads(s)  # lone surrogates; or the error, in the json module's words
+
+
+def strict_loads(s):
+    """JSON by the json module, as strict as orjson: no NaN or Infinity, no number past a
+    double's range (1e999 would be inf, which JSON cannot write back: a store would keep null
+    in its place), and nesting too deep is a ValueError, not a RecursionError."""
+    try:
+        return json.loads(s, parse_constant=_reject_constant, parse_float=_finite_float)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply") from None
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text):
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is too large for a number (at most about 1.8e308)")
+    return value

@@ -235,14 +235,16 @@ def test_raw_frames_that_break_json_leave_the_connection_usable(server):
     raw = RawClient(server.url)
     try:
         raw.ws.settimeout(10)
-        for text in ("42{not json", '42["run", {"graph": ', "42", "4", "9", "42[]", "42[null]"):
+        broken = ("42{not json", '42["run", {"graph": ', "42", "4", "9", "42[]", "42[null]")
+        # NaN, Infinity and 1e999 are not JSON either (nothing could write them back)
+        broken += ('42["run", {"graph": {"x": NaN}}]', '42["run", {"graph": {"x": 1e999}}]')
+        for text in broken:
             raw.send_text(text)
         # frames whose JSON parses are answered, even odd ones
         assert raw.call_raw('[5, {"graph": {}}]') == [
             {"error": "unknown event 5; see docs/protocol.md"}
         ]
         assert "error" in raw.call_raw('["run", 1, 2, 3]')[0]
-        assert "error" in raw.call_raw('["run", {"graph": {"x": NaN}}]')[0]
         deep = "[" * 900 + "1" + "]" * 900
         ack = raw.call_raw(
             '["run", {"graph": {"nodes": [{"id": "x", "op": "tensor", "params": '
