@@ -22,6 +22,8 @@ import threading
 
 from flask_socketio import join_room, leave_room
 
+from ..graph import parse
+from ..graph.document import invalid_text
 from ..graph.records import count as record_count
 
 CODE_ALPHABET = string.ascii_uppercase + "23456789"
@@ -30,6 +32,19 @@ OWNER_ONLY = "only the room's owner can drive it"
 NAMESPACE = "/"
 
 log = logging.getLogger(__name__)
+
+
+def _not_a_document(graph):
+    """The error ack for a room graph that is not a graph document (followers' pages would load
+    whatever the owner sent), else None. Only the format is checked: a graph being drawn may
+    well have problems that keep it from running."""
+    if graph is None:
+        return None
+    try:
+        parse(graph)
+    except Exception as exc:  # pydantic's ValidationError
+        return {"error": f"invalid graph document: {invalid_text(exc)}"}
+    return None
 
 
 class _LastRun:
@@ -69,6 +84,9 @@ class RoomManager:
     # -- handlers (called from Socket.IO event handlers, so in a request context) -------------
     def create(self, sid, graph=None):
         """`room_create`: the sid's room (a new one, or the one it owns already)."""
+        refused = _not_a_document(graph)
+        if refused:
+            return refused
         self._stop_following(sid)
         with self.lock:
             room = self.owned.get(sid)
@@ -137,6 +155,9 @@ class RoomManager:
 
     def update(self, sid, code, graph):
         """`room_update` (owner only): followers get `room_graph`."""
+        refused = _not_a_document(graph)
+        if refused:
+            return refused
         return self._drive(sid, code, "graph", graph, "room_graph", {"code": code, "graph": graph})
 
     def step(self, sid, code, index):

@@ -124,6 +124,23 @@ def test_unknown_and_malformed_codes(client):
     assert c.call("room_step", {"code": "ZZZZZZ", "index": -1})["error"].startswith("invalid")
 
 
+def test_a_graph_that_is_not_a_graph_document_is_refused_and_not_relayed(client):
+    owner, follower = client(), client()
+    for bad in ({"nodes": 5}, {"surprise": True}, {"nodes": [{"id": "a b", "op": "add"}]}):
+        ack = owner.call("room_create", {"graph": bad})
+        assert ack["error"].startswith("invalid graph document: "), ack
+        assert "errors.pydantic.dev" not in ack["error"], ack
+    code = create(owner, times_k(1.0))
+    join(follower, code)
+    ack = owner.call("room_update", {"code": code, "graph": {"nodes": "x"}})
+    assert ack["error"].startswith("invalid graph document: "), ack
+    # a graph with problems that keep it from running is still a document: relayed as it is
+    unfinished = {"nodes": [{"id": "s", "op": "sum"}], "edges": []}
+    assert owner.call("room_update", {"code": code, "graph": unfinished}) == {"ok": True}
+    assert wait_event(follower, "room_graph") == [{"code": code, "graph": unfinished}]
+    assert join(client(), code)["graph"] == unfinished  # the refused one never became the room's
+
+
 def test_codes_as_typed_lower_case_and_spaces(client):
     owner, follower = client(), client()
     code = create(owner)
