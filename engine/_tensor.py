@@ -18,6 +18,9 @@ _ndarray = np.ndarray
 _new = object.__new__
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_INPLACE = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+)
 NONLEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
     "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
@@ -342,8 +345,20 @@ class Tensor:
 
     # -- in place -------------------------------------------------------------------------------
     def _check_inplace(self):
-        if STATE.enabled and self._requires_grad and self.grad_fn is None:
-            raise RuntimeError(LEAF_INPLACE)
+        if not STATE.enabled:
+            return
+        fn = self.grad_fn
+        if fn is None:
+            if self._requires_grad:
+                raise RuntimeError(LEAF_INPLACE)
+            return
+        if fn.is_view:
+            # a view's own node leads to its base (through views of views): writing into a
+            # view of a leaf writes into the leaf, which PyTorch refuses as it refuses the leaf
+            while fn is not None and fn.is_view:
+                fn = fn.next_functions[0][0]
+            if fn.__class__ is graph.AccumulateGrad:
+                raise RuntimeError(VIEW_OF_LEAF_INPLACE)
 
     def _inplace(self, op, *args):
         """Run the out-of-place `op(self, *args)` and write its result into this tensor's storage.

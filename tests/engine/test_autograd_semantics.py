@@ -311,6 +311,35 @@ def _inplace_leaf_clamp(lib):
     leaf(lib).clamp_(min=0.0)
 
 
+def _inplace_slice_of_leaf(lib):
+    leaf(lib)[:2].add_(1)
+
+
+def _inplace_view_of_leaf(lib):
+    leaf(lib).view(3, 1).mul_(2)
+
+
+def _inplace_view_of_a_view_of_leaf(lib):
+    leaf(lib).unsqueeze(0)[0].zero_()
+
+
+def _setitem_on_a_view_of_leaf(lib):
+    v = leaf(lib)[1:]
+    v[0] = 5.0
+
+
+def test_in_place_on_a_view_of_a_non_leaf_or_without_grad_is_allowed_as_in_torch():
+    def outcome(lib):
+        x = leaf(lib)
+        y = (x * 2)[:2]
+        y.add_(1)  # a view of a non-leaf: allowed
+        with lib.no_grad():
+            x[1:].mul_(10)  # no grad mode: the leaf's values change
+        return y.detach().tolist(), x.detach().tolist()
+
+    assert outcome(eg) == outcome(torch)
+
+
 def _modified_saved_output(lib):
     x = leaf(lib)
     y = x.exp()
@@ -392,6 +421,7 @@ def _grad_input_without_grad(lib):
 MODIFIED = "one of the variables needed for gradient computation has been modified by an inplace"
 VERSION = "is at version 1; expected version 0 instead"
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF = "a view of " + LEAF_INPLACE
 
 ERROR_CASES = [
     (_nonscalar_backward, ("grad can be implicitly created only for scalar outputs",)),
@@ -408,6 +438,10 @@ ERROR_CASES = [
     (_inplace_leaf_fill, (LEAF_INPLACE,)),
     (_inplace_leaf_copy, (LEAF_INPLACE,)),
     (_inplace_leaf_clamp, (LEAF_INPLACE,)),
+    (_inplace_slice_of_leaf, (VIEW_OF_LEAF,)),
+    (_inplace_view_of_leaf, (VIEW_OF_LEAF,)),
+    (_inplace_view_of_a_view_of_leaf, (VIEW_OF_LEAF,)),
+    (_setitem_on_a_view_of_leaf, (VIEW_OF_LEAF,)),
     (_modified_saved_output, (MODIFIED, VERSION)),
     (_modified_saved_input, (MODIFIED, VERSION)),
     (_modified_through_detach, (MODIFIED, VERSION)),
@@ -442,6 +476,7 @@ def test_error_message_exact_for_short_messages():
         _nonscalar_backward,
         _no_grad_backward,
         _inplace_leaf_add,
+        _inplace_slice_of_leaf,
         _int_tensor_requires_grad,
         _int_tensor_set_requires_grad,
     ):
