@@ -3,9 +3,10 @@ the values themselves. JSON-safe: non-finite numbers become the strings "nan", "
 
 A run summarises thousands of small tensors, so summaries are made and sent as tables, column
 by column: one table per shape and dtype, row k one tensor (docs/protocol.md, "Summary
-tables"). Its stats are a few numpy calls over the stacked values, its previews one stacked
-copy, and a record names its row instead of carrying a dict of a dozen objects: building those
-dicts cost more than the ops being traced. `row_summary` writes one row out as the summary dict
+tables"). The per-tensor work (grouping, one stacked copy that is also the previews, the
+stats) runs in C (_tables.c) or, where that is not built, as a few numpy calls per table; a
+record names its row instead of carrying a dict of a dozen objects: building those dicts cost
+more than the ops being traced. `row_summary` writes one row out as the summary dict
 that readers of single records (tests, the CLI, training snapshots) use."""
 
 import math
