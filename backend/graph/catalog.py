@@ -45,7 +45,7 @@ def _operator(symbol):
 
 def _on_input(fn, args=None, kwargs=None):
     """run() for an op on its first input, with params turned into arguments."""
-    if args is None and kwargs is None:  # most ops: fn(input), without unpacking nothing
+    if args is None and kwargs is None:  # most ops: fn(input), with no arguments to unpack
 
         def run_plain(ctx, ins, p):
             return fn(ins[0])
@@ -207,20 +207,25 @@ SCALAR = Param(
 )
 
 
+def _check_broadcast(ctx, ins):
+    """Check the size of the broadcast result first: inputs of [N, 1] and [1, N] are small and
+    make N * N elements, to be refused at the limit before numpy allocates them (a server's
+    validation would otherwise hold gigabytes for a moment, or fail in numpy's words). Inputs
+    of one shape (the usual case) give that shape: nothing to check."""
+    if _shapes_differ(ins):
+        shapes = [t._data.shape for t in ins if isinstance(t, eg.Tensor)]
+        try:
+            n = math.prod(np.broadcast_shapes(*shapes))
+        except ValueError:
+            n = 0  # shapes that do not broadcast: the op says so in PyTorch's words
+        ctx.check_numel(n)
+
+
 def _broadcast_checked(run):
-    """run() that first checks the size of the broadcast result: inputs of [N, 1] and [1, N]
-    are small and make N * N elements, to be refused at the limit before numpy allocates them
-    (a server's validation would otherwise hold gigabytes for a moment, or fail in numpy's
-    words). Inputs of one shape (the usual case) give that shape: nothing to check."""
+    """run() that first checks the size of the broadcast result (_check_broadcast)."""
 
     def checked(ctx, ins, p):
-        if _shapes_differ(ins):
-            shapes = [t._data.shape for t in ins if isinstance(t, eg.Tensor)]
-            try:
-                n = math.prod(np.broadcast_shapes(*shapes))
-            except ValueError:
-                n = 0  # shapes that do not broadcast: the op says so in PyTorch's words
-            ctx.check_numel(n)
+        _check_broadcast(ctx, ins)
         return run(ctx, ins, p)
 
     return checked
@@ -252,15 +257,12 @@ def _matmul_checked(ctx, ins, p):
 
 
 def _binary_run(fn):
-    checked = _broadcast_checked(lambda ctx, ins, p: fn(ins[0], ins[1]))
-
     def run(ctx, ins, p):
         a, b = ins
         if b is None:  # `other` left unconnected: the number `scalar`
             return fn(a, p["scalar"])
-        if a.__class__ is b.__class__ is eg.Tensor and a._data.shape == b._data.shape:
-            return fn(a, b)  # one shape: nothing to check (the usual case, one call less)
-        return checked(ctx, ins, p)
+        _check_broadcast(ctx, ins)
+        return fn(a, b)
 
     return run
 
