@@ -1,6 +1,7 @@
-"""The one compiled part: summary.py's per-tensor loops (backend/graph/_tables.c). Everything
-else is in pyproject.toml. `optional`: where it cannot be built (no C compiler), the install
-goes on and summary.py takes its numpy path."""
+"""The compiled parts, two small hot loops of a traced run: summary.py's per-tensor loops
+(backend/graph/_tables.c) and the executor's backward observer (backend/graph/_observe.c).
+Everything else is in pyproject.toml. `optional`: where they cannot be built (no C compiler),
+the install goes on and the Python code that does the same work runs instead."""
 
 import numpy
 from setuptools import Extension, setup
@@ -13,6 +14,12 @@ setup(
             include_dirs=[numpy.get_include()],
             extra_compile_args=["-O2"],
             optional=True,
-        )
+        ),
+        Extension(
+            "backend.graph._observe",
+            ["backend/graph/_observe.c"],
+            extra_compile_args=["-O2"],
+            optional=True,
+        ),
     ]
 )

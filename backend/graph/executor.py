@@ -64,6 +64,11 @@ from .snapshot import Snapshot
 from .summary import gather_rows, summary_tables, table_of_row, take_rows
 from .validate import GraphInvalid, Problem, check, resolved_params
 
+try:  # the backward observer in C (_observe.c, built by `pip install`; optional)
+    from . import _observe
+except ImportError:  # not built: _Run._observer's Python closure does the same, slower
+    _observe = None
+
 FLUSH_FIRST = 1024
 FLUSH_RECORDS = 4096
 FLUSH_SECONDS = 0.01
@@ -933,11 +938,18 @@ class _Run:
         for a node in `watch`, the gradient it sends along each of its editor edges and, for
         the editor node whose own engine node it is, the gradient that reached it (output `nr`
         of grad_outputs, what a tensor hook on it would see), in that order. One call per
-        engine node, where a post-hook registered on each node cost as much as the op."""
-        # closes over the recorder and the result's dicts only (see _Recorder)
-        rec, watched_node = self.recorder, self.watch.get
-        add, checkpoint = rec.add, rec.checkpoint
-        edge_grads, node_grads = self.result.edge_grads, self.result.node_grads
+        engine node, where a post-hook registered on each node cost as much as the op.
+
+        The C observer (_observe.c) does exactly what the closure below does, several times
+        faster. A quiet pass (rec.quiet, set before this is called) records nothing."""
+        # holds the recorder and the result's dicts only (see _Recorder)
+        rec, edge_grads, node_grads = self.recorder, self.result.edge_grads, self.result.node_grads
+        if _observe is not None:
+            every, quiet = CHECK_EVERY_OBSERVED, rec.quiet
+            return _observe.Observer(
+                self.watch, rec.pending, GRAD, rec.checkpoint, every, node_grads, edge_grads, quiet
+            )
+        watched_node, add, checkpoint = self.watch.get, rec.add, rec.checkpoint
 
         since_check = 0
 

@@ -1,0 +1,234 @@
+"""The executor's backward observer in C (backend/graph/_observe.c) against its Python closure
+(executor._Run._observer): on every template, random graphs (shared nodes, broadcasting, leaves
+with and without grad, detach, composites), teaching runs (a second, quiet backward pass; .grad
+kept from an earlier run) and a cancelled run, both give the same records and the same
+gradients. The Python closure is what a machine without a C compiler runs, and what the C was
+written to match; test_executor.py holds whichever is built to PyTorch's numbers."""
+
+import threading
+
+import numpy as np
+import pytest
+from _docs import doc, edge, node, tensor
+
+from backend.graph import executor, run, run_records
+from backend.graph.executor import GRAD
+from backend.graph.templates import list_templates, load_template
+from backend.server import fastjson
+
+
+def test_the_observer_is_built():
+    # `pip install -e .` builds it (setup.py); a machine like CI's has a C compiler, and the
+    # executor's speed target counts on it
+    assert executor._observe is not None
+
+
+@pytest.fixture
+def python_observer(monkeypatch):
+    """Runs inside this fixture's `use()` take the Python closure."""
+
+    def use(fn, *args, **kwargs):
+        with monkeypatch.context() as m:
+            m.setattr(executor, "_observe", None)
+            return fn(*args, **kwargs)
+
+    return use
+
+
+def as_json(records):
+    return fastjson.loads(fastjson.dumps(records))
+
+
+def same_arrays(a, b):
+    assert a.keys() == b.keys()
+    for k in a:
+        np.testing.assert_array_equal(a[k].numpy(), b[k].numpy(), err_msg=str(k))
+
+
+def assert_same_runs(python_observer, d, **kwargs):
+    res_c, rec_c = run_records(d, "backward", **kwargs)
+    res_py, rec_py = python_observer(run_records, d, "backward", **kwargs)
+    assert res_c.status == res_py.status, (res_c.error, res_py.error)
+    assert as_json(rec_c) == as_json(rec_py)
+    same_arrays(res_c.edge_grads, res_py.edge_grads)
+    same_arrays(res_c.node_grads, res_py.node_grads)
+    same_arrays(res_c.leaf_grads, res_py.leaf_grads)
+    return res_c, rec_c
+
+
+def backward_templates():
+    ids = []
+    for info in list_templates():
+        d = load_template(info["id"])
+        if run_records(d, "backward")[0].status == "ok":
+            ids.append(info["id"])
+    return ids
+
+
+@pytest.mark.parametrize("template_id", backward_templates())
+def test_every_template_records_the_same_gradients(python_observer, template_id):
+    res, records = assert_same_runs(python_observer, load_template(template_id))
+    assert res.edge_grads and any(r["kind"] == "edge_grad" for r in records)
+
+
+def random_graph(seed, n=60):
+    """Shared nodes (several consumers), broadcasting leaves, a leaf without grad, a detach, a
+    `linear` (a composite: its edges get alias nodes) and a scalar at the end."""
+    rng = np.random.default_rng(seed)
+    nodes = [
+        tensor("w", [4, 4], init="randn", seed=seed, requires_grad=True),
+        tensor("row", [1, 4], init="randn", seed=seed + 1, requires_grad=True),
+        tensor("col", [4, 1], init="randn", seed=seed + 2, requires_grad=True),
+        tensor("k", [4, 4], init="rand", seed=seed + 3),  # needs no gradient
+    ]
+    edges, ids = [], ["w", "row", "col", "k"]
+    for i in range(n):
+        nid, prev = f"n{i}", ids[-1]
+        kind = rng.integers(6)
+        if kind == 0:
+            nodes.append(node(nid, str(rng.choice(["tanh", "sigmoid", "sin", "relu", "exp"]))))
+        elif kind == 1 and i % 7 == 3:
+            nodes.append(node(nid, "detach"))
+        elif kind == 1:
+            nodes.append(node(nid, "linear", out_features=4, seed=i))
+        else:
+            nodes.append(node(nid, str(rng.choice(["add", "sub", "mul", "maximum"]))))
+            other = ids[int(rng.integers(len(ids)))]
+            edges.append(edge(f"o{i}", other, nid, "other"))
+        edges.append(edge(f"e{i}", prev, nid))
+        ids.append(nid)
+    nodes.append(node("loss", "mean"))
+    edges.append(edge("el", ids[-1], "loss"))
+    return doc(nodes, edges, target="loss")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_graphs_record_the_same_gradients(python_observer, seed):
+    res, _ = assert_same_runs(python_observer, random_graph(seed))
+    assert res.status == "ok"
+    # where a node feeds several consumers, its edges' gradients sum to its gradient (an edge
+    # into a detach carries none)
+    d, shared = random_graph(seed), 0
+    for nid, g in res.node_grads.items():
+        out = [e.id for e in d.edges if e.source == nid and e.id in res.edge_grads]
+        parts = [res.edge_grads[e] for e in out]
+        if len(parts) >= 2:
+            shared += 1
+            np.testing.assert_allclose(sum(p.numpy() for p in parts), g.numpy(), rtol=1e-5)
+    assert shared
+
+
+def test_teaching_runs_record_the_same(python_observer):
+    d = load_template("backward-twice")
+    # a second pass with retain_graph: quiet (no edge or node gradient twice), .grad doubled
+    assert_same_runs(python_observer, d, backward_twice=True, retain_graph=True)
+    # without it: PyTorch's error, after the first pass's records
+    res, _ = assert_same_runs(python_observer, d, backward_twice=True)
+    assert res.status == "error" and "second time" in res.error["message"]
+    # .grad kept from an earlier run (no zero_grad)
+    first = run(random_graph(1), "backward")
+    assert_same_runs(python_observer, random_graph(1), start_grads=first.grads)
+
+
+def long_chain(n):
+    nodes, edges, prev = [tensor("x", [4], init="ones", requires_grad=True)], [], "x"
+    for i in range(n):
+        nodes.append(node(f"n{i}", "sin" if i % 2 else "cos"))
+        edges.append(edge(f"e{i}", prev, f"n{i}"))
+        prev = f"n{i}"
+    nodes.append(node("s", "sum"))
+    edges.append(edge("es", prev, "s"))
+    return doc(nodes, edges)
+
+
+@pytest.mark.parametrize("observer", ["c", "python"])
+def test_a_backward_pass_is_cancelled_at_the_observers_checkpoints(
+    python_observer, monkeypatch, observer
+):
+    monkeypatch.setattr(executor, "FLUSH_FIRST", 64)  # the first gradients go out early
+    d, cancel, got = long_chain(300), threading.Event(), []
+
+    def emit(rec):
+        got.append(rec)
+        if rec["kind"] == "grads":
+            cancel.set()
+
+    go = run if observer == "c" else (lambda *a, **k: python_observer(run, *a, **k))
+    res = go(d, "backward", emit=emit, cancel=cancel)
+    assert res.status == "cancelled"
+    assert 0 < len(res.edge_grads) < len(d.edges)  # it stopped part way, at a checkpoint
+
+
+# -- the Observer object itself -----------------------------------------------------------------
+class Node:
+    """Stands for an engine node: the observer only uses it as a dict key."""
+
+
+def make_observer(watch, every=8, quiet=False, checkpoint=lambda: None):
+    pending, node_grads, edge_grads = [], {}, {}
+    obs = executor._observe.Observer(
+        watch, pending, GRAD, checkpoint, every, node_grads, edge_grads, quiet
+    )
+    return obs, pending, node_grads, edge_grads
+
+
+def test_observer_records_a_nodes_own_gradient_then_its_edges():
+    n, other = Node(), Node()
+    item = ("e1", "a", "m")
+    watch = {n: (((1, "e1", item, "a", True), (0, "e0", ("e0", "b", "m"), "b", False)), "m", 0)}
+    obs, pending, node_grads, edge_grads = make_observer(watch)
+    assert obs(other, ("x",), ["y"]) is None and pending == []  # not watched: nothing
+    obs(n, ["g0", "g1"], ["gm"])  # the engine's tuple or list, either
+    assert pending == [
+        (GRAD, "m", "gm", None),
+        (GRAD, item, "g1", None),
+        (GRAD, "a", "g1", None),  # "a"'s one consumer: its gradient too
+        (GRAD, ("e0", "b", "m"), "g0", None),
+    ]
+    assert node_grads == {"m": "gm", "a": "g1"} and edge_grads == {"e1": "g1", "e0": "g0"}
+    pending.clear()
+    obs(n, (None, "h1"), [None])  # no gradient along an edge: nothing recorded for it
+    assert pending == [(GRAD, item, "h1", None), (GRAD, "a", "h1", None)]
+
+
+def test_observer_checkpoints_every_few_watched_nodes_and_passes_on_what_they_raise():
+    n, calls = Node(), []
+
+    def checkpoint():
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt("stop")  # as Cancelled would
+
+    obs, pending, _, _ = make_observer({n: ((), "m", 0)}, every=3, checkpoint=checkpoint)
+    for _ in range(5):
+        obs(n, (), ["g"])
+        obs(Node(), (), ["g"])  # unwatched nodes do not count
+    assert len(calls) == 1 and len(pending) == 5
+    with pytest.raises(KeyboardInterrupt, match="stop"):
+        obs(n, (), ["g"])
+    assert len(pending) == 5  # the checkpoint came first
+
+
+def test_a_quiet_observer_checkpoints_and_records_nothing():
+    n, calls = Node(), []
+    obs, pending, node_grads, _ = make_observer(
+        {n: ((), "m", 0)}, every=1, quiet=True, checkpoint=lambda: calls.append(1)
+    )
+    obs(n, (), ["g"])
+    assert calls == [1] and pending == [] and node_grads == {}
+
+
+def test_observer_refuses_what_it_was_not_made_for():
+    n = Node()
+    obs, _, _, _ = make_observer({n: ("not edges", "m", 0)})
+    with pytest.raises(TypeError, match="watch entry"):
+        obs(n, (), ["g"])
+    obs, _, _, _ = make_observer({n: (((5, "e", "i", "s", False),), None, 0)})
+    with pytest.raises(IndexError):
+        obs(n, ("only one",), [])
+    with pytest.raises(TypeError, match="exactly 3 arguments"):
+        obs(n, ())
+    with pytest.raises(ValueError, match="every"):
+        executor._observe.Observer({}, [], GRAD, None, 0, {}, {}, False)
+    with pytest.raises(TypeError):
+        executor._observe.Observer([], [], GRAD, None, 1, {}, {}, False)  # watch: a dict
