@@ -6,11 +6,11 @@ op that made it. These two functions do the per-tensor part in one pass each; su
 everything else (table layout, JSON spelling, rows with NaN or Inf) and a numpy path that does
 the same where this module is not built (it is optional) or a tensor is not a numpy array.
 
-scan(tensors) -> (where, groups), or None when some tensor's value is not a numpy array
+scan(tensors, first=0) -> (where, groups), or None when some tensor's value is not a numpy array
     Dedupes the tensors by identity and groups them by (dtype, shape) in order of first
-    appearance. where[i] is the row of tensors[i], counting rows across the groups in order;
-    each group is (arrays, tensors, requires_grad, grad_fn) of its rows, grad_fn holding the
-    grad_fn's class name or None.
+    appearance. where[i] is the row of tensors[i], counting rows across the groups in order
+    from `first`; each group is (arrays, tensors, requires_grad, grad_fn) of its rows, grad_fn
+    holding the grad_fn's class name or None.
 
 stats(arrays, contiguous, values, stats) -> the rows that need another look
     For arrays of one float32 or float64 dtype and shape, with n elements each: copies array k
@@ -101,12 +101,12 @@ static int add_row(Group *g, PyObject *t, PyObject *data, PyObject *names)
 
 /* the rows' numbers, counting across the groups in order, and the groups as tuples */
 static PyObject *scanned(Group *groups, Py_ssize_t n_groups, const Py_ssize_t *group_of,
-                         const Py_ssize_t *index_in, Py_ssize_t n)
+                         const Py_ssize_t *index_in, Py_ssize_t n, Py_ssize_t first)
 {
     Py_ssize_t *offset = PyMem_Malloc((n_groups ? n_groups : 1) * sizeof(Py_ssize_t));
     if (!offset)
         return PyErr_NoMemory();
-    Py_ssize_t rows = 0;
+    Py_ssize_t rows = first;
     for (Py_ssize_t g = 0; g < n_groups; g++) {
         offset[g] = rows;
         rows += PyList_GET_SIZE(groups[g].arrays);
@@ -136,17 +136,51 @@ static PyObject *scanned(Group *groups, Py_ssize_t n_groups, const Py_ssize_t *g
     return result;
 }
 
-static PyObject *scan(PyObject *Py_UNUSED(self), PyObject *arg)
+/* An open-addressing table from a tensor's address to its first position in the batch: the
+   dedupe by identity, with no Python object made per tensor. */
+typedef struct {
+    PyObject *key;
+    Py_ssize_t pos;
+} Seen;
+
+static Py_ssize_t seen_capacity(Py_ssize_t n)
 {
+    Py_ssize_t cap = 8;
+    while (cap < 2 * n)
+        cap <<= 1;
+    return cap;
+}
+
+/* the first position of `t`, or -1 after making `pos` its first */
+static Py_ssize_t seen_before(Seen *seen, Py_ssize_t cap, PyObject *t, Py_ssize_t pos)
+{
+    size_t h = ((size_t)(uintptr_t)t >> 4) * (size_t)0x9E3779B97F4A7C15ULL;
+    for (size_t i = h & (size_t)(cap - 1);; i = (i + 1) & (size_t)(cap - 1)) {
+        if (seen[i].key == t)
+            return seen[i].pos;
+        if (!seen[i].key) {
+            seen[i].key = t;
+            seen[i].pos = pos;
+            return -1;
+        }
+    }
+}
+
+static PyObject *scan(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *arg;
+    Py_ssize_t first = 0;
+    if (!PyArg_ParseTuple(args, "O|n:scan", &arg, &first))
+        return NULL;
     PyObject *seq = PySequence_Fast(arg, "scan() takes a sequence of tensors");
     if (!seq)
         return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     PyObject **items = PySequence_Fast_ITEMS(seq);
     PyObject *result = NULL;
-    Py_ssize_t n_groups = 0, cap = 4, last = -1;
+    Py_ssize_t n_groups = 0, cap = 4, last = -1, seen_cap = seen_capacity(n);
     Group *groups = PyMem_Calloc(cap, sizeof(Group));
-    PyObject *seen = PyDict_New();  /* id(tensor) -> its first position in `tensors` */
+    Seen *seen = PyMem_Calloc(seen_cap, sizeof(Seen)); /* borrowed keys: `seq` holds them */
     PyObject *names = PyDict_New(); /* grad_fn class -> its name */
     Py_ssize_t *group_of = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
     Py_ssize_t *index_in = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
@@ -156,23 +190,13 @@ static PyObject *scan(PyObject *Py_UNUSED(self), PyObject *arg)
     }
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *t = items[k];
-        PyObject *key = PyLong_FromVoidPtr(t);
-        if (!key)
-            goto done;
-        PyObject *first = PyDict_GetItemWithError(seen, key); /* borrowed */
-        if (first) { /* a repeat: the row of its first appearance */
-            Py_ssize_t j = PyLong_AsSsize_t(first);
-            Py_DECREF(key);
+        Py_ssize_t j = seen_before(seen, seen_cap, t, k);
+        if (j >= 0) { /* a repeat: the row of its first appearance */
             group_of[k] = group_of[j];
             index_in[k] = index_in[j];
             continue;
         }
-        PyObject *pos = PyErr_Occurred() ? NULL : PyLong_FromSsize_t(k);
-        int failed = !pos || PyDict_SetItem(seen, key, pos) < 0;
-        Py_XDECREF(pos);
-        Py_DECREF(key);
-        if (failed)
-            goto done;
+        int failed;
         PyObject *data = PyObject_GetAttr(t, s_data);
         if (!data)
             goto done;
@@ -222,10 +246,10 @@ static PyObject *scan(PyObject *Py_UNUSED(self), PyObject *arg)
         if (failed)
             goto done;
     }
-    result = scanned(groups, n_groups, group_of, index_in, n);
+    result = scanned(groups, n_groups, group_of, index_in, n, first);
 
 done:
-    Py_XDECREF(seen);
+    PyMem_Free(seen);
     Py_XDECREF(names);
     PyMem_Free(group_of);
     PyMem_Free(index_in);
@@ -332,7 +356,7 @@ static PyObject *stats(PyObject *Py_UNUSED(self), PyObject *args)
 }
 
 static PyMethodDef methods[] = {
-    {"scan", scan, METH_O, "Dedupe tensors by identity and group them by dtype and shape."},
+    {"scan", scan, METH_VARARGS, "Dedupe tensors by identity and group them by dtype and shape."},
     {"stats", stats, METH_VARARGS, "Copy float rows into one array and take their stats."},
     {NULL, NULL, 0, NULL},
 };

@@ -247,6 +247,7 @@ class _Step:
         "port_srcs",
         "one_consumer",
         "watched",
+        "row",
     )
 
     def __init__(self, index, nid):
@@ -283,6 +284,11 @@ class _Step:
         node = index.nodes[nid]
         # Python's tuple hash: 64 bits, in-memory only (the cache never leaves the process)
         self.key = hash((nid, node.op, repr(sorted(params.items())), tuple(parts)))
+        # what _forward_fresh reads of the node, in one tuple: unpacking it costs less than
+        # reading each attribute per node
+        self.row = (nid, self, self.run, params, self.port_srcs, self.composite)
+        self.row += (self.source, None if self.source else self.key, self.one_consumer)
+        self.row += (self.watched,)
 
 
 def _watched_edge(index, edge, pos):
@@ -292,6 +298,31 @@ def _watched_edge(index, edge, pos):
     source's too: reported with it, no hook needed)."""
     item = (edge.id, edge.source, edge.target)
     return (pos, edge.id, item, edge.source, len(index.outgoing[edge.source]) == 1)
+
+
+def _lined_up(next_functions, inputs, watched, flat=None):
+    """The watched edges (_watched_edge) whose gradients an op's engine node sends back, or
+    None when its next_functions do not line up with the op's inputs (then the run gives it
+    an alias per edge instead). Edge k's input is flat[k] or, without variadic ports (lists),
+    inputs[its position]: no flattening, which costs more than a small op. Edges whose input
+    needs no gradient are left out."""
+    partial = False
+    for k, w in enumerate(watched):
+        pos = w[0]
+        t = inputs[pos] if flat is None else flat[k]
+        want = t.grad_fn
+        if want is None:
+            if t._requires_grad:
+                want = accumulator_of(t)
+            else:
+                partial = True
+        if pos >= len(next_functions) or next_functions[pos][0] is not want:
+            return None
+    if not partial:
+        return watched
+    if flat is None:
+        return tuple(w for w in watched if _needs_grad(inputs[w[0]]))
+    return tuple(w for w, t in zip(watched, flat) if _needs_grad(t))
 
 
 def _static_order(index):
@@ -336,6 +367,7 @@ class _Plan(GraphIndex):
             self.positions = {nid: p for p, nid in enumerate(order)}
             self.order_ids = np.array(order, dtype=object)
             self.step_keys = np.fromiter((self.steps[n].key for n in order), np.int64, len(order))
+            self.rows = [self.steps[n].row for n in order]
 
     def edited(self, doc, changed):
         """A copy for `doc`, whose nodes at `changed` (indices in document order) have other
@@ -351,10 +383,11 @@ class _Plan(GraphIndex):
             plan.params[n.id] = resolved_params(self.specs[n.id], n.params)
             plan.steps[n.id] = _Step(plan, n.id)
         if self.static_order is not None and changed:
-            plan.step_keys = self.step_keys.copy()
+            plan.step_keys, plan.rows = self.step_keys.copy(), list(self.rows)
             for i in changed:
                 nid = doc.nodes[i].id
                 plan.step_keys[self.positions[nid]] = plan.steps[nid].key
+                plan.rows[self.positions[nid]] = plan.steps[nid].row
         return plan
 
 
@@ -486,11 +519,10 @@ class _Recorder:
             return
         codes, keys, tensors, entries = zip(*pending)
         fresh = [t for t in tensors if t is not None]
-        tables, where = summary_tables(fresh, self.preview) if fresh else ((), [])
         base = self.rows  # the fresh tables' rows follow on from the run's last row
+        tables, rows = summary_tables(fresh, self.preview, base) if fresh else ((), [])
         for table in tables:
             self._send_table(table)
-        rows = [base + r for r in where] if base else where
         if len(fresh) < len(pending) or entries.count(None) < len(entries):
             rows = self._rows_of_each(tensors, entries, rows, tables, base)
         self._emit_packed(codes, keys, rows)
@@ -621,7 +653,6 @@ class _Run:
         self.owner = {}  # engine node -> ("node", id) | ("edge", id) | ("leaf", id, param)
         self.leaves = []  # (node id, param name or None, tensor)
         self.picked = {}  # if-node id -> the port it ran
-        self.single_consumer = set()  # nodes whose gradient their one edge's record reports
         self.watch = {}  # engine node -> (its watched edges: _watched_edge, editor node, nr)
         self.signatures = {}
         # Engine nodes are claimed for the autograd view only when the view of an earlier run
@@ -648,7 +679,7 @@ class _Run:
             if self.plan.static_order is not None and self.cache is not None:
                 self._forward_cached(self.plan.static_order)
             elif self.plan.static_order is not None:
-                self._forward_fresh(self.plan.static_order)
+                self._forward_fresh(self.plan.rows)
             else:
                 wanted = [nid for nid in self.order if not self.outgoing[nid]]
                 if self.target and self.target not in wanted:
@@ -795,20 +826,20 @@ class _Run:
             cache.touch(hits, misses)
         return entries
 
-    def _forward_fresh(self, order):
+    def _forward_fresh(self, rows):
         """A run without a cache in a fixed order (every backward run): what run_node does,
         in one loop, for the usual node (each input port one edge or none, and in a backward
         run no composite); other nodes take run_node. A graph is mostly small ops, where each
-        method call and attribute lookup per node costs a good part of the op itself."""
-        steps, values, metas, get = self.steps, self.values, self.metas, self.values.get
-        add, checkpoint, ctx = self.recorder.add, self.checkpoint, self.ctx
-        backward, target, single_consumer = self.backward, self.target, self.single_consumer
+        method call and attribute lookup per node costs a good part of the op itself: the
+        loop reads each node's plan as one tuple (_Step.row) and checks its engine node's
+        edges itself (what _watch_edges does)."""
+        values, metas, get = self.values, self.metas, self.values.get
+        add, checkpoint, ctx, watch = self.recorder.add, self.checkpoint, self.ctx, self.watch
+        backward, target = self.backward, self.target
         max_elements, max_bytes = self.limits.max_elements, self.limits.max_total_bytes
         Tensor, clock, next_check = eg.Tensor, time.perf_counter, 0.0
-        for nid in order:
-            step = steps[nid]
-            srcs = step.port_srcs
-            if srcs is None or (backward and step.composite):
+        for nid, step, run, params, srcs, composite, source, key, one_consumer, watched in rows:
+            if srcs is None or (backward and composite):
                 self.run_node(nid)
                 continue
             if clock() >= next_check:  # a checkpoint per node cost a tenth of a small op
@@ -817,7 +848,7 @@ class _Run:
             inputs = list(map(get, srcs))
             ctx.node_id = nid
             try:
-                out = step.run(ctx, inputs, step.params)
+                out = run(ctx, inputs, params)
                 if out.__class__ is not Tensor and not isinstance(out, Tensor):
                     raise TypeError(f"{step.spec.name} gave no tensor")
                 if out._data.size > max_elements:
@@ -827,34 +858,29 @@ class _Run:
             except Exception as exc:  # LimitExceeded included: it belongs to this node too
                 raise _NodeError(nid, exc) from exc
             gf, requires_grad = out.grad_fn, out._requires_grad
-            own = False  # whether the observer reports this node's gradient
-            single = step.one_consumer and nid != target
-            if backward and gf is not None:
-                own = not single and requires_grad
-                if not self._watch_edges(out, inputs, step, nid if own else None):
-                    out = self._compute(nid, step, True)  # aliases: see _watch_edges
-                    gf, own = out.grad_fn, False
+            if backward:
+                # one consumer: the node's gradient is that edge's, reported with the edge's
+                single = one_consumer and nid != target
+                own = False  # whether the observer reports this node's gradient
+                if gf is not None:
+                    own = not single and requires_grad
+                    mine = _lined_up(gf.next_functions, inputs, watched)
+                    if mine is None:  # aliases: see _watch_edges
+                        out = self._compute(nid, step, True)
+                        gf, own = out.grad_fn, False
+                    elif mine or own:
+                        watch[gf] = (mine, nid if own else None, out._output_nr)
+                if requires_grad and not single and not own:
+                    out.register_hook(self._node_hook(nid))
             a = out._data
             self.total_bytes += a.nbytes
             if self.total_bytes > max_bytes:
                 raise LimitExceeded(_bytes_message(max_bytes))
             values[nid] = out
-            metas.append(
-                (
-                    None if step.source else step.key,
-                    a.shape,
-                    a.dtype,
-                    requires_grad,
-                    gf.__class__ if gf is not None else None,
-                )
-            )
-            if step.source and requires_grad and gf is None:
+            gf_class = None if gf is None else gf.__class__
+            metas.append((key, a.shape, a.dtype, requires_grad, gf_class))
+            if source and requires_grad and gf is None:
                 self.add_leaf(nid, None, out)
-            if backward and requires_grad:
-                if single:
-                    single_consumer.add(nid)
-                elif not own:
-                    out.register_hook(self._node_hook(nid))
             add((VALUE, nid, out, None))
 
     def demand(self, root):
@@ -984,29 +1010,14 @@ class _Run:
     def _watch_edges(self, out, inputs, step, nid):
         """Watch the op's own node for its edges' gradients (and, for `nid`, its own); False
         when its next_functions do not line up with the inputs (then the caller falls back
-        to aliases). Edge k's input is the k-th input given; without variadic ports (lists),
-        that is inputs[position]: no flattening, which costs more than the op itself here."""
+        to aliases)."""
         node = out.grad_fn
-        nf = node.next_functions
         flat = None
         if step.variadic:
             flat = [x for v in inputs for x in (v if isinstance(v, list) else [v]) if x is not None]
-        mine = step.watched  # all of them, unless an input needs no gradient
-        for k, w in enumerate(step.watched):
-            pos = w[0]
-            t = inputs[pos] if flat is None else flat[k]
-            want = t.grad_fn
-            if want is None and t._requires_grad:
-                want = accumulator_of(t)
-            if pos >= len(nf) or nf[pos][0] is not want:
-                return False
-            if want is None:
-                mine = None
-        if mine is None:  # some inputs need no gradient: watch the others' edges only
-            if flat is None:
-                mine = tuple(w for w in step.watched if _needs_grad(inputs[w[0]]))
-            else:
-                mine = tuple(w for w, t in zip(step.watched, flat) if _needs_grad(t))
+        mine = _lined_up(node.next_functions, inputs, step.watched, flat)
+        if mine is None:
+            return False
         if mine or nid is not None:
             self.watch[node] = (mine, nid, out._output_nr)
         return True
@@ -1086,11 +1097,8 @@ class _Run:
         if step.source and out._requires_grad and out.grad_fn is None:
             self.add_leaf(nid, None, out)
         self.metas.append(entry[2] if cached else meta)
-        if backward and out._requires_grad:
-            if single:
-                self.single_consumer.add(nid)
-            elif hooked != "node":
-                out.register_hook(self._node_hook(nid))
+        if backward and out._requires_grad and not single and hooked != "node":
+            out.register_hook(self._node_hook(nid))
         if cached:
             self.recorder.queue((CACHED, nid, None if entry[1] is not None else out, entry))
         else:
@@ -1273,9 +1281,11 @@ def _execute(r, res, t0):
             res.timings["forward_ms"] = (t1 - t0) * 1e3
             if r.backward:
                 res.target = r.pick_target()
-                if res.target in r.single_consumer:  # its one consumer is not on the way back
-                    r.single_consumer.discard(res.target)
-                    r.values[res.target].register_hook(r._node_hook(res.target))
+                out = r.values[res.target]
+                if r.target is None and r.steps[res.target].one_consumer and out._requires_grad:
+                    # picked only now: the forward pass left its gradient to its one
+                    # consumer's edge, which is not on the way back from it
+                    out.register_hook(r._node_hook(res.target))
                 graph = _autograd_view(r, res.target)
                 r.run_backward(res.target, *r.teaching)
                 res.timings["backward_ms"] = (time.perf_counter() - t1) * 1e3

@@ -18,10 +18,10 @@ def test_the_kernel_is_built():
     assert summary._tables is not None
 
 
-def numpy_path(tensors, preview=1024):
+def numpy_path(tensors, preview=1024, first=0):
     saved, summary._tables = summary._tables, None
     try:
-        return summary.summary_tables(tensors, preview)
+        return summary.summary_tables(tensors, preview, first)
     finally:
         summary._tables = saved
 
@@ -80,7 +80,10 @@ def test_random_batches_give_what_the_numpy_path_gives(seed):
     made = [random_tensor(rng) for _ in range(int(rng.integers(1, 300)))]
     batch = [made[int(rng.integers(len(made)))] if rng.random() < 0.3 else t for t in made]
     preview = int(rng.choice([1024, 8, 0]))
-    assert_same(summary.summary_tables(batch, preview), numpy_path(batch, preview))
+    first = int(rng.choice([0, 1, 5000]))  # a run's later batch numbers its rows on
+    got = summary.summary_tables(batch, preview, first)
+    assert_same(got, numpy_path(batch, preview, first))
+    assert min(got[1]) == first and max(got[1]) == first + sum(t["rows"] for t in got[0]) - 1
 
 
 def test_big_empty_zero_dim_and_swapped_tensors_too():
@@ -92,6 +95,7 @@ def test_big_empty_zero_dim_and_swapped_tensors_too():
     got = summary.summary_tables(batch)
     assert_same(got, numpy_path(batch))
     assert got[1] == [0, 1, 2, 3, 0, 4]
+    assert summary.summary_tables(batch, 1024, 7)[1] == [7, 8, 9, 10, 7, 11]
 
 
 def test_equal_dtypes_in_other_objects_share_a_table():
