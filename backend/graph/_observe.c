@@ -1,10 +1,20 @@
-/* The executor's backward observer (executor._Run._observer), in C.
+/* The executor's watch on the backward pass, in C: which editor edge each engine node's
+gradients belong to (executor._lined_up), and the observer that records them as the pass runs
+(executor._Run._observer).
 
-A traced backward run hands the observer every engine node the pass runs, a thousand or more
-per run, and for each of the editor's edges the node sends a gradient along it queues a record.
-In Python that bookkeeping cost as much as the small ops it watches; here it is a dict lookup
-and a few appends. executor.py keeps the Python observer, which does the same where this
-module is not built (it is optional), and the tests hold the two to the same records.
+A traced run checks the engine node of every op it computes, a thousand or more per run, and
+the observer sees every node the backward pass runs and queues a record for each edge's
+gradient. In Python that bookkeeping cost as much as the small ops it watches; here it is a
+few attribute reads, a dict lookup and a few appends per node. executor.py keeps the Python
+versions, which do the same where this module is not built (it is optional), and the tests
+hold the two to the same results.
+
+lined_up(next_functions, inputs, watched, flat, accumulator_of) -> watched, some of them, or None
+    What executor._lined_up returns, the same way: whether an op's engine node sends each
+    watched edge's gradient back at that edge's position (next_functions[position] is the
+    edge's input's grad_fn, or its AccumulateGrad for a leaf that requires grad:
+    accumulator_of(input)), and which of the edges carry one (those whose input needs none are
+    left out). Edge k's input is flat[k], or inputs[its position] where flat is None.
 
 Observer(watch, pending, code, checkpoint, every, node_grads, edge_grads, quiet)
     Called as observer(node, grad_inputs, grad_outputs) after each node (observe_backward).
@@ -17,6 +27,8 @@ Observer(watch, pending, code, checkpoint, every, node_grads, edge_grads, quiet)
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stddef.h>
+
+static PyObject *s_grad_fn, *s_requires_grad;
 
 typedef struct {
     PyObject_HEAD
@@ -209,13 +221,111 @@ static PyTypeObject ObserverType = {
     .tp_call = PyVectorcall_Call,
 };
 
+/* the edge's input: flat[k], or inputs[pos] (borrowed) */
+static PyObject *edge_input(PyObject *inputs, PyObject *flat, Py_ssize_t k, Py_ssize_t pos)
+{
+    PyObject *seq = flat == Py_None ? inputs : flat;
+    Py_ssize_t i = flat == Py_None ? pos : k;
+    if (!PyList_CheckExact(seq) && !PyTuple_CheckExact(seq)) {
+        PyErr_SetString(PyExc_TypeError, "lined_up(): inputs and flat are lists or tuples");
+        return NULL;
+    }
+    if (i < 0 || i >= PySequence_Fast_GET_SIZE(seq)) {
+        PyErr_SetString(PyExc_IndexError, "lined_up(): an edge's position is past the inputs");
+        return NULL;
+    }
+    return PySequence_Fast_GET_ITEM(seq, i);
+}
+
+/* 1 when `t` takes part in the gradient (a grad_fn, or requires_grad), and in *want the node
+   next_functions must hold for it (a new reference; None for an input that takes no part) */
+static int wanted(PyObject *t, PyObject *accumulator_of, PyObject **want)
+{
+    PyObject *fn = PyObject_GetAttr(t, s_grad_fn);
+    if (!fn)
+        return -1;
+    if (fn != Py_None) {
+        *want = fn;
+        return 1;
+    }
+    Py_DECREF(fn);
+    PyObject *flag = PyObject_GetAttr(t, s_requires_grad);
+    if (!flag)
+        return -1;
+    int truth = PyObject_IsTrue(flag);
+    Py_DECREF(flag);
+    if (truth < 0)
+        return -1;
+    *want = truth ? PyObject_CallOneArg(accumulator_of, t) : Py_NewRef(Py_None);
+    return *want ? truth : -1;
+}
+
+static PyObject *lined_up(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "lined_up(next_functions, inputs, watched, flat, accumulator_of)");
+        return NULL;
+    }
+    PyObject *nf = args[0], *inputs = args[1], *watched = args[2], *flat = args[3];
+    if (!PyTuple_CheckExact(nf) || !PyTuple_CheckExact(watched)) {
+        PyErr_SetString(PyExc_TypeError, "lined_up(): next_functions and watched are tuples");
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(watched), taking = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *w = PyTuple_GET_ITEM(watched, k);
+        if (!PyTuple_CheckExact(w) || PyTuple_GET_SIZE(w) < 1) {
+            PyErr_SetString(PyExc_TypeError, "lined_up(): each watched edge is a tuple");
+            return NULL;
+        }
+        Py_ssize_t pos = PyLong_AsSsize_t(PyTuple_GET_ITEM(w, 0));
+        if (pos == -1 && PyErr_Occurred())
+            return NULL;
+        PyObject *t = edge_input(inputs, flat, k, pos), *want;
+        if (!t)
+            return NULL;
+        int takes = wanted(t, args[4], &want);
+        if (takes < 0)
+            return NULL;
+        taking += takes;
+        int same = pos < PyTuple_GET_SIZE(nf) && PyTuple_CheckExact(PyTuple_GET_ITEM(nf, pos)) &&
+                   PyTuple_GET_SIZE(PyTuple_GET_ITEM(nf, pos)) >= 1 &&
+                   PyTuple_GET_ITEM(PyTuple_GET_ITEM(nf, pos), 0) == want;
+        Py_DECREF(want);
+        if (!same)
+            Py_RETURN_NONE; /* the op's node does not take its inputs as they are */
+    }
+    if (taking == n)
+        return Py_NewRef(watched);
+    PyObject *mine = PyTuple_New(taking);
+    for (Py_ssize_t k = 0, j = 0; mine && k < n; k++) {
+        PyObject *w = PyTuple_GET_ITEM(watched, k);
+        /* edges whose input takes part: those whose node is not None */
+        Py_ssize_t pos = PyLong_AsSsize_t(PyTuple_GET_ITEM(w, 0));
+        if (PyTuple_GET_ITEM(PyTuple_GET_ITEM(nf, pos), 0) != Py_None)
+            PyTuple_SET_ITEM(mine, j++, Py_NewRef(w));
+    }
+    return mine;
+}
+
+static PyMethodDef methods[] = {
+    {"lined_up", (PyCFunction)(void (*)(void))lined_up, METH_FASTCALL,
+     "Which watched edges' gradients an op's engine node sends back, or None."},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_observe", "The executor's backward observer, in C.", -1, NULL,
-    NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT, "_observe", "The executor's watch on the backward pass, in C.", -1,
+    methods, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__observe(void)
 {
+    s_grad_fn = PyUnicode_InternFromString("grad_fn");
+    s_requires_grad = PyUnicode_InternFromString("_requires_grad");
+    if (!s_grad_fn || !s_requires_grad)
+        return NULL;
     if (PyType_Ready(&ObserverType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);

@@ -300,12 +300,13 @@ def _watched_edge(index, edge, pos):
     return (pos, edge.id, item, edge.source, len(index.outgoing[edge.source]) == 1)
 
 
-def _lined_up(next_functions, inputs, watched, flat=None):
+def _lined_up(next_functions, inputs, watched, flat, accumulator_of):
     """The watched edges (_watched_edge) whose gradients an op's engine node sends back, or
     None when its next_functions do not line up with the op's inputs (then the run gives it
-    an alias per edge instead). Edge k's input is flat[k] or, without variadic ports (lists),
-    inputs[its position]: no flattening, which costs more than a small op. Edges whose input
-    needs no gradient are left out."""
+    an alias per edge instead). Edge k's input is flat[k] or, where flat is None (no variadic
+    ports, whose inputs are lists), inputs[its position]: no flattening, which costs more than
+    a small op. Edges whose input needs no gradient are left out. _observe.lined_up does the
+    same in C (see _lined_up_fn)."""
     partial = False
     for k, w in enumerate(watched):
         pos = w[0]
@@ -323,6 +324,11 @@ def _lined_up(next_functions, inputs, watched, flat=None):
     if flat is None:
         return tuple(w for w in watched if _needs_grad(inputs[w[0]]))
     return tuple(w for w, t in zip(watched, flat) if _needs_grad(t))
+
+
+def _lined_up_fn():
+    """_lined_up, in C where _observe.c is built."""
+    return _lined_up if _observe is None else _observe.lined_up
 
 
 def _static_order(index):
@@ -837,7 +843,7 @@ class _Run:
         add, checkpoint, ctx, watch = self.recorder.add, self.checkpoint, self.ctx, self.watch
         backward, target = self.backward, self.target
         max_elements, max_bytes = self.limits.max_elements, self.limits.max_total_bytes
-        Tensor, clock, next_check = eg.Tensor, time.perf_counter, 0.0
+        Tensor, clock, next_check, lined_up = eg.Tensor, time.perf_counter, 0.0, _lined_up_fn()
         for nid, step, run, params, srcs, composite, source, key, one_consumer, watched in rows:
             if srcs is None or (backward and composite):
                 self.run_node(nid)
@@ -864,7 +870,7 @@ class _Run:
                 own = False  # whether the observer reports this node's gradient
                 if gf is not None:
                     own = not single and requires_grad
-                    mine = _lined_up(gf.next_functions, inputs, watched)
+                    mine = lined_up(gf.next_functions, inputs, watched, None, accumulator_of)
                     if mine is None:  # aliases: see _watch_edges
                         out = self._compute(nid, step, True)
                         gf, own = out.grad_fn, False
@@ -1015,7 +1021,7 @@ class _Run:
         flat = None
         if step.variadic:
             flat = [x for v in inputs for x in (v if isinstance(v, list) else [v]) if x is not None]
-        mine = _lined_up(node.next_functions, inputs, step.watched, flat)
+        mine = _lined_up_fn()(node.next_functions, inputs, step.watched, flat, accumulator_of)
         if mine is None:
             return False
         if mine or nid is not None:

@@ -1,9 +1,10 @@
-"""The executor's backward observer in C (backend/graph/_observe.c) against its Python closure
-(executor._Run._observer): on every template, random graphs (shared nodes, broadcasting, leaves
-with and without grad, detach, composites), teaching runs (a second, quiet backward pass; .grad
-kept from an earlier run) and a cancelled run, both give the same records and the same
-gradients. The Python closure is what a machine without a C compiler runs, and what the C was
-written to match; test_executor.py holds whichever is built to PyTorch's numbers."""
+"""The executor's watch on the backward pass in C (backend/graph/_observe.c) against its Python
+versions (executor._Run._observer, executor._lined_up): on every template, random graphs
+(shared nodes, broadcasting, leaves with and without grad, detach, composites), teaching runs
+(a second, quiet backward pass; .grad kept from an earlier run) and a cancelled run, both give
+the same records and the same gradients. The Python versions are what a machine without a C
+compiler runs, and what the C was written to match; test_executor.py holds whichever is built
+to PyTorch's numbers."""
 
 import threading
 
@@ -11,10 +12,12 @@ import numpy as np
 import pytest
 from _docs import doc, edge, node, tensor
 
+import engine as eg
 from backend.graph import executor, run, run_records
 from backend.graph.executor import GRAD
 from backend.graph.templates import list_templates, load_template
 from backend.server import fastjson
+from engine.autograd.graph import accumulator_of
 
 
 def test_the_observer_is_built():
@@ -232,3 +235,50 @@ def test_observer_refuses_what_it_was_not_made_for():
         executor._observe.Observer({}, [], GRAD, None, 0, {}, {}, False)
     with pytest.raises(TypeError):
         executor._observe.Observer([], [], GRAD, None, 1, {}, {}, False)  # watch: a dict
+
+
+# -- lined_up: which edges an op's engine node sends gradients along ------------------------------
+def lined_up_both(nf, inputs, watched, flat=None):
+    """_observe.lined_up and executor._lined_up on the same arguments: the same answer."""
+    got = executor._observe.lined_up(nf, inputs, watched, flat, accumulator_of)
+    want = executor._lined_up(nf, inputs, watched, flat, accumulator_of)
+    assert got == want
+    return got
+
+
+def w(pos):
+    return (pos, f"e{pos}", (f"e{pos}", "s", "t"), "s", False)
+
+
+def test_lined_up_in_c_says_what_the_python_says():
+    leaf = eg.tensor([1.0, 2.0], requires_grad=True)
+    const = eg.tensor([3.0, 4.0])
+    made = leaf * 2.0
+    both = (w(0), w(1))
+    # every input takes part: all the watched edges, the same tuple
+    assert lined_up_both((leaf * made).grad_fn.next_functions, [leaf, made], both) is both
+    # an input that needs no gradient: its edge is left out
+    assert lined_up_both((const * made).grad_fn.next_functions, [const, made], both) == (w(1),)
+    # a node that does not take the inputs as they are (here: made from `leaf`, not `made`,
+    # as an op that reshapes its input first would be)
+    other = (leaf * 3.0).grad_fn
+    assert lined_up_both(other.next_functions, [made], (w(0),)) is None
+    # a node with fewer inputs than the edge's position
+    ins = [leaf, const, const, leaf]
+    assert lined_up_both(made.grad_fn.next_functions, ins, (w(0), w(3))) is None
+    # variadic ports: edge k's input is flat[k]
+    cat = eg.cat([made, const, leaf])
+    flat = [made, const, leaf]
+    got = lined_up_both(cat.grad_fn.next_functions, [flat], (w(0), w(1), w(2)), flat)
+    assert got == (w(0), w(2))
+
+
+def test_lined_up_refuses_what_it_was_not_made_for():
+    made = eg.tensor([1.0], requires_grad=True) * 2.0
+    nf = made.grad_fn.next_functions
+    with pytest.raises(TypeError):
+        executor._observe.lined_up(list(nf), [made], (w(0),), None, accumulator_of)
+    with pytest.raises(IndexError):
+        executor._observe.lined_up(nf, [made], (w(2),), None, accumulator_of)
+    with pytest.raises(TypeError):
+        executor._observe.lined_up(nf, [made], (w(0),), None)
