@@ -9,8 +9,9 @@ the same where this module is not built (it is optional) or a tensor is not a nu
 scan(tensors, first=0) -> (where, groups), or None when some tensor's value is not a numpy array
     Dedupes the tensors by identity and groups them by (dtype, shape) in order of first
     appearance. where[i] is the row of tensors[i], counting rows across the groups in order
-    from `first`; each group is (arrays, tensors, requires_grad, grad_fn) of its rows, grad_fn
-    holding the grad_fn's class name or None.
+    from `first`, or None where tensors[i] is None (a record without a tensor); each group is
+    (arrays, tensors, requires_grad, grad_fn) of its rows, grad_fn holding the grad_fn's class
+    name or None.
 
 stats(arrays, contiguous, values, stats) -> the rows that need another look
     For arrays of one float32 or float64 dtype and shape, with n elements each: copies array k
@@ -113,7 +114,8 @@ static PyObject *scanned(Group *groups, Py_ssize_t n_groups, const Py_ssize_t *g
     }
     PyObject *where = PyList_New(n), *out = PyList_New(n_groups), *result = NULL;
     for (Py_ssize_t k = 0; where && out && k < n; k++) {
-        PyObject *row = PyLong_FromSsize_t(offset[group_of[k]] + index_in[k]);
+        PyObject *row = group_of[k] < 0 ? Py_NewRef(Py_None)
+                                        : PyLong_FromSsize_t(offset[group_of[k]] + index_in[k]);
         if (!row)
             Py_CLEAR(where);
         else
@@ -190,6 +192,10 @@ static PyObject *scan(PyObject *Py_UNUSED(self), PyObject *args)
     }
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *t = items[k];
+        if (t == Py_None) { /* no tensor: no row */
+            group_of[k] = -1;
+            continue;
+        }
         Py_ssize_t j = seen_before(seen, seen_cap, t, k);
         if (j >= 0) { /* a repeat: the row of its first appearance */
             group_of[k] = group_of[j];

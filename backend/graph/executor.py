@@ -524,37 +524,32 @@ class _Recorder:
         if not pending:
             return
         codes, keys, tensors, entries = zip(*pending)
-        fresh = [t for t in tensors if t is not None]
         base = self.rows  # the fresh tables' rows follow on from the run's last row
-        tables, rows = summary_tables(fresh, self.preview, base) if fresh else ((), [])
+        # each item's row (None for an item without a tensor to summarise)
+        tables, rows = summary_tables(tensors, self.preview, base)
         for table in tables:
             self._send_table(table)
-        if len(fresh) < len(pending) or entries.count(None) < len(entries):
+        if entries.count(None) < len(entries):
             rows = self._rows_of_each(tensors, entries, rows, tables, base)
         self._emit_packed(codes, keys, rows)
 
-    def _rows_of_each(self, tensors, entries, fresh_rows, tables, base):
-        """Each item's summary row (None for records without one), where some items are cache
-        hits summarised by an earlier run (their rows are sent again, as tables of those rows)
-        or make cache entries (which then keep where their summary is)."""
-        rows, refs = [], {}  # id(earlier table) -> (table, its rows, the items' indices)
-        fresh = iter(fresh_rows)
+    def _rows_of_each(self, tensors, entries, rows, tables, base):
+        """The items' summary rows, where some items are cache hits summarised by an earlier
+        run (their rows are sent again, as tables of those rows) or make cache entries (which
+        then keep where their summary is)."""
+        rows, refs = list(rows), {}  # id(earlier table) -> (table, its rows, the items' indices)
         for i, (t, entry) in enumerate(zip(tensors, entries)):
+            if entry is None:
+                continue
             if t is not None:
-                row = next(fresh)
-                if entry is not None:
-                    entry[1] = table_of_row(tables, row - base)
-            elif entry is not None:
+                entry[1] = table_of_row(tables, rows[i] - base)
+            else:
                 table, k = entry[1]
                 ref = refs.get(id(table))
                 if ref is None:
                     ref = refs[id(table)] = (table, [], [])
                 ref[1].append(k)
-                ref[2].append(i)
-                row = None  # filled in below
-            else:
-                row = None
-            rows.append(row)
+                ref[2].append(i)  # its row: filled in below
         for table, ks, items in refs.values():
             first = self._send_table(take_rows(table, ks))
             for j, i in enumerate(items):

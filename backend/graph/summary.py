@@ -70,13 +70,15 @@ _requires_grad_of = attrgetter("_requires_grad")
 def summary_tables(tensors, preview_elements=1024, first=0):
     """Tables of the tensors' summaries: (tables, where), where[i] = the row of tensors[i],
     counting across the tables in order (table 0's rows first) from `first` (a run numbers
-    its rows across its batches). The same tensor object twice is one row. Tables are
-    `summaries` records without their `first` row number, which the run gives them as it
-    sends them."""
+    its rows across its batches), or None where tensors[i] is None. The same tensor object
+    twice is one row. Tables are `summaries` records without their `first` row number, which
+    the run gives them as it sends them."""
     scanned = _tables.scan(tensors, first) if _tables is not None else None
     if scanned is None:  # not built, or values on a GPU
-        tables, where = _summary_tables_numpy(tensors, preview_elements)
-        return tables, [first + r for r in where] if first else where
+        present = [t for t in tensors if t is not None]
+        tables, where = _summary_tables_numpy(present, preview_elements)
+        rows = iter(where)
+        return tables, [None if t is None else first + next(rows) for t in tensors]
     where, groups = scanned  # deduped and grouped by dtype and shape, rows in order
     tables = [_table(ts, arrays, preview_elements, (rg, gf)) for arrays, ts, rg, gf in groups]
     return tables, where
