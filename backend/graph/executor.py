@@ -64,9 +64,9 @@ from .snapshot import Snapshot
 from .summary import gather_rows, summary_tables, table_of_row, take_rows
 from .validate import GraphInvalid, Problem, check, resolved_params
 
-try:  # the backward observer in C (_observe.c, built by `pip install`; optional)
+try:  # the watch on the backward pass in C (_observe.c, built by `pip install`; optional)
     from . import _observe
-except ImportError:  # not built: _Run._observer's Python closure does the same, slower
+except ImportError:  # not built: _lined_up and _Run._observer's closure do the same, slower
     _observe = None
 
 FLUSH_FIRST = 1024
@@ -286,9 +286,8 @@ class _Step:
         self.key = hash((nid, node.op, repr(sorted(params.items())), tuple(parts)))
         # what _forward_fresh reads of the node, in one tuple: unpacking it costs less than
         # reading each attribute per node
-        self.row = (nid, self, self.run, params, self.port_srcs, self.composite)
-        self.row += (self.source, None if self.source else self.key, self.one_consumer)
-        self.row += (self.watched,)
+        self.row = (nid, self.run, params, self.port_srcs, self.composite, self.source)
+        self.row += (None if self.source else self.key, self.one_consumer, self.watched)
 
 
 def _watched_edge(index, edge, pos):
@@ -833,13 +832,13 @@ class _Run:
         run no composite); other nodes take run_node. A graph is mostly small ops, where each
         method call and attribute lookup per node costs a good part of the op itself: the
         loop reads each node's plan as one tuple (_Step.row) and checks its engine node's
-        edges itself (what _watch_edges does)."""
+        edges with _lined_up itself (as _watch_edges does)."""
         values, metas, get = self.values, self.metas, self.values.get
         add, checkpoint, ctx, watch = self.recorder.add, self.checkpoint, self.ctx, self.watch
         backward, target = self.backward, self.target
         max_elements, max_bytes = self.limits.max_elements, self.limits.max_total_bytes
         Tensor, clock, next_check, lined_up = eg.Tensor, time.perf_counter, 0.0, _lined_up_fn()
-        for nid, step, run, params, srcs, composite, source, key, one_consumer, watched in rows:
+        for nid, run, params, srcs, composite, source, key, one_consumer, watched in rows:
             if srcs is None or (backward and composite):
                 self.run_node(nid)
                 continue
@@ -851,7 +850,7 @@ class _Run:
             try:
                 out = run(ctx, inputs, params)
                 if out.__class__ is not Tensor and not isinstance(out, Tensor):
-                    raise TypeError(f"{step.spec.name} gave no tensor")
+                    raise TypeError(f"{self.specs[nid].name} gave no tensor")
                 if out._data.size > max_elements:
                     _check_numel(out._data.size, self.limits)
             except Cancelled:
@@ -867,7 +866,7 @@ class _Run:
                     own = not single and requires_grad
                     mine = lined_up(gf.next_functions, inputs, watched, None, accumulator_of)
                     if mine is None:  # aliases: see _watch_edges
-                        out = self._compute(nid, step, True)
+                        out = self._compute(nid, self.steps[nid], True)
                         gf, own = out.grad_fn, False
                     elif mine or own:
                         watch[gf] = (mine, nid if own else None, out._output_nr)
