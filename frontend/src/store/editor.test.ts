@@ -37,6 +37,23 @@ describe("editor store", () => {
     expect(ed().edges.map((e) => e.id)).toEqual([`${x}-${a}`]);
   });
 
+  it("keeps the selection through a load that asks for it, where the nodes still are", () => {
+    const x = ed().addNode("tensor", { x: 0, y: 0 });
+    const a = ed().addNode("add", { x: 200, y: 0 });
+    ed().onNodesChange([
+      { type: "select", id: a, selected: false }, // (a new node comes selected)
+      { type: "select", id: x, selected: true },
+    ]);
+    const doc = ed().document();
+    ed().load(doc, { keepSelection: true }); // an owner's update reaching a follower
+    expect(ed().nodes.filter((n) => n.selected).map((n) => n.id)).toEqual([x]);
+    ed().load({ ...doc, nodes: doc.nodes.filter((n) => n.id !== x) }, { keepSelection: true });
+    expect(ed().nodes.filter((n) => n.selected)).toEqual([]); // x is gone
+    ed().onNodesChange([{ type: "select", id: a, selected: true }]);
+    ed().load(doc); // opening a document: nothing selected
+    expect(ed().nodes.filter((n) => n.selected)).toEqual([]);
+  });
+
   it("refuses a second edge into a full input and a cycle", () => {
     const x = ed().addNode("tensor", { x: 0, y: 0 });
     const a = ed().addNode("add", { x: 0, y: 0 });

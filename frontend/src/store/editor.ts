@@ -54,7 +54,13 @@ export interface EditorState extends Snapshot {
   setOps(ops: OpSpec[]): void;
   load(
     doc: GraphDocument,
-    from?: { graphId?: string | null; revision?: number | null; dirty?: boolean; keepView?: boolean },
+    from?: {
+      graphId?: string | null;
+      revision?: number | null;
+      dirty?: boolean;
+      keepView?: boolean;
+      keepSelection?: boolean; // the same nodes and edges stay selected, where they still are
+    },
   ): void;
   document(): GraphDocument;
   onNodesChange(changes: NodeChange<OpNode>[]): void;
@@ -126,8 +132,15 @@ export const useEditor = create<EditorState>()((set, get) => {
 
     load(doc, from = {}) {
       history.clear();
+      const loaded = fromDocument(doc, sizeOf);
+      if (from.keepSelection) {
+        const nodes = new Set(get().nodes.filter((n) => n.selected).map((n) => n.id));
+        const edges = new Set(get().edges.filter((e) => e.selected).map((e) => e.id));
+        loaded.nodes = loaded.nodes.map((n) => (nodes.has(n.id) ? { ...n, selected: true } : n));
+        loaded.edges = loaded.edges.map((e) => (edges.has(e.id) ? { ...e, selected: true } : e));
+      }
       set({
-        ...fromDocument(doc, sizeOf),
+        ...loaded,
         graphId: from.graphId ?? null,
         revision: from.revision ?? null,
         dirty: from.dirty ?? false,

@@ -42,9 +42,12 @@ function listen() {
   });
 }
 
-/** Show the owner's graph, read-only; an update keeps the view (`keepView`), a join fits it. */
+/** Show the owner's graph, read-only; an update keeps the view (`keepView`) and what the
+ * follower has selected (a student reading a node's fields keeps them open while the owner
+ * edits), a join fits it. */
 function follow(graph: GraphDocument, keepView = true) {
-  useEditor.getState().load(graph, { dirty: false, keepView }); // a load is not an edit
+  // a load is not an edit
+  useEditor.getState().load(graph, { dirty: false, keepView, keepSelection: keepView });
   useEditor.setState({ readOnly: true });
 }
 
