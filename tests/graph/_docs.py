@@ -36,3 +36,12 @@ def chain(ids_ops, first="x"):
         edges.append(edge(f"{prev}-{nid}", prev, nid))
         prev = nid
     return nodes, edges
+
+
+def long_chain(n=30, shape=(4,)):
+    """x (ones, requires grad) -> cos -> sin -> cos ... (n ops) -> sum: a long graph of small
+    ops, for cancellation and batching."""
+    nodes = [tensor("x", list(shape), init="ones", requires_grad=True)]
+    ops = [(f"n{i}", "sin" if i % 2 else "cos", {}) for i in range(n)]
+    more, edges = chain(ops + [("s", "sum", {})])
+    return doc(nodes + more, edges)

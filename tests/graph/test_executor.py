@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as tF
-from _docs import doc, edge, node, tensor
+from _docs import doc, edge, long_chain, node, tensor
 
 import engine as eg
 from backend.graph import (
@@ -575,19 +575,6 @@ def test_bad_mode():
 
 
 # -- cancellation and limits ----------------------------------------------------------------------
-def long_chain(n=30, shape=(4,)):
-    nodes = [tensor("x", list(shape), init="ones", requires_grad=True)]
-    edges = []
-    prev = "x"
-    for i in range(n):
-        nodes.append(node(f"n{i}", "sin" if i % 2 else "cos"))
-        edges.append(edge(f"e{i}", prev, f"n{i}"))
-        prev = f"n{i}"
-    nodes.append(node("s", "sum"))
-    edges.append(edge("es", prev, "s"))
-    return doc(nodes, edges)
-
-
 def test_cancel_during_forward():
     # long enough that its first values go out (within CHECK_SECONDS) well before its end
     d = long_chain(2000)

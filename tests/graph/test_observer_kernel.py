@@ -10,7 +10,7 @@ import threading
 
 import numpy as np
 import pytest
-from _docs import doc, edge, node, tensor
+from _docs import doc, edge, long_chain, node, tensor
 
 import engine as eg
 from backend.graph import executor, run, run_records
@@ -131,17 +131,6 @@ def test_teaching_runs_record_the_same(python_observer):
     # .grad kept from an earlier run (no zero_grad)
     first = run(random_graph(1), "backward")
     assert_same_runs(python_observer, random_graph(1), start_grads=first.grads)
-
-
-def long_chain(n):
-    nodes, edges, prev = [tensor("x", [4], init="ones", requires_grad=True)], [], "x"
-    for i in range(n):
-        nodes.append(node(f"n{i}", "sin" if i % 2 else "cos"))
-        edges.append(edge(f"e{i}", prev, f"n{i}"))
-        prev = f"n{i}"
-    nodes.append(node("s", "sum"))
-    edges.append(edge("es", prev, "s"))
-    return doc(nodes, edges)
 
 
 @pytest.mark.parametrize("observer", ["c", "python"])
