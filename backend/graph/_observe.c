@@ -103,9 +103,9 @@ static int observer_init(Observer *self, PyObject *args, PyObject *kwargs)
 /* seq[i] as a new reference: seq is the engine's tuple or list of gradients */
 static PyObject *item(PyObject *seq, Py_ssize_t i)
 {
-    if (PyTuple_CheckExact(seq) && i < PyTuple_GET_SIZE(seq))
+    if (PyTuple_CheckExact(seq) && i >= 0 && i < PyTuple_GET_SIZE(seq))
         return Py_NewRef(PyTuple_GET_ITEM(seq, i));
-    if (PyList_CheckExact(seq) && i < PyList_GET_SIZE(seq))
+    if (PyList_CheckExact(seq) && i >= 0 && i < PyList_GET_SIZE(seq))
         return Py_NewRef(PyList_GET_ITEM(seq, i));
     return PySequence_GetItem(seq, i); /* anything else, and IndexError, as Python says it */
 }
@@ -289,7 +289,7 @@ static PyObject *lined_up(PyObject *Py_UNUSED(module), PyObject *const *args, Py
         if (takes < 0)
             return NULL;
         taking += takes;
-        int same = pos < PyTuple_GET_SIZE(nf) && PyTuple_CheckExact(PyTuple_GET_ITEM(nf, pos)) &&
+        int same = pos >= 0 && pos < PyTuple_GET_SIZE(nf) && PyTuple_CheckExact(PyTuple_GET_ITEM(nf, pos)) &&
                    PyTuple_GET_SIZE(PyTuple_GET_ITEM(nf, pos)) >= 1 &&
                    PyTuple_GET_ITEM(PyTuple_GET_ITEM(nf, pos), 0) == want;
         Py_DECREF(want);
