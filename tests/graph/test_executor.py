@@ -575,8 +575,21 @@ def test_bad_mode():
 
 
 # -- cancellation and limits ----------------------------------------------------------------------
-def test_cancel_during_forward():
-    # long enough that its first values go out (within CHECK_SECONDS) well before its end
+@pytest.fixture
+def small_batches(monkeypatch):
+    """Records go out in batches of 64, so a run of a few hundred nodes sends some while it
+    runs (the usual first batch is larger than these runs). The batch stays at 64: it would
+    double at each flush, and how many flushes a forward pass makes depends on the clock,
+    so a fast machine could start its backward pass with a batch larger than all of it."""
+    monkeypatch.setattr(executor, "FLUSH_FIRST", 64)
+    monkeypatch.setattr(executor, "FLUSH_RECORDS", 64)
+
+
+def test_cancel_during_forward(small_batches, monkeypatch):
+    # every node checks for cancel (not every CHECK_SECONDS), so the run stops at the node after
+    # its first batch of values goes out, however fast this machine runs the chain (on a fast
+    # one, 2,000 nodes once finished before the clock called for a check)
+    monkeypatch.setattr(executor, "CHECK_SECONDS", 0.0)
     d = long_chain(2000)
     cancel, got = threading.Event(), []
 
@@ -588,17 +601,10 @@ def test_cancel_during_forward():
     res = run(d, "backward", emit=emit, cancel=cancel)
     assert res.status == "cancelled"
     assert res.error is None
-    assert len(res.values) < len(d.nodes)  # it stopped
+    assert len(res.values) < 200  # it stopped soon after its first batch (64 values)
     got = expand_records(got)  # every row a record names came before it
     assert {r["kind"] for r in got} == {"value"}  # no gradient, no autograd record
     assert all(r["node"] in res.values for r in got)
-
-
-@pytest.fixture
-def small_batches(monkeypatch):
-    """Records go out in batches of 64 at first, so a run of a few hundred nodes sends some
-    while it runs (the usual first batch is larger than these runs)."""
-    monkeypatch.setattr(executor, "FLUSH_FIRST", 64)
 
 
 def test_cancel_during_backward(small_batches):

@@ -137,7 +137,10 @@ def test_teaching_runs_record_the_same(python_observer):
 def test_a_backward_pass_is_cancelled_at_the_observers_checkpoints(
     python_observer, monkeypatch, observer
 ):
-    monkeypatch.setattr(executor, "FLUSH_FIRST", 64)  # the first gradients go out early
+    # the first gradients go out early, whatever the clock did in the forward pass (see
+    # test_executor's small_batches)
+    monkeypatch.setattr(executor, "FLUSH_FIRST", 64)
+    monkeypatch.setattr(executor, "FLUSH_RECORDS", 64)
     d, cancel, got = long_chain(300), threading.Event(), []
 
     def emit(rec):
