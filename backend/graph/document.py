@@ -95,6 +95,9 @@ class GraphDocument(BaseModel):
     # True on a document snapshot.edit_nodes made: its nodes that are an earlier document's
     # own objects are as they were (not part of the JSON)
     _edit: bool = PrivateAttr(default=False)
+    # each node id's index in `nodes`, made by snapshot.edit_nodes and handed on to the
+    # documents it makes from this one (their ids are where these are); checked at each use
+    _positions: dict | None = PrivateAttr(default=None)
 
     def node(self, node_id):
         for n in self.nodes:

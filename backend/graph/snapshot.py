@@ -136,12 +136,16 @@ def edit_nodes(base, nodes):
     not have been edited in place since `base` ran or was validated (a document edited in
     place is compared whole: pass it to run() itself). EditError for a node `base` does not
     have, or another op."""
-    position = {n.id: i for i, n in enumerate(base.nodes)}
     new_nodes = list(base.nodes)
+    positions = base._positions
     for node in nodes:
         if not isinstance(node, Node):
             node = Node.model_validate(node)
-        i = position.get(node.id)
+        i = None if positions is None else positions.get(node.id)
+        if i is None or i >= len(new_nodes) or new_nodes[i].id != node.id:
+            # none kept yet, or base's node list was changed in place since: made anew
+            positions = base._positions = {n.id: k for k, n in enumerate(base.nodes)}
+            i = positions.get(node.id)
         if i is None:
             raise EditError(f"node '{node.id}' is not in the graph being edited")
         if node.op != base.nodes[i].op:
@@ -152,4 +156,5 @@ def edit_nodes(base, nodes):
         new_nodes[i] = node
     doc = base.model_copy(update={"nodes": new_nodes, "edges": list(base.edges)})
     doc._edit = True
+    doc._positions = positions  # the same ids at the same places (None: no nodes were sent)
     return doc

@@ -132,6 +132,26 @@ def test_an_edit_names_nodes_of_the_graph_and_keeps_their_ops():
         edit_nodes(d, [{"id": "b", "op": "tensor", "colour": "red"}])
 
 
+def test_an_edit_finds_its_node_after_the_base_was_reordered_in_place():
+    """edit_nodes keeps where each id is (handed on from edit to edit); a node list changed in
+    place since is noticed, never edited at the wrong place."""
+    d = dag()
+    e = edit_nodes(d, [b_node(d, (1.0, 1.0, 1.0, 1.0))])  # d now knows where its ids are
+    d.nodes.reverse()
+    e2 = edit_nodes(d, [b_node(d, (2.0, 2.0, 2.0, 2.0))])
+    assert e2.node("b").params["value"] == [2.0, 2.0, 2.0, 2.0]
+    assert [n.id for n in e2.nodes] == [n.id for n in d.nodes]
+    assert sum(n.id == "b" for n in e2.nodes) == 1
+    d.nodes.pop()  # and a node gone: its id no longer names one
+    gone = e.nodes[0].id
+    with pytest.raises(EditError, match=f"node '{gone}' is not in the graph being edited"):
+        edit_nodes(d, [e.nodes[0].model_dump()])
+    # an edit of an edit: the same places, nothing looked up again
+    e3 = edit_nodes(e, [b_node(e, (3.0, 3.0, 3.0, 3.0))])
+    assert e3._positions is e._positions
+    assert e3.node("b").params["value"] == [3.0, 3.0, 3.0, 3.0]
+
+
 @pytest.mark.parametrize(
     ("change", "words"),
     [
