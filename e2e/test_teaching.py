@@ -59,3 +59,23 @@ def test_backward_twice_shows_pytorchs_error_until_retain_graph(page):
     # the second backward adds the same gradients again: 2 x 36 and 2 x 24
     expect(page.get_by_test_id("leafgrad-x")).to_have_text(".grad 72")
     expect(page.get_by_test_id("leafgrad-w")).to_have_text(".grad 48")
+
+
+def test_backward_from_a_tensor_fails_until_it_starts_from_ones(page):
+    open_editor(page, "vector-backward")
+    run_backward(page, target="diff", status="error")
+    expect(
+        page.get_by_role("alert").filter(has_text="grad can be implicitly created only for scalar")
+    ).to_be_visible()
+    expect(page.get_by_test_id("node-diff")).to_have_class(re.compile("has-problem"))
+    expect(page.get_by_test_id("leafgrad-a")).to_have_count(0)
+    run_backward(page, target="diff", options=["gradient=ones_like(target)"])
+    expect(page.get_by_test_id("leafgrad-a")).to_contain_text("3×3")
+    expect(page.get_by_test_id("edge-grad-a-b-other")).to_be_visible()
+    # the lesson's steps tick and clear the option themselves
+    lesson = page.get_by_role("region", name="lesson")
+    lesson.get_by_role("button", name="next →").click()  # step 2: backward without it
+    expect(page.get_by_test_id("node-diff")).to_have_class(re.compile("has-problem"))
+    lesson.get_by_role("button", name="next →").click()  # step 3: from ones
+    expect(page.get_by_test_id("leafgrad-w4")).to_contain_text("3×3")
+    expect(page.get_by_test_id("node-diff")).not_to_have_class(re.compile("has-problem"))

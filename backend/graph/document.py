@@ -50,6 +50,7 @@ class StepOptions(BaseModel):
     accumulate_grad: bool = False
     backward_twice: bool = False
     retain_graph: bool = False
+    gradient_ones: bool = False
 
 
 class LessonStep(BaseModel):

@@ -664,7 +664,8 @@ class _Run:
         self.flush = self.recorder.flush
         self.checkpoint = self.recorder.checkpoint
         self.device = "cpu"
-        self.teaching = (None, False, False)  # run_backward's start_grads, twice, retain_graph
+        # run_backward's start_grads, backward_twice, retain_graph, gradient_ones
+        self.teaching = (None, False, False, False)
 
     def check_numel(self, n, node_id):
         _check_numel(n, self.limits)
@@ -1156,12 +1157,22 @@ class _Run:
             ),
         )
 
-    def run_backward(self, target, start_grads=None, backward_twice=False, retain_graph=False):
+    def run_backward(
+        self,
+        target,
+        start_grads=None,
+        backward_twice=False,
+        retain_graph=False,
+        gradient_ones=False,
+    ):
         """Backward from `target` into the leaves' .grad, which start from `start_grads` when
         they are this graph's; `backward_twice` calls backward again, as a teaching run: the
         second pass fails with PyTorch's error unless the first retained the graph, and else
-        adds the same gradients into .grad once more."""
+        adds the same gradients into .grad once more. `gradient_ones` starts the pass from
+        ones of the target's shape, backward(gradient=torch.ones_like(target)): how a target
+        that is not one number can be run backward at all (without it, PyTorch's error)."""
         out = self.values[target]
+        gradient = eg.ones_like(out) if gradient_ones else None
         leaves = [(nid, p, t) for nid, p, t in self.leaves if t.requires_grad]
         keys = [nid if p is None else f"{nid}.{p}" for nid, p, _ in leaves]
         signature = (
@@ -1178,7 +1189,7 @@ class _Run:
                 self.recorder.quiet = True
             try:
                 with observe_backward(self._observer()):
-                    out.backward(retain_graph=retain_graph and not second)
+                    out.backward(gradient, retain_graph=retain_graph and not second)
             except (Cancelled, LimitExceeded):
                 raise
             except Exception as exc:
@@ -1210,6 +1221,7 @@ def run(
     start_grads=None,
     backward_twice=False,
     retain_graph=False,
+    gradient_ones=False,
 ):
     """Run `doc` forward (values) or backward (values, then gradients from the scalar `target`,
     by default the document's, else the last scalar node). Records go to `emit` as they are
@@ -1219,7 +1231,9 @@ def run(
     Teaching options of a backward run: `start_grads` (an earlier run's `RunResult.grads`) makes
     the leaves' .grad start from that run's when it ran the same graph, so backward adds to it
     (accumulate_grad); `backward_twice` calls backward a second time, which fails with
-    PyTorch's error unless `retain_graph`, and else doubles the leaves' .grad."""
+    PyTorch's error unless `retain_graph`, and else doubles the leaves' .grad; `gradient_ones`
+    starts backward from ones of the target's shape (backward(gradient=torch.ones_like(t))),
+    which lets a target of more than one element run backward, as if it had been summed."""
     if mode not in ("forward", "backward"):
         raise ValueError(f"mode must be 'forward' or 'backward', not {mode!r}")
     if not validated:
@@ -1230,7 +1244,7 @@ def run(
     with _gc_paused():
         r = _Run(plan_for(doc), doc, mode, target, emit or records.append, cancel, limits, cache)
         r.device = device
-        r.teaching = (start_grads, backward_twice, retain_graph)
+        r.teaching = (start_grads, backward_twice, retain_graph, gradient_ones)
         res = r.result
         t0 = time.perf_counter()
         _execute(r, res, t0)

@@ -528,7 +528,16 @@ class _Exporter(GraphIndex):
             lines += ["", "# -- backward"]
             lines += self._retain(None, 0)
             why = "the graph's target" if self.target_from_doc else "the last one-element value"
-            lines.append(f"{self.var[self.target]}.backward()  # from {why}")
+            v = self.var[self.target]
+            meta = self.meta.get(self.target)
+            if meta is not None and meta.numel() != 1:
+                # a plain backward() fails here ("grad can be implicitly created only for
+                # scalar outputs"); the run option gradient_ones does this
+                shape = "x".join(map(str, meta.shape))
+                lines.append(f"# {v} is {shape}, not one number: backward starts from ones")
+                lines.append(f"{v}.backward(gradient={lib}.ones_like({v}))  # from {why}")
+            else:
+                lines.append(f"{v}.backward()  # from {why}")
         lines += ["", '# -- results: "value <node> <json>" and "grad <node> <json>" lines']
         if self.target:
             lines += self._mirror(None, self._shows, 0)

@@ -447,6 +447,22 @@ class _Importer:
         return None
 
     # -- module paths -------------------------------------------------------------------------
+    def ones_of(self, call, name):
+        """Whether a backward call's one argument is `gradient=lib.ones_like(name)` (or the
+        same given by position): what the run option gradient_ones does."""
+        given = list(call.args) + [k.value for k in call.keywords if k.arg == "gradient"]
+        if len(given) != 1 or len(call.args) + len(call.keywords) != 1:
+            return False
+        g = given[0]
+        return (
+            isinstance(g, ast.Call)
+            and self.func_kind(_dotted(g.func)) == ("lib", "ones_like")
+            and len(g.args) == 1
+            and not g.keywords
+            and isinstance(g.args[0], ast.Name)
+            and g.args[0].id == name
+        )
+
     def func_kind(self, dotted):
         """('lib'|'F'|'nn'|'np', rest) for a dotted call name rooted at a known module."""
         if dotted is None:
@@ -488,8 +504,11 @@ class _Importer:
             attr, recv = call.func.attr, call.func.value
             rname = recv.id if isinstance(recv, ast.Name) else None
             if attr == "backward" and rname is not None:
-                if call.args or call.keywords:
-                    raise _Unsupported("backward() with arguments is not supported")
+                if (call.args or call.keywords) and not self.ones_of(call, rname):
+                    raise _Unsupported(
+                        "backward() takes no arguments here but gradient=torch.ones_like(x), "
+                        "with x the tensor backward is called on"
+                    )
                 self.target = self.ref_name(rname)
                 return None
             if attr == "retain_grad" and rname is not None:

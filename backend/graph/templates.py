@@ -18,6 +18,7 @@ ORDER = (
     "mean-of-3a",
     # text 001
     "five-weight-network",
+    "vector-backward",
     # text 002
     "quadratic",
     "doubling-loop",

@@ -22,10 +22,12 @@ class RunOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
     use_cache: bool = True  # forward runs reuse unchanged nodes' values from earlier runs
     # teaching options of backward runs (docs/training.md): leaves start from the .grad of this
-    # client's previous run of the same graph; backward called twice, retaining the graph or not
+    # client's previous run of the same graph; backward called twice, retaining the graph or not;
+    # backward from ones of the target's shape (a target that is not one number)
     accumulate_grad: bool = False
     backward_twice: bool = False
     retain_graph: bool = False
+    gradient_ones: bool = False
 
 
 class RunEdit(BaseModel):

@@ -181,6 +181,7 @@ class RunManager:
                 start_grads=client.grads if options.accumulate_grad else None,
                 backward_twice=options.backward_twice,
                 retain_graph=options.retain_graph,
+                gradient_ones=options.gradient_ones,
             )
         except GraphInvalid as exc:  # raced with nothing: validation ran just before
             stop_ticker()

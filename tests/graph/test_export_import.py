@@ -310,8 +310,11 @@ def test_script_prints_what_the_executor_computes(scripts, case, flavor):
     text, proc = scripts[(case, flavor)]
     assert proc.returncode == 0, proc.stderr[-3000:]
     values, grads = _printed(proc.stdout)
-    mode = "backward" if ".backward()" in text else "forward"
-    res, _ = run_records(doc, mode)
+    mode = "backward" if ".backward(" in text else "forward"
+    # a target of more than one element: the script starts backward from ones, as the run
+    # option gradient_ones does (and without it, both fail with PyTorch's error)
+    ones = ".backward(gradient=" in text
+    res, _ = run_records(doc, mode, gradient_ones=ones)
     assert res.status == "ok", res.error
     assert set(values) == set(res.values), "values printed for exactly the nodes that ran"
     assert not set(values) & set(res.skipped)
@@ -366,6 +369,7 @@ def test_round_trip(scripts, case, flavor):
     doc = CASES[case]
     back = from_python(scripts[(case, flavor)][0])
     _same_graph(doc, back)
+    assert back.target == doc.target or doc.target is None
     assert back.name == doc.name
     assert back.description == doc.description.strip()
     # the imported document runs to the same numbers
@@ -498,6 +502,23 @@ def test_import_lists_each_unsupported_line():
     assert "in-place" in lines[7]
     assert "'y'" in lines[8]
     assert "line 6" in str(info.value)
+
+
+def test_import_reads_backward_from_ones_as_the_target():
+    head = "import torch\nx = torch.ones(2, 2, requires_grad=True)\ny = x * 3\n"
+    for call in ("y.backward(gradient=torch.ones_like(y))", "y.backward(torch.ones_like(y))"):
+        assert from_python(head + call + "\n").target == "y"
+    refused = {
+        "y.backward(gradient=torch.ones_like(x))": 4,  # another tensor's shape
+        "y.backward(gradient=torch.zeros_like(y))": 4,
+        "y.backward(retain_graph=True)": 4,
+        "y.backward(torch.ones_like(y), retain_graph=True)": 4,
+    }
+    for call, line in refused.items():
+        with pytest.raises(ImportFailed) as info:
+            from_python(head + call + "\n")
+        (problem,) = info.value.problems
+        assert problem.line == line and "gradient=torch.ones_like(x)" in problem.message, call
 
 
 def test_import_syntax_error_names_its_line():

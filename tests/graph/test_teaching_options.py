@@ -1,6 +1,9 @@
 """The teaching options of a backward run, against PyTorch doing the same: accumulate_grad (the
-leaves' .grad carried over from the previous run, as without zero_grad) and backward_twice with
-or without retain_graph; and the templates whose lessons use them."""
+leaves' .grad carried over from the previous run, as without zero_grad), backward_twice with
+or without retain_graph, and gradient_ones (backward from a target that is not one number);
+and the templates whose lessons use them."""
+
+import json
 
 import numpy as np
 import pytest
@@ -169,6 +172,83 @@ def test_backward_twice_on_a_graph_that_saves_nothing_needs_no_retain_graph():
     assert res.status == "ok" and res.leaf_grads["x"].item() == x.grad.item() == 2.0
 
 
+# -- gradient_ones ----------------------------------------------------------------------------
+def _vector_graph():
+    """x (2, 3) and w (3, 4): y = tanh(x @ w) * x.sum(), a 2x4 target."""
+    leaf = {"init": "randn", "requires_grad": True}
+    return parse(
+        {
+            "nodes": [
+                {"id": "x", "op": "tensor", "params": {"shape": [2, 3], "seed": 5, **leaf}},
+                {"id": "w", "op": "tensor", "params": {"shape": [3, 4], "seed": 6, **leaf}},
+                {"id": "m", "op": "matmul"},
+                {"id": "t", "op": "tanh"},
+                {"id": "s", "op": "sum"},
+                {"id": "y", "op": "mul"},
+            ],
+            "edges": [
+                {"id": "x-m", "source": "x", "target": "m", "targetPort": "input"},
+                {"id": "w-m", "source": "w", "target": "m", "targetPort": "other"},
+                {"id": "m-t", "source": "m", "target": "t", "targetPort": "input"},
+                {"id": "x-s", "source": "x", "target": "s", "targetPort": "input"},
+                {"id": "t-y", "source": "t", "target": "y", "targetPort": "input"},
+                {"id": "s-y", "source": "s", "target": "y", "targetPort": "other"},
+            ],
+            "target": "y",
+        }
+    )
+
+
+def test_gradient_ones_runs_backward_from_a_tensor_as_pytorch_does():
+    doc = _vector_graph()
+    failed, _ = run_records(doc, "backward")
+    assert failed.status == "error" and failed.error["node"] == "y"
+    assert failed.error["message"] == "grad can be implicitly created only for scalar outputs"
+
+    res, records = run_records(doc, "backward", gradient_ones=True)
+    assert res.status == "ok" and res.target == "y"
+    x = torch.tensor(res.values["x"].detach().numpy(), requires_grad=True)
+    w = torch.tensor(res.values["w"].detach().numpy(), requires_grad=True)
+    t = torch.tanh(x @ w)
+    t.retain_grad()
+    y = t * x.sum()
+    y.backward(gradient=torch.ones_like(y))
+    for key, want in (("x", x.grad), ("w", w.grad)):
+        np.testing.assert_allclose(res.leaf_grads[key].numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(res.node_grads["t"].numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(res.node_grads["y"].numpy(), np.ones((2, 4), np.float32))
+    # x's two edges carry their own paths' gradients, which add up to x.grad
+    both = res.edge_grads["x-m"] + res.edge_grads["x-s"]
+    np.testing.assert_allclose(both.numpy(), x.grad.numpy(), rtol=1e-5, atol=1e-6)
+    assert [r["kind"] for r in records][-1] == "autograd"
+
+
+def _as_json(records):
+    return json.dumps(records, default=lambda a: np.asarray(a).tolist())
+
+
+def test_gradient_ones_changes_nothing_for_a_one_element_target():
+    doc = _layer_graph()
+    plain, plain_records = run_records(doc, "backward")
+    ones, ones_records = run_records(doc, "backward", gradient_ones=True)
+    assert _as_json(plain_records) == _as_json(ones_records)
+    _close(ones.leaf_grads, plain.leaf_grads)
+
+
+def test_gradient_ones_with_the_other_options():
+    """Backward twice from ones with retain_graph doubles .grad as from one number; the same
+    target run again with accumulate_grad adds to it."""
+    doc = _vector_graph()
+    once, _ = run_records(doc, "backward", gradient_ones=True)
+    twice, _ = run_records(
+        doc, "backward", gradient_ones=True, backward_twice=True, retain_graph=True
+    )
+    again, _ = run_records(doc, "backward", gradient_ones=True, start_grads=once.grads)
+    for key in ("x", "w"):
+        np.testing.assert_allclose(twice.leaf_grads[key].numpy(), 2 * once.leaf_grads[key].numpy())
+        np.testing.assert_allclose(again.leaf_grads[key].numpy(), 2 * once.leaf_grads[key].numpy())
+
+
 # -- the templates' lessons ----------------------------------------------------------------------
 def _lesson_runs(template_id):
     """Each lesson step that runs, in order, with its options and the previous run's grads."""
@@ -185,6 +265,7 @@ def _lesson_runs(template_id):
             start_grads=start,
             backward_twice=options.get("backward_twice", False),
             retain_graph=options.get("retain_graph", False),
+            gradient_ones=options.get("gradient_ones", False),
         )
         if res.grads is not None:
             last = res
@@ -212,3 +293,14 @@ def test_backward_twice_lesson():
     assert doubled.status == "ok"
     assert doubled.leaf_grads["x"].item() == x.grad.item() == 72.0
     assert doubled.leaf_grads["w"].item() == w.grad.item() == 48.0
+
+
+def test_vector_backward_lesson():
+    forward, failed, from_ones = _lesson_runs("vector-backward")
+    assert forward.status == "ok" and tuple(forward.values["diff"].shape) == (3, 3)
+    assert failed.status == "error" and failed.error["node"] == "diff"
+    assert failed.error["message"] == "grad can be implicitly created only for scalar outputs"
+    summed, _ = run_records(load_template("five-weight-network"), "backward")
+    assert from_ones.status == "ok"
+    for key, g in summed.leaf_grads.items():  # text 001's two ways agree
+        np.testing.assert_allclose(from_ones.leaf_grads[key].numpy(), g.numpy(), rtol=1e-6)

@@ -17,6 +17,7 @@ IDS = [t["id"] for t in list_templates()]
 TEXT_EXAMPLES = [
     "mean-of-3a",
     "five-weight-network",
+    "vector-backward",
     "quadratic",
     "doubling-loop",
     "branch-on-sign",
@@ -29,10 +30,16 @@ TEXT_EXAMPLES = [
 ]
 
 
+# templates whose target is not one number: they run backward with gradient_ones (see
+# test_vector_backward_fails_then_runs_from_ones for the run without it)
+FROM_ONES = {"vector-backward"}
+
+
 @cache
 def run_template(template_id):
     """One backward run per template, shared by the tests (they only read it)."""
-    res, records = run_records(load_template(template_id), "backward")
+    ones = template_id in FROM_ONES
+    res, records = run_records(load_template(template_id), "backward", gradient_ones=ones)
     assert res.status == "ok", res.error
     return res, records
 
@@ -80,7 +87,7 @@ def test_template_parses_validates_and_runs(template_id):
     assert validate(doc) == []
     res, records = run_template(template_id)
     assert res.target == doc.target
-    assert res.values[doc.target].numel() == 1
+    assert (res.values[doc.target].numel() == 1) == (template_id not in FROM_ONES)
     assert res.leaf_grads, "backward reaches at least one leaf"
     ran = {r["node"] for r in records if r["kind"] == "value"}
     assert ran == set(res.values) == {n.id for n in doc.nodes} - set(res.skipped)
@@ -169,6 +176,38 @@ def test_five_weight_network_against_torch():
     close(res.edge_grads["a-b-other"], -(w3 * w1))
     close(res.edge_grads["a-c-other"], -(w4 * w2))
     assert ("d", "AddBackward0") in grad_fn_names(records)
+
+
+def test_vector_backward_fails_then_runs_from_ones():
+    """Text 001: backward from the 3x3 L = 10 - d fails in PyTorch's words; started from ones
+    (its second way) it gives what PyTorch gives, and what summing L gives (its first way)."""
+    doc = load_template("vector-backward")
+    failed, records = run_records(doc, "backward")
+    assert failed.status == "error"
+    assert failed.error == {
+        "kind": "error",
+        "node": "diff",
+        "message": "grad can be implicitly created only for scalar outputs",
+        "type": "RuntimeError",
+    }
+    assert not failed.leaf_grads and records[-1] == failed.error
+
+    res, _ = run_template("vector-backward")
+    a, w1, w2, w3, w4 = (torch_leaf(res, n) for n in ("a", "w1", "w2", "w3", "w4"))
+    b = w1 * a
+    c = w2 * a
+    L = 10 - (w3 * b + w4 * c)
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar"):
+        L.backward(retain_graph=True)
+    L.backward(gradient=torch.ones_like(L))
+    close(res.values["diff"], L)
+    close(res.node_grads["diff"], torch.ones(3, 3))
+    summed, _ = run_template("five-weight-network")  # the same weights, L summed
+    for name, t in (("a", a), ("w1", w1), ("w2", w2), ("w3", w3), ("w4", w4)):
+        close(res.leaf_grads[name], t.grad)
+        close(res.leaf_grads[name], summed.leaf_grads[name])
+    close(res.leaf_grads["w4"], -c)
+    close(res.edge_grads["a-b-other"], -(w3 * w1))
 
 
 def test_quadratic():

@@ -1,7 +1,9 @@
 """The teaching options of `run` over a real server: accumulate_grad carries the leaves' .grad
 from the client's previous run of the same graph; backward_twice fails without retain_graph
-with PyTorch's message, and doubles the gradients with it; datasets run over the wire."""
+with PyTorch's message, and doubles the gradients with it; gradient_ones runs backward from a
+target that is not one number; datasets run over the wire."""
 
+import numpy as np
 import pytest
 import torch
 from _server_helpers import edge, find, graph, node, one, preview, tensor
@@ -101,7 +103,33 @@ def test_backward_twice_with_retain_graph_doubles(server, sio_client):
     assert leaf_x(c, template("backward-twice"), accumulate_grad=True) == 108.0
 
 
-@pytest.mark.parametrize("options", [{"accumulate_grad": "maybe"}, {"retain_graph": 1.5}])
+def test_gradient_ones_runs_backward_from_a_tensor(server, sio_client):
+    c = sio_client(server)
+    doc = template("vector-backward")
+    _, finished, records = c.run_to_end(doc, "backward")
+    assert finished["status"] == "error"
+    assert finished["error"] == {
+        "kind": "error",
+        "node": "diff",
+        "message": "grad can be implicitly created only for scalar outputs",
+        "type": "RuntimeError",
+    }
+    assert not find(records, "leaf_grad")
+    _, finished, records = c.run_to_end(doc, "backward", options={"gradient_ones": True})
+    assert finished["status"] == "ok"
+    assert one(records, "node_grad", node="diff")["summary"]["preview"] == [[1.0] * 3] * 3
+    # the leaves' .grad are those of the summed L (five-weight-network, the same weights)
+    _, summed, summed_records = c.run_to_end(template("five-weight-network"), "backward")
+    assert summed["status"] == "ok"
+    for leaf in ("a", "w1", "w2", "w3", "w4"):
+        got = preview(records, "leaf_grad", node=leaf, param=None)
+        want = preview(summed_records, "leaf_grad", node=leaf, param=None)
+        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=leaf)
+
+
+@pytest.mark.parametrize(
+    "options", [{"accumulate_grad": "maybe"}, {"retain_graph": 1.5}, {"gradient_ones": "maybe"}]
+)
 def test_options_are_checked(server, sio_client, options):
     c = sio_client(server)
     ack = c.call("run", {"graph": template("square-of-a-sum"), "options": options})

@@ -23,6 +23,7 @@ export interface RunOptions {
   accumulate_grad?: boolean;
   backward_twice?: boolean;
   retain_graph?: boolean;
+  gradient_ones?: boolean;
 }
 
 export type { RunAck };

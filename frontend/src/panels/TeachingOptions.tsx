@@ -1,11 +1,13 @@
-// Toggles for showing the classic mistakes: gradients that accumulate without zero_grad, and
-// backward run twice without retain_graph (docs/training.md "Run options for teaching").
+// Toggles for showing the classic mistakes: gradients that accumulate without zero_grad,
+// backward run twice without retain_graph, and backward from a target that is not one number,
+// which needs a gradient to start from (docs/training.md "Run options for teaching").
 import { useRun } from "../store/run";
 
 const TOGGLES = [
   ["accumulate_grad", "keep .grad across runs (no zero_grad)"],
   ["backward_twice", "call backward twice"],
   ["retain_graph", "retain_graph=True"],
+  ["gradient_ones", "gradient=ones_like(target)"],
 ] as const;
 
 export default function TeachingOptions() {
