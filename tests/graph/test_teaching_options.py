@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from _docs import doc, edge, node, tensor
 
 import engine as eg
 from backend.graph import parse, run_records
@@ -176,27 +177,11 @@ def test_backward_twice_on_a_graph_that_saves_nothing_needs_no_retain_graph():
 def _vector_graph():
     """x (2, 3) and w (3, 4): y = tanh(x @ w) * x.sum(), a 2x4 target."""
     leaf = {"init": "randn", "requires_grad": True}
-    return parse(
-        {
-            "nodes": [
-                {"id": "x", "op": "tensor", "params": {"shape": [2, 3], "seed": 5, **leaf}},
-                {"id": "w", "op": "tensor", "params": {"shape": [3, 4], "seed": 6, **leaf}},
-                {"id": "m", "op": "matmul"},
-                {"id": "t", "op": "tanh"},
-                {"id": "s", "op": "sum"},
-                {"id": "y", "op": "mul"},
-            ],
-            "edges": [
-                {"id": "x-m", "source": "x", "target": "m", "targetPort": "input"},
-                {"id": "w-m", "source": "w", "target": "m", "targetPort": "other"},
-                {"id": "m-t", "source": "m", "target": "t", "targetPort": "input"},
-                {"id": "x-s", "source": "x", "target": "s", "targetPort": "input"},
-                {"id": "t-y", "source": "t", "target": "y", "targetPort": "input"},
-                {"id": "s-y", "source": "s", "target": "y", "targetPort": "other"},
-            ],
-            "target": "y",
-        }
-    )
+    nodes = [tensor("x", (2, 3), seed=5, **leaf), tensor("w", (3, 4), seed=6, **leaf)]
+    nodes += [node("m", "matmul"), node("t", "tanh"), node("s", "sum"), node("y", "mul")]
+    edges = [edge("x-m", "x", "m"), edge("w-m", "w", "m", "other"), edge("m-t", "m", "t")]
+    edges += [edge("x-s", "x", "s"), edge("t-y", "t", "y"), edge("s-y", "s", "y", "other")]
+    return doc(nodes, edges, target="y")
 
 
 def test_gradient_ones_runs_backward_from_a_tensor_as_pytorch_does():
