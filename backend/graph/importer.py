@@ -506,8 +506,8 @@ class _Importer:
             if attr == "backward" and rname is not None:
                 if (call.args or call.keywords) and not self.ones_of(call, rname):
                     raise _Unsupported(
-                        "backward() takes no arguments here but gradient=torch.ones_like(x), "
-                        "with x the tensor backward is called on"
+                        "backward() takes no arguments here but gradient=ones_like(x) (torch. "
+                        "or eg.), x being the tensor backward is called on"
                     )
                 self.target = self.ref_name(rname)
                 return None
