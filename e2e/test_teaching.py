@@ -1,6 +1,6 @@
 """Teaching features in the browser: a lesson walks its steps (selecting nodes, running),
-presenter mode, the gradient-accumulation toggle, the backward-twice error, and backward from a
-tensor, which needs a gradient to start from."""
+presenter mode, the gradient-accumulation toggle, the backward-twice error, backward from a
+tensor, which needs a gradient to start from, and the no_grad toggle."""
 
 import re
 
@@ -81,3 +81,31 @@ def test_backward_from_a_tensor_fails_until_it_starts_from_ones(page):
         lesson.get_by_role("button", name="next →").click()
         wait_finished(page, before, status)
     expect(page.get_by_test_id("leafgrad-w4")).to_contain_text("3×3")
+
+
+def test_no_grad_toggle_runs_forward_without_a_graph(page):
+    open_editor(page, "no-grad-inference")
+    toggle = page.get_by_role("button", name="no_grad", exact=True)
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    before = last_run(page)
+    page.get_by_role("button", name="Forward", exact=True).click()
+    wait_finished(page, before)
+    assert value_of(page, "y") == "11"  # the same value, computed without a graph
+    run_backward(page, status="error")  # no_grad stays on: nothing to walk back
+    expect(
+        page.get_by_role("alert").filter(has_text="does not require grad and does not have a")
+    ).to_be_visible()
+    expect(page.get_by_test_id("node-y")).to_have_class(re.compile("has-problem"))
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    run_backward(page)
+    expect(page.get_by_test_id("leafgrad-x")).to_have_text(".grad 7")
+    # the lesson turns it on for its inference steps, and off for the one before
+    lesson = page.get_by_role("region", name="lesson")
+    before = last_run(page)
+    lesson.get_by_role("button", name="next →").click()  # step 2: forward under no_grad
+    wait_finished(page, before)
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    lesson.get_by_role("button", name="← back").click()  # step 1: backward, autograd on
+    expect(toggle).to_have_attribute("aria-pressed", "false")

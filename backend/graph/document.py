@@ -51,6 +51,7 @@ class StepOptions(BaseModel):
     backward_twice: bool = False
     retain_graph: bool = False
     gradient_ones: bool = False
+    no_grad: bool = False
 
 
 class LessonStep(BaseModel):

@@ -666,6 +666,7 @@ class _Run:
         self.device = "cpu"
         # run_backward's start_grads, backward_twice, retain_graph, gradient_ones
         self.teaching = (None, False, False, False)
+        self.no_grad = False  # the forward pass under no_grad (a teaching option)
 
     def check_numel(self, n, node_id):
         _check_numel(n, self.limits)
@@ -1222,6 +1223,7 @@ def run(
     backward_twice=False,
     retain_graph=False,
     gradient_ones=False,
+    no_grad=False,
 ):
     """Run `doc` forward (values) or backward (values, then gradients from the scalar `target`,
     by default the document's, else the last scalar node). Records go to `emit` as they are
@@ -1233,7 +1235,10 @@ def run(
     (accumulate_grad); `backward_twice` calls backward a second time, which fails with
     PyTorch's error unless `retain_graph`, and else doubles the leaves' .grad; `gradient_ones`
     starts backward from ones of the target's shape (backward(gradient=torch.ones_like(t))),
-    which lets a target of more than one element run backward, as if it had been summed."""
+    which lets a target of more than one element run backward, as if it had been summed.
+    `no_grad` runs the forward pass under torch.no_grad(): the same values, but no graph
+    recorded, so a backward run then fails at its target with PyTorch's error (such a run
+    never uses the cache, whose values carry their graph)."""
     if mode not in ("forward", "backward"):
         raise ValueError(f"mode must be 'forward' or 'backward', not {mode!r}")
     if not validated:
@@ -1241,10 +1246,13 @@ def run(
     if target is not None and all(n.id != target for n in doc.nodes):
         raise GraphInvalid([Problem(f"the target '{target}' is not a node of the graph")])
     records = []
+    if no_grad:
+        cache = None
     with _gc_paused():
         r = _Run(plan_for(doc), doc, mode, target, emit or records.append, cancel, limits, cache)
         r.device = device
         r.teaching = (start_grads, backward_twice, retain_graph, gradient_ones)
+        r.no_grad = no_grad
         res = r.result
         t0 = time.perf_counter()
         _execute(r, res, t0)
@@ -1289,10 +1297,11 @@ def _gc_paused():
 def _execute(r, res, t0):
     """Forward, then backward when asked; every failure becomes the run's error record."""
     try:
-        with eg.enable_grad():
+        with eg.no_grad() if r.no_grad else eg.enable_grad():
             r.forward()
-            t1 = time.perf_counter()
-            res.timings["forward_ms"] = (t1 - t0) * 1e3
+        t1 = time.perf_counter()
+        res.timings["forward_ms"] = (t1 - t0) * 1e3
+        with eg.enable_grad():
             if r.backward:
                 res.target = r.pick_target()
                 out = r.values[res.target]

@@ -25,6 +25,7 @@ ORDER = (
     "branch-on-sign",
     "classifier-cross-entropy",
     "detach-stops-gradient",
+    "no-grad-inference",
     # text 003
     "square-of-a-sum",
     "branch-square-or-negate",

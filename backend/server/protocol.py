@@ -23,11 +23,13 @@ class RunOptions(BaseModel):
     use_cache: bool = True  # forward runs reuse unchanged nodes' values from earlier runs
     # teaching options of backward runs (docs/training.md): leaves start from the .grad of this
     # client's previous run of the same graph; backward called twice, retaining the graph or not;
-    # backward from ones of the target's shape (a target that is not one number)
+    # backward from ones of the target's shape (a target that is not one number); and, for
+    # forward and backward runs, the forward pass under no_grad
     accumulate_grad: bool = False
     backward_twice: bool = False
     retain_graph: bool = False
     gradient_ones: bool = False
+    no_grad: bool = False
 
 
 class RunEdit(BaseModel):

@@ -182,6 +182,7 @@ class RunManager:
                 backward_twice=options.backward_twice,
                 retain_graph=options.retain_graph,
                 gradient_ones=options.gradient_ones,
+                no_grad=options.no_grad,
             )
         except GraphInvalid as exc:  # raced with nothing: validation ran just before
             stop_ticker()

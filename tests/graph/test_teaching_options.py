@@ -1,7 +1,7 @@
 """The teaching options of a backward run, against PyTorch doing the same: accumulate_grad (the
 leaves' .grad carried over from the previous run, as without zero_grad), backward_twice with
-or without retain_graph, and gradient_ones (backward from a target that is not one number);
-and the templates whose lessons use them."""
+or without retain_graph, gradient_ones (backward from a target that is not one number) and
+no_grad (a forward pass that records no graph); and the templates whose lessons use them."""
 
 import json
 
@@ -11,7 +11,7 @@ import torch
 from _docs import doc, edge, node, tensor
 
 import engine as eg
-from backend.graph import parse, run_records
+from backend.graph import ForwardCache, parse, run_records
 from backend.graph.templates import load_template
 
 BACKWARD_TWICE = (
@@ -251,6 +251,7 @@ def _lesson_runs(template_id):
             backward_twice=options.get("backward_twice", False),
             retain_graph=options.get("retain_graph", False),
             gradient_ones=options.get("gradient_ones", False),
+            no_grad=options.get("no_grad", False),
         )
         if res.grads is not None:
             last = res
@@ -289,3 +290,54 @@ def test_vector_backward_lesson():
     assert from_ones.status == "ok"
     for key, g in summed.leaf_grads.items():  # text 001's two ways agree
         np.testing.assert_allclose(from_ones.leaf_grads[key].numpy(), g.numpy(), rtol=1e-6)
+
+
+# -- no_grad ----------------------------------------------------------------------------------
+def _torch_no_grad_message():
+    x = torch.tensor(2.0)
+    with pytest.raises(RuntimeError) as info:
+        (x * x).backward()
+    return str(info.value)
+
+
+def test_no_grad_runs_forward_without_a_graph_as_pytorch_does():
+    doc = _vector_graph()
+    res, records = run_records(doc, "forward", no_grad=True)
+    plain, _ = run_records(doc, "forward")
+    x = torch.tensor(plain.values["x"].detach().numpy(), requires_grad=True)
+    w = torch.tensor(plain.values["w"].detach().numpy(), requires_grad=True)
+    with torch.no_grad():
+        y = torch.tanh(x @ w) * x.sum()
+    np.testing.assert_allclose(res.values["y"].numpy(), y.numpy(), rtol=1e-6)
+    for nid in ("m", "t", "s", "y"):
+        assert not res.values[nid].requires_grad and res.values[nid].grad_fn is None, nid
+        assert plain.values[nid].grad_fn is not None, nid
+    assert res.values["x"].requires_grad and res.values["x"].is_leaf  # made, not computed
+    (graph,) = [r for r in records if r["kind"] == "autograd"]
+    assert {n["name"] for n in graph["nodes"]} == {"AccumulateGrad"} and not graph["edges"]
+
+    failed, records = run_records(doc, "backward", no_grad=True, gradient_ones=True)
+    assert failed.status == "error" and failed.error["node"] == "y"
+    assert failed.error["message"] == _torch_no_grad_message()
+    assert not failed.leaf_grads and records[-1] == failed.error
+
+
+def test_no_grad_runs_leave_the_forward_cache_alone():
+    cache = ForwardCache()
+    doc = _vector_graph()
+    assert run_records(doc, "forward", cache=cache)[0].values["y"].grad_fn is not None
+    hits = cache.hits
+    res, _ = run_records(doc, "forward", cache=cache, no_grad=True)
+    assert res.values["y"].grad_fn is None and cache.hits == hits  # not taken from the cache
+    res, records = run_records(doc, "forward", cache=cache)
+    assert res.values["y"].grad_fn is not None  # nor put into it
+    assert any(r.get("cached") for r in records if r["kind"] == "value")
+
+
+def test_no_grad_lesson():
+    trained, inference, failed = _lesson_runs("no-grad-inference")
+    assert trained.values["y"].item() == inference.values["y"].item() == 11.0
+    assert trained.leaf_grads["x"].item() == 7.0
+    assert trained.values["y"].grad_fn is not None and inference.values["y"].grad_fn is None
+    assert failed.status == "error" and failed.error["node"] == "y"
+    assert failed.error["message"] == _torch_no_grad_message()

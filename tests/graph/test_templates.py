@@ -23,6 +23,7 @@ TEXT_EXAMPLES = [
     "branch-on-sign",
     "classifier-cross-entropy",
     "detach-stops-gradient",
+    "no-grad-inference",
     "square-of-a-sum",
     "branch-square-or-negate",
     "mlp-mse",

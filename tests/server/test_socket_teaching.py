@@ -1,7 +1,8 @@
 """The teaching options of `run` over a real server: accumulate_grad carries the leaves' .grad
 from the client's previous run of the same graph; backward_twice fails without retain_graph
 with PyTorch's message, and doubles the gradients with it; gradient_ones runs backward from a
-target that is not one number; datasets run over the wire."""
+target that is not one number; no_grad runs the forward pass without a graph; datasets run
+over the wire."""
 
 import numpy as np
 import pytest
@@ -125,6 +126,23 @@ def test_gradient_ones_runs_backward_from_a_tensor(server, sio_client):
         got = preview(records, "leaf_grad", node=leaf, param=None)
         want = preview(summed_records, "leaf_grad", node=leaf, param=None)
         np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=leaf)
+
+
+def test_no_grad_runs_forward_without_a_graph(server, sio_client):
+    c = sio_client(server)
+    doc = template("no-grad-inference")
+    _, finished, records = c.run_to_end(doc, "forward", options={"no_grad": True})
+    assert finished["status"] == "ok"
+    assert preview(records, "value", node="y") == 11.0
+    graph = one(records, "autograd")
+    assert [(n["name"], n["node"]) for n in graph["nodes"]] == [("AccumulateGrad", "x")]
+    _, finished, records = c.run_to_end(doc, "backward", options={"no_grad": True})
+    assert finished["status"] == "error"
+    assert finished["error"]["node"] == "y"
+    assert finished["error"]["message"] == (
+        "element 0 of tensors does not require grad and does not have a grad_fn"
+    )
+    assert leaf_x(c, doc) == 7.0  # off again: the graph is recorded
 
 
 @pytest.mark.parametrize(

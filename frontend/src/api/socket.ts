@@ -24,6 +24,7 @@ export interface RunOptions {
   backward_twice?: boolean;
   retain_graph?: boolean;
   gradient_ones?: boolean;
+  no_grad?: boolean;
 }
 
 export type { RunAck };

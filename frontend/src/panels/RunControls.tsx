@@ -1,5 +1,6 @@
 // Forward and Backward. Backward asks for its scalar target (defaulting to the document's, or
-// the last scalar node); a run in progress can be cancelled.
+// the last scalar node); a run in progress can be cancelled. The no_grad toggle applies to both
+// (the forward pass records no graph), so it sits here, in view, not in Backward's options.
 import { useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { RunFinished } from "../api/types";
@@ -15,6 +16,7 @@ export default function RunControls() {
   const stepping = useRun((s) => s.step !== null);
   const runId = useRun((s) => s.runId);
   const finished = useRun((s) => s.finished);
+  const noGrad = useRun((s) => Boolean(s.options.no_grad));
   const [asking, setAsking] = useState(false);
   const run = useRun.getState();
   return (
@@ -32,6 +34,15 @@ export default function RunControls() {
         title="Ctrl+Shift+Enter"
       >
         ◀ Backward
+      </button>
+      <button
+        type="button"
+        className="no-grad"
+        aria-pressed={noGrad}
+        onClick={() => run.setOption("no_grad", !noGrad)}
+        title="run the forward pass under torch.no_grad(): the same values, no graph recorded"
+      >
+        no_grad
       </button>
       {asking && <TargetPicker onDone={() => setAsking(false)} />}
       <span

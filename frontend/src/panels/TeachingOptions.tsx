@@ -1,6 +1,7 @@
 // Toggles for showing the classic mistakes: gradients that accumulate without zero_grad,
 // backward run twice without retain_graph, and backward from a target that is not one number,
-// which needs a gradient to start from (docs/training.md "Run options for teaching").
+// which needs a gradient to start from (docs/training.md "Run options for teaching"). The
+// no_grad toggle, which forward runs follow too, sits beside the run buttons (RunControls).
 import { useRun } from "../store/run";
 
 const TOGGLES = [

@@ -27,7 +27,7 @@ export interface RunState {
   focus: { node?: string; edge?: string };
   selectedEdge: string | null;
   viewing: TensorRef | null; // what the tensor viewer shows
-  options: RunOptions; // the teaching toggles: accumulate .grad, backward twice, retain_graph, ones
+  options: RunOptions; // the teaching toggles: accumulate .grad, backward twice, retain_graph, ones, no_grad
   following: boolean; // in a room as a follower: the owner's runs are shown here
 
   start(mode: RunMode, target?: string | null): Promise<void>;
