@@ -1,6 +1,6 @@
 """The editor's other workflows, driven through the page: validation errors at their node,
-saving and reopening, export and import, step mode, the chain-rule and tensor panels, the
-autograd view, and a lost connection."""
+saving and reopening, working copies per tab, export and import, step mode, the chain-rule and
+tensor panels, the autograd view, and a lost connection."""
 
 import re
 
@@ -66,6 +66,56 @@ def test_save_reload_and_reopen_from_the_store(page):
     run_forward(page)
     # y = x**2 + 3x + 1 at x = 5
     assert value_of(page, "y") == "41"
+
+
+def _x_is_written(page, value):
+    """Wait until a working copy holds the node x at `value` (copies are written 300 ms after
+    an edit)."""
+    page.wait_for_function(
+        """value => Object.keys(localStorage).some(k => {
+            if (!k.startsWith("wiregrad.working.")) return false;
+            const x = JSON.parse(localStorage.getItem(k)).doc.nodes.find(n => n.id === "x");
+            return x && x.params.value === value;
+        })""",
+        arg=value,
+    )
+
+
+def _edit_x(page, value):
+    select_node(page, "x")
+    set_param(page, "value", str(value))
+    _x_is_written(page, value)
+
+
+def test_two_tabs_keep_their_own_working_copies(page):
+    """Each tab's reload gets its own graph back, whichever tab wrote last; a new tab starts
+    from the copy written last."""
+    other = page.context.new_page()
+    other.server = page.server
+    open_editor(page, "quadratic")
+    _edit_x(page, 5)
+    open_editor(other, "square-of-a-sum")
+    _edit_x(other, 7)
+    _edit_x(page, 9)  # written last, and `other` has nothing left to write when it goes
+    other.reload()
+    expect(other.locator(".app.ready")).to_be_visible()
+    expect(other.get_by_label("graph name")).to_contain_text("Square of a sum")
+    select_node(other, "x")
+    expect(other.get_by_label("inspector").get_by_label("value", exact=True)).to_have_value("7")
+    page.reload()
+    expect(page.locator(".app.ready")).to_be_visible()
+    expect(page.get_by_label("graph name")).to_contain_text("Quadratic")
+    select_node(page, "x")
+    expect(page.get_by_label("inspector").get_by_label("value", exact=True)).to_have_value("9")
+    other.close()  # (it writes what it has on the way out, and nothing after)
+    _edit_x(page, 11)  # the copy written last
+    fresh = page.context.new_page()
+    fresh.server = page.server
+    open_editor(fresh)
+    expect(fresh.get_by_label("graph name")).to_contain_text("Quadratic")
+    select_node(fresh, "x")
+    expect(fresh.get_by_label("inspector").get_by_label("value", exact=True)).to_have_value("11")
+    fresh.close()
 
 
 def test_export_shows_pytorch_code_and_import_reads_it_back(page):

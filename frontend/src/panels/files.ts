@@ -1,11 +1,10 @@
 // Opening and saving documents: templates, the server's store, files on disk, and the working
-// copy kept in the browser so that a reload or a crash loses nothing.
+// copy kept in the browser (one per tab: store/workingCopies.ts) so that a reload loses nothing.
 import { api } from "../api/http";
 import type { GraphDocument } from "../api/types";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
-
-const WORKING_COPY = "wiregrad.working";
+import { readWorkingCopy, writeWorkingCopy } from "../store/workingCopies";
 
 /** Replace the open graph, asking first when it has unsaved changes. */
 export function openDocument(
@@ -82,7 +81,7 @@ export function keepWorkingCopy() {
     const st = useEditor.getState();
     const saved = { doc: st.document(), graphId: st.graphId, revision: st.revision, dirty: st.dirty };
     try {
-      localStorage.setItem(WORKING_COPY, JSON.stringify(saved));
+      writeWorkingCopy(localStorage, sessionStorage, saved);
     } catch {
       /* storage full or disabled: the server store still works */
     }
@@ -103,11 +102,10 @@ export function keepWorkingCopy() {
 
 export function restoreWorkingCopy(): boolean {
   try {
-    const raw = localStorage.getItem(WORKING_COPY);
-    if (!raw) return false;
-    const saved = JSON.parse(raw);
-    if (saved?.doc?.format !== "wiregrad.graph") return false;
-    useEditor.getState().load(saved.doc, saved);
+    const saved = readWorkingCopy(localStorage, sessionStorage);
+    const doc = saved?.doc as GraphDocument | undefined;
+    if (!saved || doc?.format !== "wiregrad.graph") return false;
+    useEditor.getState().load(doc, saved);
     return true;
   } catch {
     return false;
