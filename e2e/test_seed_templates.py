@@ -72,3 +72,21 @@ def test_detach_edge_carries_no_gradient(page):
     run_backward(page)
     expect(page.get_by_test_id("edge-grad-y-z")).to_have_count(0)
     expect(page.get_by_test_id("edge-grad-x-y")).to_have_text("∇ 4")
+
+
+def test_both_edges_of_x_times_x_show_their_gradient(page):
+    """Text 002's x*x + 3x + 1: the three edges out of x carry 2, 2 and 3, and the two into
+    x*x (same source, same target) have their labels stacked, neither covering the other."""
+    open_editor(page, "quadratic")
+    run_backward(page)
+    labels = [page.get_by_test_id(f"edge-{e}") for e in ("x-a", "x-a-other", "x-b")]
+    for label, grad in zip(labels, ("∇ 2", "∇ 2", "∇ 3")):
+        expect(label.get_by_test_id(re.compile("^edge-grad-"))).to_have_text(grad)
+    top, bottom = (label.bounding_box() for label in labels[:2])
+    assert top["y"] + top["height"] <= bottom["y"]  # `input` above `other`, as the ports are
+    # either label can be clicked, and explains its own edge
+    chain_rule = page.get_by_role("region", name="chain rule")
+    labels[0].click()
+    expect(chain_rule).to_contain_text("x → a.input")
+    labels[1].click()
+    expect(chain_rule).to_contain_text("x → a.other")

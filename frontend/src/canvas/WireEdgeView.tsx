@@ -1,5 +1,6 @@
 // One wire: its producer's value and, after backward, the gradient its consumer sent back
-// along it (in the gradient colour). A branch an `if` did not take is dimmed.
+// along it (in the gradient colour). A branch an `if` did not take is dimmed. Wires joining the
+// same two nodes stack their labels (parallelEdges.ts).
 import { BaseEdge, EdgeLabelRenderer, type EdgeProps, getBezierPath } from "@xyflow/react";
 import { memo } from "react";
 import type { WireEdge } from "../doc/convert";
@@ -7,6 +8,7 @@ import { formatSummary } from "../format/annotate";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
 import { useDetailed } from "./detail";
+import { labelShift, parallelPlaces } from "./parallelEdges";
 import { useRunSlice } from "./runSlice";
 
 /** What the latest run says about edge `id`. The producer's value is only ever shown in a
@@ -31,6 +33,11 @@ function WireEdgeView(props: EdgeProps<WireEdge>) {
   const detailed = useDetailed();
   const { value, grad, notTaken, focused } = useEdgeRun(id, source, detailed || !!props.selected);
   const problem = useEditor((s) => s.problems.find((p) => p.edge === id));
+  const place = useEditor((s) => {
+    const opOf = (node: string) => s.ops[s.nodes.find((n) => n.id === node)?.data.op ?? ""];
+    return parallelPlaces(s.edges, opOf).get(id);
+  });
+  const shift = labelShift(place);
   const [path, labelX, labelY] = getBezierPath({
     sourceX,
     sourceY,
@@ -55,7 +62,7 @@ function WireEdgeView(props: EdgeProps<WireEdge>) {
         <EdgeLabelRenderer>
           <div
             className={`wire-label ${cls}`}
-            style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)` }}
+            style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY + shift}px)` }}
             data-testid={`edge-${id}`}
             onClick={() => useRun.getState().selectEdge(id)}
           >
