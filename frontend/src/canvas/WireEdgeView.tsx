@@ -33,11 +33,7 @@ function WireEdgeView(props: EdgeProps<WireEdge>) {
   const detailed = useDetailed();
   const { value, grad, notTaken, focused } = useEdgeRun(id, source, detailed || !!props.selected);
   const problem = useEditor((s) => s.problems.find((p) => p.edge === id));
-  const place = useEditor((s) => {
-    const opOf = (node: string) => s.ops[s.nodes.find((n) => n.id === node)?.data.op ?? ""];
-    return parallelPlaces(s.edges, opOf).get(id);
-  });
-  const shift = labelShift(place);
+  const shift = labelShift(useEditor((s) => parallelPlaces(s.edges, s.nodes, s.ops).get(id)));
   const [path, labelX, labelY] = getBezierPath({
     sourceX,
     sourceY,

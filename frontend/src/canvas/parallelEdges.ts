@@ -11,6 +11,11 @@ interface Wire {
   targetHandle?: string | null;
 }
 
+interface NodeOfOp {
+  id: string;
+  data: { op: string };
+}
+
 /** [position among its parallel edges, how many there are]; only edges that have siblings. */
 export type Place = readonly [number, number];
 
@@ -20,10 +25,12 @@ const cache = new WeakMap<readonly Wire[], Map<string, Place>>();
 
 /** The places of `edges` that share their source and target with another edge. Computed once
  * per edges array (the editor makes a new one at each change), so each edge's view can look
- * itself up on every render, and gets the same Place object until its siblings change. */
+ * itself up on every store update at the cost of two map reads, and gets the same Place object
+ * until its siblings change. (A node's op never changes while its edges stay the same.) */
 export function parallelPlaces(
   edges: readonly Wire[],
-  opOf: (node: string) => OpSpec | undefined,
+  nodes: readonly NodeOfOp[],
+  ops: Record<string, OpSpec>,
 ): Map<string, Place> {
   const hit = cache.get(edges);
   if (hit) return hit;
@@ -35,9 +42,11 @@ export function parallelPlaces(
     else groups.set(key, [e]);
   }
   const places = new Map<string, Place>();
+  let opOf: Map<string, string> | undefined; // node id -> op, made when a group needs it
   for (const group of groups.values()) {
     if (group.length < 2) continue;
-    const ports = opOf(group[0].target)?.inputs.map((p) => p.name) ?? [];
+    opOf ??= new Map(nodes.map((n) => [n.id, n.data.op]));
+    const ports = ops[opOf.get(group[0].target) ?? ""]?.inputs.map((p) => p.name) ?? [];
     const rank = (e: Wire) => {
       const i = ports.indexOf(e.targetHandle ?? "");
       return i < 0 ? ports.length : i;
