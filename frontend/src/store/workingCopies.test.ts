@@ -8,10 +8,6 @@ function storage(): KeyValue & { keys(): string[] } {
     getItem: (k) => m.get(k) ?? null,
     setItem: (k, v) => void m.set(k, String(v)),
     removeItem: (k) => void m.delete(k),
-    key: (i) => [...m.keys()][i] ?? null,
-    get length() {
-      return m.size;
-    },
     keys: () => [...m.keys()],
   };
 }
@@ -75,7 +71,7 @@ describe("working copies, one per tab", () => {
     const tab = storage();
     local.setItem("wiregrad.working", "{not json");
     expect(readWorkingCopy(local, tab)).toBeNull();
-    local.setItem("wiregrad.last-working", "wiregrad.working.gone");
+    local.setItem("wiregrad.working-index", JSON.stringify({ "wiregrad.working.gone": 1 }));
     expect(readWorkingCopy(local, tab)).toBeNull();
   });
 });

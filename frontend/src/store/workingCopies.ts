@@ -16,13 +16,13 @@ export interface KeyValue {
   getItem(key: string): string | null;
   setItem(key: string, value: string): void;
   removeItem(key: string): void;
-  key(index: number): string | null;
-  readonly length: number;
 }
 
 const PREFIX = "wiregrad.working.";
 const TAB = "wiregrad.tab"; // in sessionStorage: this tab's id
-const LAST = "wiregrad.last-working"; // the key written last, in any tab
+// when each kept copy was written ({key: ms}), so that neither a new tab's read nor the pruning
+// at each write has to parse every copy (whole graphs) to find out
+const INDEX = "wiregrad.working-index";
 const BEFORE_TABS = "wiregrad.working"; // the one copy kept before copies were per tab
 export const KEPT = 8; // copies kept, the most recently written: tabs long closed go
 
@@ -35,7 +35,7 @@ function tabKey(session: KeyValue): string {
   return PREFIX + id;
 }
 
-function parse(raw: string | null): (WorkingCopy & { at?: number }) | null {
+function parse(raw: string | null): WorkingCopy | null {
   if (!raw) return null;
   try {
     const saved = JSON.parse(raw);
@@ -45,12 +45,28 @@ function parse(raw: string | null): (WorkingCopy & { at?: number }) | null {
   }
 }
 
+function readIndex(local: KeyValue): Record<string, number> {
+  try {
+    const index = JSON.parse(local.getItem(INDEX) ?? "{}");
+    return index && typeof index === "object" ? index : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Write this tab's copy; of the others, keep the KEPT - 1 written last. */
 export function writeWorkingCopy(local: KeyValue, session: KeyValue, copy: WorkingCopy, now = Date.now()) {
   const key = tabKey(session);
-  local.setItem(key, JSON.stringify({ ...copy, at: now }));
-  local.setItem(LAST, key);
+  local.setItem(key, JSON.stringify(copy));
+  const index = readIndex(local);
+  index[key] = now;
+  const newestFirst = Object.keys(index).sort((a, b) => index[b] - index[a]);
+  for (const old of newestFirst.slice(KEPT)) {
+    local.removeItem(old);
+    delete index[old];
+  }
+  local.setItem(INDEX, JSON.stringify(index));
   local.removeItem(BEFORE_TABS); // read once, by the first tab to open after the change
-  pruneWorkingCopies(local, key);
 }
 
 /** This tab's copy; for a tab without one, the copy written last (or the one from before
@@ -58,17 +74,7 @@ export function writeWorkingCopy(local: KeyValue, session: KeyValue, copy: Worki
 export function readWorkingCopy(local: KeyValue, session: KeyValue): WorkingCopy | null {
   const own = parse(local.getItem(tabKey(session)));
   if (own) return own;
-  const last = local.getItem(LAST);
+  const index = readIndex(local);
+  const last = Object.keys(index).sort((a, b) => index[b] - index[a])[0];
   return parse(last ? local.getItem(last) : null) ?? parse(local.getItem(BEFORE_TABS));
-}
-
-/** Drop all but the KEPT copies written last (never `keep`, the one just written). */
-function pruneWorkingCopies(local: KeyValue, keep: string) {
-  const copies: { key: string; at: number }[] = [];
-  for (let i = 0; i < local.length; i++) {
-    const key = local.key(i);
-    if (key?.startsWith(PREFIX) && key !== keep) copies.push({ key, at: parse(local.getItem(key))?.at ?? 0 });
-  }
-  copies.sort((a, b) => b.at - a.at);
-  for (const { key } of copies.slice(KEPT - 1)) local.removeItem(key);
 }
