@@ -3,12 +3,11 @@ leaves' .grad carried over from the previous run, as without zero_grad), backwar
 or without retain_graph, gradient_ones (backward from a target that is not one number) and
 no_grad (a forward pass that records no graph); and the templates whose lessons use them."""
 
-import json
-
 import numpy as np
 import pytest
 import torch
 from _docs import doc, edge, node, tensor
+from test_observer_kernel import as_json
 
 import engine as eg
 from backend.graph import ForwardCache, parse, run_records
@@ -208,15 +207,11 @@ def test_gradient_ones_runs_backward_from_a_tensor_as_pytorch_does():
     assert [r["kind"] for r in records][-1] == "autograd"
 
 
-def _as_json(records):
-    return json.dumps(records, default=lambda a: np.asarray(a).tolist())
-
-
 def test_gradient_ones_changes_nothing_for_a_one_element_target():
     doc = _layer_graph()
     plain, plain_records = run_records(doc, "backward")
     ones, ones_records = run_records(doc, "backward", gradient_ones=True)
-    assert _as_json(plain_records) == _as_json(ones_records)
+    assert as_json(plain_records) == as_json(ones_records)
     _close(ones.leaf_grads, plain.leaf_grads)
 
 
