@@ -54,6 +54,7 @@ from .autograd import (
     no_grad,
     set_grad_enabled,
 )
+from .ops import family_modules as _family_modules
 from .ops.elementwise import (
     abs,
     add,
@@ -112,6 +113,10 @@ from .ops.shape import (
     unflatten,
     unsqueeze,
 )
+
+for _family in _family_modules():  # the op families' public functions (engine/ops/__init__.py)
+    globals().update({_name: getattr(_family, _name) for _name in _family.__all__})
+del _family
 
 half, float, double, long = float16, float32, float64, int64  # PyTorch's aliases
 clip = clamp

@@ -5,7 +5,7 @@ import numpy as np
 from . import _creation, _device
 from ._tensor import Tensor, bump_version, wrap
 from .ops import elementwise as ew
-from .ops import linalg, neural, reduce, shape
+from .ops import family_modules, linalg, neural, reduce, shape
 
 
 def _swap(fn):
@@ -208,6 +208,15 @@ def __setitem__(self, key, value):  # noqa: N807
         value = value.to(self.device)
     self._inplace(shape.index_put, key, value)
 
+
+# -- op families (engine/ops/__init__.py): their methods and in-place forms ------------------
+for _family in family_modules():
+    for _name, _fn in getattr(_family, "METHODS", {}).items():
+        setattr(Tensor, _name, _fn)
+    for _name, _fn in getattr(_family, "PROPERTIES", {}).items():
+        setattr(Tensor, _name, property(_fn))
+    for _name, _op in getattr(_family, "INPLACE", {}).items():
+        setattr(Tensor, _name + "_", _inplace(_op))
 
 Tensor.zero_ = zero_
 Tensor.fill_ = fill_

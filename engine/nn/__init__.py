@@ -21,7 +21,18 @@ from .modules import (
 )
 from .parameter import Parameter
 
+# Module families each in a file of their own; each lists its classes in __all__.
+_FAMILIES = ("activation", "attention", "container", "conv", "normalization", "pooling")
+_family_names = []
+for _name in _FAMILIES:
+    import importlib as _importlib
+
+    _mod = _importlib.import_module(f"{__name__}.{_name}")
+    globals().update({_n: getattr(_mod, _n) for _n in _mod.__all__})
+    _family_names += _mod.__all__
+
 __all__ = [
+    *_family_names,
     "BCELoss",
     "CrossEntropyLoss",
     "Identity",

@@ -1,5 +1,6 @@
 """engine.nn.functional: the stateless forms of the layers and losses."""
 
+from ..ops import family_modules as _family_modules
 from ..ops.elementwise import leaky_relu, relu, sigmoid, tanh
 from ..ops.linalg import linear
 from ..ops.neural import (
@@ -12,7 +13,13 @@ from ..ops.neural import (
     softmax,
 )
 
+_FAMILY_FUNCTIONAL = {}
+for _family in _family_modules():  # the op families' functional forms (engine/ops/__init__.py)
+    _FAMILY_FUNCTIONAL.update(getattr(_family, "FUNCTIONAL", {}))
+globals().update(_FAMILY_FUNCTIONAL)
+
 __all__ = [
+    *_FAMILY_FUNCTIONAL,
     "binary_cross_entropy",
     "cross_entropy",
     "l1_loss",

@@ -1,0 +1,6 @@
+"""(to be written)"""
+
+__all__ = []
+METHODS = {}
+INPLACE = {}
+FUNCTIONAL = {}
