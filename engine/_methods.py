@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from . import _creation, _device
-from ._tensor import Tensor, bump_version, wrap
+from . import _creation, _device, _views
+from ._tensor import Tensor, wrap
 from .ops import elementwise as ew
 from .ops import family_modules, linalg, neural, reduce, shape
 
@@ -89,6 +89,7 @@ _METHODS = {
     # shapes
     "reshape": shape.reshape,
     "view": shape.view,
+    "view_as": shape.view_as,
     "flatten": shape.flatten,
     "unflatten": shape.unflatten,
     "transpose": shape.transpose,
@@ -141,6 +142,11 @@ Tensor.__invert__ = ew.bitwise_not
 
 
 # -- in place: each is the out-of-place op written into this tensor's storage ---------------------
+Tensor._inplace = _views.inplace
+Tensor._check_inplace = _views.check_inplace
+Tensor.detach_ = _views.detach_
+
+
 def _inplace(op):
     def method(self, *args, **kwargs):
         return self._inplace(lambda s, *a: op(s, *a, **kwargs), *args)
@@ -175,40 +181,6 @@ Tensor.__imul__ = Tensor.mul_
 Tensor.__itruediv__ = Tensor.div_
 Tensor.__ipow__ = Tensor.pow_
 
-
-def zero_(self):
-    return fill_(self, 0)
-
-
-def fill_(self, value):
-    if isinstance(value, Tensor):
-        if value._data.ndim:
-            raise RuntimeError(
-                "fill_ only supports 0-dimension value tensor but got tensor with "
-                f"{value._data.ndim} dimensions."
-            )
-        return self._inplace(lambda s, v: v.to(s.dtype).expand(s._data.shape), value)
-    self._check_inplace()
-    self._data[...] = value
-    bump_version(self)
-    if self.grad_fn is not None:  # the old value no longer matters to anything downstream
-        self.grad_fn, self._requires_grad = None, False
-    return self
-
-
-def copy_(self, src, non_blocking=False):
-    if not isinstance(src, Tensor):
-        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
-    src = src if src.device == self.device else src.to(self.device)
-    return self._inplace(lambda s, v: v.to(s.dtype).expand(s._data.shape), src)
-
-
-def __setitem__(self, key, value):  # noqa: N807
-    if isinstance(value, Tensor) and value.device != self.device:
-        value = value.to(self.device)
-    self._inplace(shape.index_put, key, value)
-
-
 # -- op families (engine/ops/__init__.py): their methods and in-place forms ------------------
 for _family in family_modules():
     for _name, _fn in getattr(_family, "METHODS", {}).items():
@@ -217,11 +189,6 @@ for _family in family_modules():
         setattr(Tensor, _name, property(_fn))
     for _name, _op in getattr(_family, "INPLACE", {}).items():
         setattr(Tensor, _name + "_", _inplace(_op))
-
-Tensor.zero_ = zero_
-Tensor.fill_ = fill_
-Tensor.copy_ = copy_
-Tensor.__setitem__ = __setitem__
 
 
 # -- conversions ----------------------------------------------------------------------------------

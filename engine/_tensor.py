@@ -89,6 +89,12 @@ class Tensor:
     _post_hooks = None  # post-accumulate-grad hooks
     _accumulator = None  # weak reference to this leaf's AccumulateGrad node
     _retains_grad = False
+    # views (engine/_views.py): the root base of a view, a root's live views, and why a view
+    # may not be written in place
+    _base = None
+    _views = None
+    _view_no_grad = False
+    _view_multi = None
     __array_ufunc__ = None  # numpy hands `array * tensor` over to Tensor.__rmul__
     __hash__ = object.__hash__  # identity, as in PyTorch (== is elementwise)
 
@@ -214,6 +220,13 @@ class Tensor:
         """How many times this storage was written in place (shared by views and detach)."""
         return version(self)
 
+    def _is_view(self):
+        return self._base is not None
+
+    def data_ptr(self):
+        d = self._data
+        return d.__array_interface__["data"][0] if d.__class__ is _ndarray else d.data.ptr
+
     def _bump_version(self):
         bump_version(self)
 
@@ -268,11 +281,6 @@ class Tensor:
         t = wrap(self._data)
         share_version(self, t)
         return t
-
-    def detach_(self):
-        self.grad_fn = None
-        self._requires_grad = False
-        return self
 
     # -- leaving the engine -------------------------------------------------------------------
     def item(self):
@@ -343,49 +351,7 @@ class Tensor:
     def __reduce_ex__(self, protocol):
         return (_rebuild, (self.cpu()._data, self._requires_grad, str(self.device)))
 
-    # -- in place -------------------------------------------------------------------------------
-    def _check_inplace(self):
-        if not STATE.enabled:
-            return
-        fn = self.grad_fn
-        if fn is None:
-            if self._requires_grad:
-                raise RuntimeError(LEAF_INPLACE)
-            return
-        if fn.is_view:
-            # a view's own node leads to its base (through views of views): writing into a
-            # view of a leaf writes into the leaf, which PyTorch refuses as it refuses the leaf
-            while fn is not None and fn.is_view:
-                fn = fn.next_functions[0][0]
-            if fn.__class__ is graph.AccumulateGrad:
-                raise RuntimeError(VIEW_OF_LEAF_INPLACE)
-
-    def _inplace(self, op, *args):
-        """Run the out-of-place `op(self, *args)` and write its result into this tensor's storage.
-
-        With grad on, the op is applied to a snapshot of the old value, so what the op saves for
-        backward is the value it saw; this tensor then takes the op's grad_fn, as in PyTorch.
-        """
-        self._check_inplace()
-        tracked = STATE.enabled and (
-            self._requires_grad or any(isinstance(a, Tensor) and a._requires_grad for a in args)
-        )
-        if tracked:
-            old = wrap(self._data.copy(), self._requires_grad)
-            old.grad_fn, old._output_nr = self.grad_fn, self._output_nr
-            result = op(old, *args)
-        else:
-            prev, STATE.enabled = STATE.enabled, False
-            try:
-                result = op(self, *args)
-            finally:
-                STATE.enabled = prev
-        self._write(result._data)
-        if tracked:
-            self.grad_fn, self._output_nr = result.grad_fn, 0
-            self._requires_grad = result._requires_grad
-        return self
-
+    # -- in place (the rules are in engine/_views.py, bound here by engine/_methods.py) --------
     def _write(self, values):
         """Copy `values` into this storage in place, with PyTorch's shape and dtype rules."""
         d = self._data
@@ -393,6 +359,12 @@ class Tensor:
             raise RuntimeError(
                 f"result type {_scalar_name(values.dtype)} can't be cast to the "
                 f"desired output type {_scalar_name(d.dtype)}"
+            )
+        if any(st == 0 and n > 1 for n, st in zip(d.shape, d.strides)):
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation."
             )
         if values.shape != d.shape:
             try:

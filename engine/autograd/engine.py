@@ -63,11 +63,11 @@ def run_backward(
         STATE.enabled = prev_enabled
 
     if inputs is not None and not allow_unused:
-        for r in results:
+        for k, r in enumerate(results):
             if r is None:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {k} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
                 )
     return results
 

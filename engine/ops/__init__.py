@@ -16,7 +16,10 @@ it, so a new family is one module and one line here.
 """
 
 FAMILIES = (
+    "writes",
+    "view_ops",
     "pointwise",
+    "pointwise_more",
     "activations",
     "losses",
     "scans",

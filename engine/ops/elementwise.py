@@ -362,8 +362,59 @@ def where(condition, input, other):
     return out
 
 
+class MaskedFillBackward0(Node):
+    """masked_fill with a number: the filled places get no gradient."""
+
+    __slots__ = ("mask",)
+
+    def backward(self, g):
+        return (where(const(self.mask), 0.0, g),)
+
+
+class MaskedFillBackward1(MaskedFillBackward0):
+    """masked_fill with a 0-d tensor: it gets the sum of the gradient over the filled places."""
+
+    __slots__ = ()
+
+    def backward(self, g):
+        m = const(self.mask)
+        return (
+            where(m, 0.0, g) if self.needs_grad(0) else None,
+            where(m, g, 0.0).sum() if self.needs_grad(1) else None,
+        )
+
+
 def masked_fill(input, mask, value):
-    return where(mask, value, input)
+    """input where mask is False, value where it is True; input's dtype and shape are kept."""
+    md = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if md.dtype != bool:
+        raise RuntimeError(
+            "masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{from_numpy(md.dtype).legacy_name[:-6].lower()}"
+        )
+    d = input._data
+    is_tensor = isinstance(value, Tensor)
+    if is_tensor and value._data.ndim:
+        raise RuntimeError(
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value._data.ndim} dimension(s)."
+        )
+    v = value._data.astype(d.dtype) if is_tensor else value
+    try:
+        data = xp(d).where(md, v, d).astype(d.dtype, copy=False)
+    except ValueError:
+        raise broadcast_error(d.shape, md.shape) from None
+    if data.shape != d.shape:
+        raise broadcast_error(d.shape, md.shape)
+    out = wrap(data)
+    if requires_grad(input, value):
+        if is_tensor:
+            node = MaskedFillBackward1((input, value))
+        else:
+            node = MaskedFillBackward0((input,))
+        node.mask = xp(d).broadcast_to(md, d.shape)
+        track(out, node)
+    return out
 
 
 # -- unary ---------------------------------------------------------------------------------------

@@ -1,18 +1,26 @@
-"""Shape ops, indexing, cat and stack. Views share their base's version counter, as in PyTorch, so
-an in-place write through either is seen by the checks on saved tensors."""
+"""Shape ops, indexing, cat and stack. The ops PyTorch makes views return views here: tensors
+sharing their base's memory and version counter (see engine/_views.py for what an in-place write
+through one does)."""
 
 import numpy as np
 
 from .._device import scatter_add
 from .._dtype import get as get_dtype
-from .._tensor import share_version
+from .._views import make_view
 from ._common import STATE, Node, Tensor, const, grad_casts, sum_to, track, wrap, wrap_dim, xp
 
 
-def _view_of(input, data):
-    out = wrap(data)
-    share_version(input, out)
-    return out
+_view_of = make_view
+
+
+def _owner(array):
+    base = array.base
+    return array if base is None else base
+
+
+def _shares_memory(a, b):
+    """Whether numpy (or cupy) gave a view: both arrays then own the same buffer."""
+    return _owner(a) is _owner(b)
 
 
 def _shape_arg(shape):
@@ -30,7 +38,8 @@ class ViewBackward0(Node):
         return (g.reshape(self.in_shape),)
 
 
-def reshape(input, *shape, _node=ViewBackward0):
+def reshape(input, *shape, _node=ViewBackward0, _view_only=False):
+    """A view where the memory layout allows one; otherwise (PyTorch's reshape) a copy."""
     shape = _shape_arg(shape)
     d = input._data
     if shape.count(-1) > 1:
@@ -39,6 +48,19 @@ def reshape(input, *shape, _node=ViewBackward0):
         data = d.reshape(shape)
     except ValueError:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {d.size}") from None
+    if data.size and not _shares_memory(d, data):
+        if _view_only:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+            )
+        copy = clone(input)  # PyTorch: clone, then an unsafe view of the clone (not a view)
+        out = wrap(copy._data.reshape(shape))
+        if copy.grad_fn is not None:
+            node = UnsafeViewBackward0((copy,))
+            node.in_shape = d.shape
+            track(out, node)
+        return out
     out = _view_of(input, data)
     if STATE.enabled and input._requires_grad:
         node = _node((input,))
@@ -47,7 +69,15 @@ def reshape(input, *shape, _node=ViewBackward0):
     return out
 
 
-view = reshape
+def view(input, *shape):
+    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) and shape[0] is not None:
+        dtype = get_dtype(shape[0])  # view(dtype): reinterpret the same bytes
+        raise NotImplementedError(f"view(dtype={dtype!r}) is not supported by Wiregrad")
+    return reshape(input, *shape, _view_only=True)
+
+
+def view_as(input, other):
+    return view(input, other._data.shape)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
@@ -138,9 +168,7 @@ def permute(input, *dims):
 
 def T(input):  # noqa: N802 - PyTorch's name
     n = input._data.ndim
-    if n == 2:
-        return t(input)
-    return permute(input, *reversed(range(n))) if n > 2 else input
+    return permute(input, *reversed(range(n))) if n >= 2 else input
 
 
 def mT(input):  # noqa: N802
@@ -481,21 +509,49 @@ class IndexBackward0(_IndexNode):
     __slots__ = ()
 
 
+# PyTorch runs a basic index as a sequence of select, slice and unsqueeze calls (full slices
+# skipped, `x[:]` an alias); the grad_fn a user sees is the last one's. The gradient is the same
+# scatter into zeros whatever the name, so these share _IndexNode's backward.
+_IndexUnsqueeze = type("UnsqueezeBackward0", (_IndexNode,), {"__slots__": (), "is_view": True})
+_IndexAlias = type("AliasBackward0", (_IndexNode,), {"__slots__": (), "is_view": True})
+
+
+def _basic_node(key, shape):
+    """The node class of the last view op PyTorch's indexing would run for a basic key."""
+    cls = _IndexAlias
+    dim, ndim = 0, len(shape)
+    spans = sum(1 for k in key if k is not None and k is not Ellipsis)
+    for k in key:
+        if k is None:
+            cls = _IndexUnsqueeze
+        elif k is Ellipsis:
+            dim += ndim - spans
+        elif isinstance(k, slice):
+            start, stop, step = k.start, k.stop, k.step
+            if not (
+                start in (None, 0)
+                and step in (None, 1)
+                and (stop is None or (dim < ndim and stop >= shape[dim]))
+            ):
+                cls = SliceBackward0
+            dim += 1
+        else:
+            cls = SelectBackward0
+            dim += 1
+    return cls
+
+
 def getitem(input, key):
     d = input._data
     key, basic = _index_key(key, d)
     try:
-        data = d[key]
+        # with an Ellipsis numpy gives a 0-d view where plain integers would give a scalar copy
+        data = d[key + (Ellipsis,)] if basic and Ellipsis not in key else d[key]
     except IndexError as exc:
         raise _index_error(exc, d) from None
     out = _view_of(input, data) if basic else wrap(data)
     if STATE.enabled and input._requires_grad:
-        if not basic:
-            cls = IndexBackward0
-        elif all(isinstance(k, (int, np.integer)) for k in key):
-            cls = SelectBackward0
-        else:
-            cls = SliceBackward0
+        cls = _basic_node(key, d.shape) if basic else IndexBackward0
         node = cls((input,))
         node.key, node.in_shape, node.basic = key, d.shape, basic
         track(out, node)
@@ -520,32 +576,8 @@ def narrow(input, dim, start, length):
 
 
 class IndexPutBackward0(Node):
-    """Backward of scattering a gradient into zeros: gather it back at the same index."""
-
-    __slots__ = ("key",)
-
-    def backward(self, g):
-        return (g[self.key],)
-
-
-def index_put_zeros(values, key, shape, basic):
-    """zeros(shape) with `values` added at `key` (repeated indices add up)."""
-    v = values._data
-    data = xp(v).zeros(shape, v.dtype)
-    if basic:
-        data[key] = v
-    else:
-        scatter_add(data, key, v)
-    out = wrap(data)
-    if STATE.enabled and values._requires_grad:
-        node = IndexPutBackward0((values,))
-        node.key = key
-        track(out, node)
-    return out
-
-
-class CopySlices(Node):
-    """x[key] = value: the old x gets the gradient outside key, value gets what lands on key."""
+    """out = input with `values` put at `key`: input's gradient is zero at key, the values get
+    what lands on key (summed back to their shape)."""
 
     __slots__ = ("key", "value_shape")
 
@@ -560,8 +592,26 @@ class CopySlices(Node):
         return (gx, gv)
 
 
+def index_put_zeros(values, key, shape, basic):
+    """zeros(shape) with `values` added at `key` (repeated indices add up): the gradient of an
+    index, and differentiable again."""
+    v = values._data
+    data = xp(v).zeros(shape, v.dtype)
+    if basic:
+        data[key] = v
+    else:
+        scatter_add(data, key, v)
+    out = wrap(data)
+    if STATE.enabled and values._requires_grad:
+        node = IndexPutBackward0((None, values))
+        node.key, node.value_shape = key, v.shape
+        track(out, node)
+    return out
+
+
 def index_put(input, key, value):
-    """Out-of-place `input[key] = value`; Tensor.__setitem__ runs it in place."""
+    """Out-of-place `input[key] = value` (PyTorch's index_put); Tensor.__setitem__ runs it in
+    place for advanced indices."""
     d = input._data
     key, _ = _index_key(key, d)
     data = d.copy()
@@ -579,7 +629,7 @@ def index_put(input, key, value):
     if STATE.enabled and (
         input._requires_grad or isinstance(value, Tensor) and value._requires_grad
     ):
-        node = CopySlices((input, value))
+        node = IndexPutBackward0((input, value))
         node.key, node.value_shape = key, np.shape(v)
         track(out, node)
     return out
