@@ -17,6 +17,8 @@ class SoftmaxBackward0(Node):
 
 
 def softmax(input, dim=None, dtype=None):
+    if dtype is not None:  # PyTorch casts the input first
+        input = input.to(dtype)
     d = float_data(input)
     dim = _softmax_dim(dim, d.ndim)
     m = xp(d)
@@ -39,6 +41,8 @@ class LogSoftmaxBackward0(Node):
 
 
 def log_softmax(input, dim=None, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
     d = float_data(input)
     dim = _softmax_dim(dim, d.ndim)
     m = xp(d)
@@ -180,98 +184,18 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     return out
 
 
-class NllLossBackward0(Node):
-    __slots__ = ("picks", "reduction")
+def nll_loss(*args, **kwargs):
+    """Kept for engine.nn.functional's import; the full loss lives in engine/ops/losses.py."""
+    from .losses import nll_loss as full
 
-    def backward(self, g):
-        # picks holds -1/N (or -1) at each target class and 0 elsewhere: the local derivative
-        if self.reduction == "none" and g._data.ndim:
-            g = g.unsqueeze(1)
-        return (g * const(self.picks), None)
+    return full(*args, **kwargs)
 
 
-def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
-    _check_reduction(reduction)
-    xd, td = input._data, target._data
-    if td.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype.legacy_name[:-6]}")
-    if xd.ndim not in (1, 2):
-        raise ValueError(
-            f"Expected 1D or 2D input to nll_loss, got {xd.ndim}D (use "
-            "cross_entropy over dim 1 after moving classes there)"
-        )
-    batched = xd.ndim == 2
-    x2 = xd if batched else xd[None]
-    t1 = td.reshape(-1) if batched else td.reshape(1)
-    if batched and td.ndim != 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if x2.shape[0] != t1.shape[0]:
-        raise ValueError(
-            f"Expected input batch_size ({x2.shape[0]}) to match target batch_size ({t1.shape[0]})."
-        )
-    n_classes = x2.shape[1]
-    valid = t1 != ignore_index
-    bad = (t1 < 0) | (t1 >= n_classes)
-    bad &= valid
-    if bool(bad.any()):
-        raise IndexError(f"Target {int(t1[bad][0])} is out of bounds.")
-    m = xp(xd)
-    safe_t = m.where(valid, t1, 0)
-    w = weight._data if weight is not None else m.ones(n_classes, xd.dtype)
-    wt = w[safe_t] * valid
-    rows = m.arange(x2.shape[0])
-    losses = -x2[rows, safe_t] * wt
-    if reduction == "mean":
-        total = wt.sum()
-        data = losses.sum() / total
-    elif reduction == "sum":
-        data = losses.sum()
-    else:
-        data = losses if batched else losses[0]
-    out = wrap(m.asarray(data, dtype=xd.dtype))
-    if STATE.enabled and input._requires_grad:
-        picks = m.zeros(x2.shape, xd.dtype)
-        picks[rows, safe_t] = -wt / (wt.sum() if reduction == "mean" else 1)
-        node = NllLossBackward0((input, target))
-        node.picks = picks if batched else picks[0]
-        node.reduction = reduction
-        track(out, node)
-    return out
+def cross_entropy(*args, **kwargs):
+    """Kept for engine.nn.functional's import; the full loss lives in engine/ops/losses.py."""
+    from .losses import cross_entropy as full
 
-
-def cross_entropy(
-    input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0
-):
-    _check_reduction(reduction)
-    class_dim = 1 if input._data.ndim >= 2 else 0
-    logp = log_softmax(input, class_dim)
-    if target._data.dtype.kind == "f":  # class probabilities
-        if target._data.shape != input._data.shape:
-            raise RuntimeError(
-                f"expected target dtype to be Long or Byte, but got {target.dtype.legacy_name[:-6]}"
-            )
-        probs = target
-        if label_smoothing:
-            probs = probs * (1 - label_smoothing) + label_smoothing / input._data.shape[class_dim]
-        per = -(logp * probs)
-        if weight is not None:
-            per = per * weight
-        loss = per.sum(class_dim)
-        return (
-            _reduce(loss, reduction)
-            if reduction != "mean" or loss._data.ndim == 0
-            else loss.sum() / loss._data.shape[0]
-        )
-    if label_smoothing:
-        n_classes = input._data.shape[class_dim]
-        smooth = -(logp.sum(class_dim)) / n_classes
-        nll = nll_loss(logp, target, weight, ignore_index, "none")
-        valid = const((target._data != ignore_index).astype(logp._data.dtype))
-        loss = ((1 - label_smoothing) * nll + label_smoothing * smooth) * valid
-        if reduction == "mean":
-            return loss.sum() / float(valid._data.sum())
-        return _reduce(loss, reduction)
-    return nll_loss(logp, target, weight, ignore_index, reduction)
+    return full(*args, **kwargs)
 
 
 def _as_tensor(x, like):
