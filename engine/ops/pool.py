@@ -1,6 +1,625 @@
-"""(to be written)"""
+"""Pooling, resampling and im2col: max/avg pools (1-d, 2-d), adaptive pools, interpolate, unfold
+and fold.
 
-__all__ = []
+Every op here is linear in its input once its geometry (and, for max pools, the chosen indices)
+is fixed, so each is a pair of raw kernels, the map and its adjoint: the forward node's backward
+runs the adjoint in a node whose backward runs the map again (double backward to any order).
+Pools loop over the kernel's taps only, each tap one vectorised op over every window; adaptive
+pools and interpolation along a dim are a small (out, in) matrix applied with one matmul. The 1-d
+forms run the 2-d op on a height-1 view, as PyTorch does (their grad_fn is a SqueezeBackward1).
+"""
+
+import math
+
+import numpy as np
+
+from ._common import STATE, Node, track, wrap, xp
+
+_FUNCTIONAL_NAMES = (
+    "max_pool1d",
+    "max_pool2d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
+)
+# the ones PyTorch also has as torch.<name> (avg_pool2d and the 2-d adaptive pools it has not)
+__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d"]
 METHODS = {}
 INPLACE = {}
-FUNCTIONAL = {}
+
+
+class _LinearNode(Node):
+    """out = fwd(x) for a linear fwd; the gradient is adj(g), recorded as a node of adj_cls."""
+
+    __slots__ = ("fwd", "adj", "adj_cls")
+
+    def backward(self, g):
+        return (_linear(g, self.adj, self.fwd, self.adj_cls, type(self)),)
+
+
+def _linear(x, fwd, adj, node_cls, adj_cls, data=None):
+    out = wrap(fwd(x._data) if data is None else data)
+    if STATE.enabled and x._requires_grad:
+        node = node_cls((x,))
+        node.fwd, node.adj, node.adj_cls = fwd, adj, adj_cls
+        track(out, node)
+    return out
+
+
+def _pair(name):
+    fwd = type(name + "Backward0", (_LinearNode,), {"__slots__": ()})
+    back = type(name + "BackwardBackward0", (_LinearNode,), {"__slots__": ()})
+    return fwd, back
+
+
+MaxPool2DWithIndicesBackward0, MaxPool2DWithIndicesBackwardBackward0 = _pair("MaxPool2DWithIndices")
+AvgPool2DBackward0, AvgPool2DBackwardBackward0 = _pair("AvgPool2D")
+AdaptiveAvgPool2DBackward0, AdaptiveAvgPool2DBackwardBackward0 = _pair("AdaptiveAvgPool2D")
+AdaptiveMaxPool2DBackward0, AdaptiveMaxPool2DBackwardBackward0 = _pair("AdaptiveMaxPool2D")
+UpsampleNearest1DBackward0, UpsampleNearest1DBackwardBackward0 = _pair("UpsampleNearest1D")
+UpsampleNearest2DBackward0, UpsampleNearest2DBackwardBackward0 = _pair("UpsampleNearest2D")
+UpsampleLinear1DBackward0, UpsampleLinear1DBackwardBackward0 = _pair("UpsampleLinear1D")
+UpsampleBilinear2DBackward0, UpsampleBilinear2DBackwardBackward0 = _pair("UpsampleBilinear2D")
+Im2ColBackward0, Col2ImBackward0 = _pair("Im2Col")[0], _pair("Col2Im")[0]
+
+
+# -- shared geometry ----------------------------------------------------------------------------
+def _two(v, name="kernel_size"):
+    if isinstance(v, (int, np.integer)):
+        return (int(v), int(v))
+    v = tuple(int(e) for e in v)
+    return v * 2 if len(v) == 1 else v
+
+
+def _out_size(size, k, s, p, d, ceil_mode):
+    """PyTorch's pooling output length along one dim."""
+    num = size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    q = num // s + 1
+    if ceil_mode and (q - 1) * s >= size + p:
+        q -= 1
+    return q
+
+
+def _tap_slices(i, j, geo):
+    (kh, kw), (sh, sw), (dh, dw), (qh, qw) = geo[:4]
+    return (
+        Ellipsis,
+        slice(i * dh, i * dh + sh * (qh - 1) + 1, sh),
+        slice(j * dw, j * dw + sw * (qw - 1) + 1, sw),
+    )
+
+
+def _padded(x, geo, fill):
+    """x padded by (p, p) on both spatial dims, widened on the right to cover every window."""
+    (kh, kw), (sh, sw), (dh, dw), (qh, qw), (ph, pw) = geo[:5]
+    h, w = x.shape[-2:]
+    hp = max(h + 2 * ph, (qh - 1) * sh + dh * (kh - 1) + 1)
+    wp = max(w + 2 * pw, (qw - 1) * sw + dw * (kw - 1) + 1)
+    if hp == h and wp == w:
+        return x
+    out = xp(x).full(x.shape[:-2] + (hp, wp), fill, x.dtype)
+    out[..., ph : ph + h, pw : pw + w] = x
+    return out
+
+
+def _scatter_add(pad_shape, geo, parts, dtype, m):
+    """The adjoint of reading the taps: add each tap's part into a zero buffer of pad_shape."""
+    buf = m.zeros(pad_shape, dtype)
+    kh, kw = geo[0]
+    for i in range(kh):
+        for j in range(kw):
+            buf[_tap_slices(i, j, geo)] += parts(i, j)
+    return buf
+
+
+def _crop(buf, geo, h, w):
+    ph, pw = geo[4]
+    if buf.shape[-2:] == (h, w):
+        return buf
+    return buf[..., ph : ph + h, pw : pw + w].copy()
+
+
+def _check_pool(x, k, s, p, d, ceil_mode, name):
+    if x._data.ndim not in (3, 4) or 0 in x._data.shape[-3:]:
+        if name == "avg_pool2d" and x._data.ndim < 3:
+            raise IndexError(
+                f"Dimension out of range (expected to be in range of [-{max(x._data.ndim, 1)}, "
+                f"{max(x._data.ndim, 1) - 1}], but got -3)"
+            )
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if any(v == 0 for v in s):
+        raise RuntimeError("stride should not be zero")
+    for kk, pp, dd in zip(k, p, d):
+        if pp > ((kk - 1) * dd + 1) // 2:
+            raise RuntimeError(
+                "pad should be at most half of effective kernel size, but got "
+                f"pad={pp}, kernel_size={kk} and dilation={dd}"
+            )
+    c, h, w = x._data.shape[-3:]
+    q = tuple(_out_size(n, *a, ceil_mode) for n, a in zip((h, w), zip(k, s, p, d)))
+    if q[0] < 1 or q[1] < 1:
+        raise RuntimeError(
+            f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{q[0]}x{q[1]}). "
+            "Output size is too small"
+        )
+    return q
+
+
+# -- max pools: the max's indices, then a gather whose adjoint is a scatter-add ------------------
+def _gather(idx):
+    def fwd(x):
+        lead = x.shape[:-2]
+        flat = x.reshape(-1, x.shape[-2] * x.shape[-1])
+        picked = xp(x).take_along_axis(flat, idx.reshape(flat.shape[0], -1), axis=1)
+        return picked.reshape(lead + idx.shape[-2:])
+
+    return fwd
+
+
+def _scatter(idx, in_shape, unique):
+    def adj(g):
+        m = xp(g)
+        planes = g.size // (idx.shape[-2] * idx.shape[-1]) if g.size else 0
+        hw = in_shape[-2] * in_shape[-1]
+        flat = (idx.reshape(planes, -1) + m.arange(planes)[:, None] * hw).ravel()
+        if unique:  # windows that never overlap pick each input at most once
+            out = m.zeros(planes * hw, g.dtype)
+            out[flat] = g.ravel()
+        else:
+            out = m.bincount(flat, weights=g.ravel(), minlength=planes * hw).astype(g.dtype)
+        return out.reshape(in_shape)
+
+    return adj
+
+
+def max_pool2d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    k = _two(kernel_size)
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _two(stride)
+    p, d = _two(padding), _two(dilation)
+    q = _check_pool(input, k, s, p, d, ceil_mode, "max_pool2d")
+    x = input._data
+    m = xp(x)
+    geo = (k, s, d, q, p)
+    xpad = _padded(x, geo, -m.inf if x.dtype.kind == "f" else m.iinfo(x.dtype).min)
+    h, w = x.shape[-2:]
+    # a NaN wins its window, as in PyTorch; comparing for it costs two passes a tap, so only
+    # when the input has one (a NaN or an overflow makes the sum NaN: a false alarm is harmless)
+    nan = x.dtype.kind == "f" and bool(m.isnan(x.sum()))
+    best = off = None
+    for i in range(k[0]):
+        for j in range(k[1]):
+            v = xpad[_tap_slices(i, j, geo)]
+            tap_off = i * d[0] * w + j * d[1]  # the tap's offset within a plane
+            if best is None:
+                best, off = v.copy(), m.full(v.shape, tap_off, np.int64)
+                continue
+            better = v > best
+            if nan:
+                better |= v != v
+            m.copyto(best, v, where=better)
+            m.copyto(off, tap_off, where=better)
+    base = (m.arange(q[0]) * s[0] - p[0])[:, None] * w + (m.arange(q[1]) * s[1] - p[1])
+    idx = off
+    idx += base
+    unique = all(st >= dd * (kk - 1) + 1 for st, dd, kk in zip(s, d, k))
+    out = _linear(
+        input,
+        _gather(idx),
+        _scatter(idx, x.shape, unique),
+        MaxPool2DWithIndicesBackward0,
+        MaxPool2DWithIndicesBackwardBackward0,
+        data=best,
+    )
+    return (out, wrap(idx)) if return_indices else out
+
+
+def max_pool1d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    nd = input._data.ndim
+    if nd not in (2, 3):
+        raise RuntimeError(
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size "
+            f"for input, but got:{list(input._data.shape)}"
+        )
+    k, s, p, d = (_one(v) for v in (kernel_size, kernel_size if stride is None else stride,
+                                     padding, dilation))  # fmt: skip
+    if stride is not None and not isinstance(stride, int) and len(stride) == 0:
+        s = k
+    if p > k // 2:
+        raise RuntimeError(
+            "max_pool1d() padding should be at most half of kernel size, but got "
+            f"padding={p} and kernel_size={k}"
+        )
+    q = _out_size(input._data.shape[-1], k, s, p, d, ceil_mode)
+    if q < 1:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {q}")
+    res = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode, True)
+    out = res[0].squeeze(-2)
+    return (out, res[1].squeeze(-2)) if return_indices else out
+
+
+def _one(v):
+    return int(v) if isinstance(v, (int, np.integer)) else int(tuple(v)[0])
+
+
+# -- average pools --------------------------------------------------------------------------------
+def _divisors(size, q, k, s, p, include_pad):
+    """Per output position along one dim: how many cells its window averages."""
+    start = np.arange(q) * s - p
+    end = np.minimum(start + k, size + p)
+    if not include_pad:
+        return np.minimum(end, size) - np.maximum(start, 0)
+    return end - start
+
+
+def avg_pool2d(
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+):
+    k = _two(kernel_size)
+    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _two(stride)
+    p = _two(padding)
+    q = _check_pool(input, k, s, p, (1, 1), ceil_mode, "avg_pool2d")
+    x = input._data
+    m = xp(x)
+    geo = (k, s, (1, 1), q, p)
+    h, w = x.shape[-2:]
+    if divisor_override:
+        inv = m.asarray(1.0 / divisor_override, dtype=x.dtype)
+    else:
+        dh = _divisors(h, q[0], k[0], s[0], p[0], count_include_pad)
+        dw = _divisors(w, q[1], k[1], s[1], p[1], count_include_pad)
+        inv = m.asarray(1.0 / (dh[:, None] * dw[None, :]), dtype=x.dtype)
+
+    def fwd(a):
+        apad = _padded(a, geo, 0)
+        acc = None
+        for i in range(k[0]):
+            for j in range(k[1]):
+                v = apad[_tap_slices(i, j, geo)]
+                acc = v.copy() if acc is None else acc.__iadd__(v)
+        return acc * inv
+
+    def adj(g):
+        g = g * inv
+        pad_shape = _padded(m.empty(g.shape[:-2] + (h, w), g.dtype), geo, 0).shape
+        return _crop(_scatter_add(pad_shape, geo, lambda i, j: g, g.dtype, m), geo, h, w)
+
+    return _linear(input, fwd, adj, AvgPool2DBackward0, AvgPool2DBackwardBackward0)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    if input._data.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input._data.ndim}-dimensional tensor for "
+            "argument #1 'self' (while checking arguments for avg_pool1d)"
+        )
+    k = _one(kernel_size)
+    s = k if stride is None else _one(stride)
+    p = _one(padding)
+    out = avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
+    return out.squeeze(-2)
+
+
+# -- adaptive pools -------------------------------------------------------------------------------
+def _adaptive_size(output_size, in_hw, name):
+    if isinstance(output_size, (int, np.integer)) or output_size is None:
+        output_size = (output_size, output_size)
+    output_size = tuple(output_size)
+    if len(output_size) != 2:
+        raise RuntimeError(f"{name}: output_size must be 2")
+    return tuple(n if o is None else int(o) for o, n in zip(output_size, in_hw))
+
+
+def _windows(size, out):
+    start = (np.arange(out) * size) // out
+    end = -((-(np.arange(out) + 1) * size) // out)
+    return start, end
+
+
+def _avg_matrix(size, out, dtype, m):
+    """(out, size): row o averages input cells [start_o, end_o)."""
+    start, end = _windows(size, out)
+    cells = np.arange(size)
+    inside = (cells >= start[:, None]) & (cells < end[:, None])
+    return m.asarray(inside / (end - start)[:, None], dtype=dtype)
+
+
+def _separable(ah, aw):
+    """x -> ah @ x @ aw^T over the last two dims (over the last one only when ah is None), and
+    its adjoint."""
+
+    def fwd(a):
+        m = xp(a)
+        return m.matmul(a if ah is None else m.matmul(ah, a), aw.T)
+
+    def adj(g):
+        m = xp(g)
+        r = m.matmul(g, aw)
+        return r if ah is None else m.matmul(ah.T, r)
+
+    return fwd, adj
+
+
+def _check_adaptive(input, name, colon=""):
+    if input._data.ndim not in (3, 4):
+        raise RuntimeError(
+            f"{name}(): Expected 3D or 4D tensor, but got{colon} {list(input._data.shape)}"
+        )
+
+
+def adaptive_avg_pool2d(input, output_size):
+    _check_adaptive(input, "adaptive_avg_pool2d")
+    x = input._data
+    m = xp(x)
+    oh, ow = _adaptive_size(output_size, x.shape[-2:], "adaptive_avg_pool2d")
+    if (oh, ow) == (1, 1):  # a global average: PyTorch computes it as a mean (MeanBackward1)
+        return input.mean((-2, -1), keepdim=True)
+    fwd, adj = _separable(
+        _avg_matrix(x.shape[-2], oh, x.dtype, m), _avg_matrix(x.shape[-1], ow, x.dtype, m)
+    )
+    return _linear(input, fwd, adj, AdaptiveAvgPool2DBackward0, AdaptiveAvgPool2DBackwardBackward0)
+
+
+def _check_1d(input, name):
+    if input._data.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input._data.ndim}-dimensional tensor for "
+            f"argument #1 'self' (while checking arguments for {name})"
+        )
+
+
+def adaptive_avg_pool1d(input, output_size):
+    _check_1d(input, "adaptive_avg_pool1d")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, _one(output_size))).squeeze(-2)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    _check_adaptive(input, "adaptive_max_pool2d", ":")
+    x = input._data
+    m = xp(x)
+    h, w = x.shape[-2:]
+    oh, ow = _adaptive_size(output_size, (h, w), "adaptive_max_pool2d")
+    (sh, eh), (sw, ew) = _windows(h, oh), _windows(w, ow)
+    kh, kw = int((eh - sh).max(initial=1)), int((ew - sw).max(initial=1))
+    # each window's cells, the last one repeated to pad short windows (harmless for a max)
+    ih = m.asarray(np.minimum(sh[:, None] + np.arange(kh), eh[:, None] - 1))
+    iw = m.asarray(np.minimum(sw[:, None] + np.arange(kw), ew[:, None] - 1))
+    win = x[..., ih[:, :, None, None], iw[None, None, :, :]]  # (..., oh, kh, ow, kw)
+    nd = win.ndim
+    win = m.moveaxis(win, nd - 3, nd - 2).reshape(x.shape[:-2] + (oh, ow, kh * kw))
+    arg = win.argmax(-1)
+    best = m.take_along_axis(win, arg[..., None], -1)[..., 0]
+    rows = ih[m.arange(oh)[:, None], arg // kw]
+    cols = iw[m.arange(ow)[None, :], arg % kw]
+    idx = rows * w + cols
+    out = _linear(
+        input,
+        _gather(idx),
+        _scatter(idx, x.shape, False),
+        AdaptiveMaxPool2DBackward0,
+        AdaptiveMaxPool2DBackwardBackward0,
+        data=best,
+    )
+    return (out, wrap(idx)) if return_indices else out
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    _check_1d(input, "adaptive_max_pool1d")
+    res = adaptive_max_pool2d(input.unsqueeze(-2), (1, _one(output_size)), True)
+    out = res[0].squeeze(-2)
+    return (out, res[1].squeeze(-2)) if return_indices else out
+
+
+# -- interpolate ----------------------------------------------------------------------------------
+_UPSAMPLE_NODES = {
+    ("nearest", 1): (UpsampleNearest1DBackward0, UpsampleNearest1DBackwardBackward0),
+    ("nearest", 2): (UpsampleNearest2DBackward0, UpsampleNearest2DBackwardBackward0),
+    ("nearest-exact", 1): _pair("UpsampleNearestExact1D"),
+    ("nearest-exact", 2): _pair("UpsampleNearestExact2D"),
+    ("linear", 1): (UpsampleLinear1DBackward0, UpsampleLinear1DBackwardBackward0),
+    ("bilinear", 2): (UpsampleBilinear2DBackward0, UpsampleBilinear2DBackwardBackward0),
+}
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+
+
+def _nearest_index(n_in, n_out, scale, exact, f):
+    """PyTorch's source cell of each output cell (computed in float32, as its kernel does)."""
+    dst = np.arange(n_out)
+    r = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
+    if exact:
+        idx = np.floor((dst + np.float32(0.5)).astype(np.float32) * r)
+        return np.minimum(idx, n_in - 1).astype(np.int64)
+    if n_out == n_in:
+        return dst
+    if n_out == 2 * n_in:
+        return dst >> 1
+    return np.minimum(np.floor(dst.astype(np.float32) * r), n_in - 1).astype(np.int64)
+
+
+def _lerp_matrix(n_in, n_out, align_corners, scale, f):
+    """(n_out, n_in): each row's two neighbours and their weights, as PyTorch picks them."""
+    if align_corners:
+        r = f((n_in - 1) / (n_out - 1)) if n_out > 1 else f(0)
+    else:
+        r = f(1.0 / scale) if scale else f(n_in) / f(n_out)
+    dst = np.arange(n_out).astype(f)
+    src = r * dst if align_corners else np.maximum(r * (dst + f(0.5)) - f(0.5), f(0))
+    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    i1 = i0 + (i0 < n_in - 1)
+    l1 = np.minimum(src - i0, f(1))
+    a = np.zeros((n_out, n_in), f)
+    rows = np.arange(n_out)
+    np.add.at(a, (rows, i0), f(1) - l1)
+    np.add.at(a, (rows, i1), l1)
+    return a
+
+
+def interpolate(
+    input,
+    size=None,
+    scale_factor=None,
+    mode="nearest",
+    align_corners=None,
+    recompute_scale_factor=None,
+    antialias=False,
+):
+    nd = input._data.ndim - 2
+    in_size = tuple(input._data.shape[2:])
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError(
+            "align_corners option can only be set with the interpolating modes: "
+            "linear | bilinear | bicubic | trilinear"
+        )
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        out_size = (int(size),) * nd if isinstance(size, (int, np.integer)) else tuple(size)
+        if len(out_size) != nd:
+            raise ValueError(
+                "Input and output must have the same number of spatial dimensions, but got "
+                f"input with spatial dimensions of {list(in_size)} and output size of {size}. "
+                "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size "
+                "in (o1, o2, ...,oK) format."
+            )
+        scales = (None,) * nd
+    elif scale_factor is not None:
+        sf = (scale_factor,) * nd if is_scalar(scale_factor) else tuple(scale_factor)
+        if len(sf) != nd:
+            raise ValueError(
+                "Input and scale_factor must have the same number of spatial dimensions, but "
+                f"got input with spatial dimensions of {list(in_size)} and scale_factor of "
+                f"shape {scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) "
+                "format and scale_factor in (s1, s2, ...,sK) format."
+            )
+        out_size = tuple(math.floor(float(n) * float(s)) for n, s in zip(in_size, sf))
+        scales = (None,) * nd if recompute_scale_factor else tuple(float(s) for s in sf)
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if mode == "area":
+        pool = adaptive_avg_pool1d if nd == 1 else adaptive_avg_pool2d
+        return pool(input, out_size if nd > 1 else out_size[0])
+    if mode in ("linear", "bilinear") and nd != (1 if mode == "linear" else 2):
+        raise NotImplementedError(
+            f"Got {nd + 2}D input, but {mode} mode needs {3 if mode == 'linear' else 4}D input"
+        )
+    if (mode, nd) not in _UPSAMPLE_NODES:
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {nd + 2}D) for the "
+            f"modes: {_MODES} (got {mode})"
+        )
+    x = input._data
+    m = xp(x)
+    f = np.float32 if x.dtype != np.float64 else np.float64
+    if mode.startswith("nearest"):
+        picks = [
+            _nearest_index(n, o, s, mode == "nearest-exact", f)
+            for n, o, s in zip(in_size, out_size, scales)
+        ]
+        mats = [np.eye(n, dtype=f)[i] for n, i in zip(in_size, picks)]
+    else:
+        mats = [
+            _lerp_matrix(n, o, bool(align_corners), s, f)
+            for n, o, s in zip(in_size, out_size, scales)
+        ]
+    mats = [m.asarray(a, dtype=x.dtype) for a in mats]
+    fwd, adj = _separable(mats[0] if nd == 2 else None, mats[-1])
+    if mode.startswith("nearest"):  # a gather reads what the one-hot matmul would
+        idx = [m.asarray(i) for i in picks]
+        fwd = (lambda a: a[..., idx[0][:, None], idx[1]]) if nd == 2 else (lambda a: a[..., idx[0]])
+    return _linear(input, fwd, adj, *_UPSAMPLE_NODES[mode, nd])
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def is_scalar(v):
+    return isinstance(v, (int, float, np.integer, np.floating))
+
+
+# -- unfold / fold (im2col / col2im) --------------------------------------------------------------
+def _unfold_geo(hw, kernel_size, dilation, padding, stride):
+    k, d, p, s = _two(kernel_size), _two(dilation), _two(padding), _two(stride)
+    q = tuple((n + 2 * pp - dd * (kk - 1) - 1) // ss + 1 for n, kk, dd, pp, ss in
+              zip(hw, k, d, p, s))  # fmt: skip
+    if q[0] < 1 or q[1] < 1:
+        raise RuntimeError(
+            f"Given input with spatial size {tuple(hw)}, kernel_size={k}, dilation={d}, "
+            f"padding={p}, calculated shape of the array of sliding blocks as {q}, but its "
+            "components must be at least one."
+        )
+    return (k, s, d, q, p)
+
+
+def _im2col_pair(hw, c, geo):
+    (kh, kw), q = geo[0], geo[3]
+    h, w = hw
+
+    def im2col(a):
+        apad = _padded(a, geo, 0)
+        parts = [apad[_tap_slices(i, j, geo)] for i in range(kh) for j in range(kw)]
+        cols = xp(a).stack(parts, axis=-3)  # (..., C, K, qh, qw)
+        return cols.reshape(a.shape[:-3] + (c * kh * kw, q[0] * q[1]))
+
+    def col2im(g):
+        lead = g.shape[:-2]
+        parts = g.reshape(lead + (c, kh, kw, q[0], q[1]))
+        pad_shape = _padded(xp(g).empty(lead + (c, h, w), g.dtype), geo, 0).shape
+        buf = _scatter_add(pad_shape, geo, lambda i, j: parts[..., i, j, :, :], g.dtype, xp(g))
+        return _crop(buf, geo, h, w)
+
+    return im2col, col2im
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    if input._data.ndim not in (3, 4):
+        raise RuntimeError(
+            f"Input Error: Only 3D or 4D input Tensors are supported (got {input._data.ndim}D)"
+        )
+    c, h, w = input._data.shape[-3:]
+    geo = _unfold_geo((h, w), kernel_size, dilation, padding, stride)
+    im2col, col2im = _im2col_pair((h, w), c, geo)
+    return _linear(input, im2col, col2im, Im2ColBackward0, Col2ImBackward0)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    if input._data.ndim not in (2, 3):
+        raise RuntimeError(
+            f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
+            f"(got {input._data.ndim}D)"
+        )
+    hw = _two(output_size)
+    k = _two(kernel_size)
+    ck, n_blocks = input._data.shape[-2:]
+    if ck % (k[0] * k[1]):
+        raise RuntimeError(
+            "Expected size of input's dimension 1 to be divisible by the product of "
+            f"kernel_size, but got input.size(1)={ck} and kernel_size={k}."
+        )
+    geo = _unfold_geo(hw, k, dilation, padding, stride)
+    q = geo[3]
+    if q[0] * q[1] != n_blocks:
+        raise RuntimeError(
+            f"Given output_size={hw}, kernel_size={k}, dilation={geo[2]}, padding={geo[4]}, "
+            f"stride={geo[1]}, expected size of input's dimension 2 to match the calculated "
+            f"number of sliding blocks {q[0]} * {q[1]} = {q[0] * q[1]}, but got "
+            f"input.size(2)={n_blocks}."
+        )
+    im2col, col2im = _im2col_pair(hw, ck // (k[0] * k[1]), geo)
+    return _linear(input, col2im, im2col, Col2ImBackward0, Im2ColBackward0)
+
+
+FUNCTIONAL = {name: globals()[name] for name in _FUNCTIONAL_NAMES}
+FUNCTIONAL.update(interpolate=interpolate, upsample=upsample, unfold=unfold, fold=fold)
