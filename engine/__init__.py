@@ -44,7 +44,7 @@ from ._creation import (
 from ._device import cuda_available as _cuda_available
 from ._device import device
 from ._dtype import bool_ as bool  # PyTorch's name, shadowing the builtin inside this namespace
-from ._dtype import dtype, float16, float32, float64, int32, int64, uint8
+from ._dtype import dtype, float16, float32, float64, int8, int16, int32, int64, uint8
 from ._tensor import Size, Tensor
 from .autograd import (
     enable_grad,
@@ -119,6 +119,7 @@ for _family in _family_modules():  # the op families' public functions (engine/o
 del _family
 
 half, float, double, long = float16, float32, float64, int64  # PyTorch's aliases
+short, int = int16, int32  # noqa: A001 - PyTorch's names, shadowing the builtin here
 clip = clamp
 divide, multiply, subtract, negative = div, mul, sub, neg
 

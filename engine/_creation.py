@@ -169,11 +169,17 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     d = _dtype.get(dtype) if dtype is not None else _dtype.DEFAULT_FLOAT
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if d is _dtype.bool_:
+        kind = _target_device(device).type
+        raise NotImplementedError(f"\"linspace_{kind}\" not implemented for 'Bool'")
     return tensor_from_array(np.linspace(start, end, steps).astype(d.np), device, requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     d = _dtype.get(dtype) if dtype is not None else _dtype.DEFAULT_FLOAT
+    for name, size in (("n", n), ("m", m)):
+        if size is not None and size < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
     return tensor_from_array(np.eye(n, m, dtype=d.np), device, requires_grad)
 
 

@@ -1,6 +1,22 @@
-"""matmul with PyTorch's rules for 1-D and batched operands, and linear (a fused addmm)."""
+"""matmul with PyTorch's rules for 1-D and batched operands, linear (a fused addmm), the
+addmm family (addmm baddbmm addmv addbmm, with beta and alpha), einsum, tensordot, kron and
+cross. (The ops added after matmul are exported through the `reorder` family.)"""
 
-from ._common import STATE, Node, broadcast_error, grad_casts, operands, sum_to, track, wrap
+import numpy as np
+
+from ._common import (
+    STATE,
+    Node,
+    broadcast_error,
+    grad_casts,
+    operands,
+    requires_grad,
+    sum_to,
+    track,
+    wrap,
+    wrap_dim,
+    xp,
+)
 
 
 def _check_matmul(sa, sb):
@@ -131,7 +147,7 @@ def outer(input, vec2):
 
 
 # -- linear: x @ W.T + b in one node (PyTorch's addmm) --------------------------------------------
-class AddmmBackward0(Node):
+class LinearAddmmBackward0(Node):
     """bias + input @ weight.T for a 2-D input. Inputs are (bias, input, weight), or
     (input, weight) without a bias (then it prints as MmBackward0, as in PyTorch)."""
 
@@ -150,7 +166,10 @@ class AddmmBackward0(Node):
         return tuple(grads)
 
 
-class LinearMmBackward0(AddmmBackward0):
+LinearAddmmBackward0.__name__ = LinearAddmmBackward0.__qualname__ = "AddmmBackward0"
+
+
+class LinearMmBackward0(LinearAddmmBackward0):
     __slots__ = ()
 
 
@@ -204,7 +223,245 @@ def _addmm(input, weight, bias):
         if bias is None:
             node = LinearMmBackward0((input, weight), (input, weight))
         else:
-            node = AddmmBackward0((bias, input, weight), (input, weight))
+            node = LinearAddmmBackward0((bias, input, weight), (input, weight))
         node.has_bias = bias is not None
+        track(out, node)
+    return out
+
+
+# -- addmm, baddbmm, addmv, addbmm: beta * input + alpha * (product) -------------------------------
+def _low(d):
+    return d.legacy_name[: -len("Tensor")].lower()
+
+
+def _name(d):
+    return d.legacy_name[: -len("Tensor")]
+
+
+def _expand_error(input_shape, target):
+    """PyTorch's message when `input` does not broadcast to the product's shape."""
+    if len(input_shape) > len(target):
+        return RuntimeError(
+            f"expand(torch.DoubleTensor{{{list(input_shape)}}}, size={list(target)}): the number "
+            f"of sizes provided ({len(target)}) must be greater or equal to the number of "
+            f"dimensions in the tensor ({len(input_shape)})"
+        )
+    lead = len(target) - len(input_shape)
+    for i, have in enumerate(input_shape):
+        want = target[lead + i]
+        if have != want and have != 1:
+            return RuntimeError(
+                f"The expanded size of the tensor ({want}) must match the existing size ({have}) "
+                f"at non-singleton dimension {lead + i}.  Target sizes: {list(target)}.  "
+                f"Tensor sizes: {list(input_shape)}"
+            )
+    return None
+
+
+class _AddProductNode(Node):
+    """beta * input + alpha * product(a, b): inputs (input, a, b), saved (a, b)."""
+
+    __slots__ = ("beta", "alpha", "in_shape")
+
+    def backward(self, g):
+        a, b = self.unpack()
+        gi = ga = gb = None
+        if self.needs_grad(0):
+            gi = sum_to(g if self.beta == 1 else g * self.beta, self.in_shape)
+        ga_raw, gb_raw = self.product_grads(g, a, b)
+        if self.needs_grad(1):
+            ga = ga_raw() if self.alpha == 1 else ga_raw() * self.alpha
+        if self.needs_grad(2):
+            gb = gb_raw() if self.alpha == 1 else gb_raw() * self.alpha
+        return (gi, ga, gb)
+
+    def product_grads(self, g, a, b):  # matrix (or batched matrix) products
+        return (lambda: matmul(g, b.mT), lambda: matmul(a.mT, g))
+
+
+class AddmmBackward0(_AddProductNode):
+    __slots__ = ()
+
+
+class BaddbmmBackward0(_AddProductNode):
+    __slots__ = ()
+
+
+class AddbmmBackward0(_AddProductNode):
+    __slots__ = ()
+
+    def product_grads(self, g, a, b):  # the product was summed over the batch
+        return (lambda: matmul(g, b.mT), lambda: matmul(a.mT, g))
+
+
+class AddmvBackward0(_AddProductNode):
+    __slots__ = ()
+
+    def product_grads(self, g, a, b):
+        return (lambda: g.unsqueeze(1) * b.unsqueeze(0), lambda: matmul(a.mT, g))
+
+
+def _add_product(input, a, b, product, beta, alpha, node_cls):
+    shape = product.shape
+    err = _expand_error(input._data.shape, shape)
+    if err is not None:
+        raise err
+    m = xp(product)
+    data = product if alpha == 1 else product * alpha
+    if beta != 0:  # with beta == 0 the input is ignored, nan and inf included (as in PyTorch)
+        data = data + (input._data if beta == 1 else input._data * beta)
+    data = m.broadcast_to(data, shape).astype(product.dtype, copy=False)
+    out = wrap(m.ascontiguousarray(data))
+    if requires_grad(input, a, b):
+        node = node_cls((input, a, b), (a, b))
+        node.beta, node.alpha, node.in_shape = beta, alpha, input._data.shape
+        track(out, node)
+    return out
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    for name, t in (("mat1", mat1), ("mat2", mat2)):
+        if t._data.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {t._data.ndim}-D tensor")
+    _same_dtype_mm(input, mat1, mat2)
+    sa, sb = mat1._data.shape, mat2._data.shape
+    if sa[1] != sb[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})"
+        )
+    product = mat1._data @ mat2._data
+    return _add_product(input, mat1, mat2, product, beta, alpha, AddmmBackward0)
+
+
+def _same_dtype_mm(input, a, b):
+    if input.dtype != b.dtype:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {_name(input.dtype)} and "
+            f"{_name(b.dtype)}"
+        )
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {_name(a.dtype)} and {_name(b.dtype)}"
+        )
+
+
+def _check_batches(b1, b2):
+    for t in (b1, b2):
+        if t._data.ndim < 3:
+            wrap_dim(2, t._data.ndim)  # raises PyTorch's IndexError
+        if t._data.ndim != 3:
+            raise RuntimeError(
+                "batch1 must be a 3D tensor" if t is b1 else "batch2 must be a 3D tensor"
+            )
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    _check_batches(batch1, batch2)
+    if input.dtype != batch1.dtype:
+        raise RuntimeError(
+            f"Input dtypes must be the same, got: input {_low(input.dtype)}, batch1: "
+            f"{_low(batch1.dtype)}, batch2: {_low(batch2.dtype)}"
+        )
+    if batch2.dtype != batch1.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_name(batch1.dtype)} but found {_name(batch2.dtype)}"
+        )
+    s1, s2 = batch1._data.shape, batch2._data.shape
+    if s2[:2] != (s1[0], s1[2]):
+        raise RuntimeError(
+            "Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{s1[0]}, {s1[2]}] but got: [{s2[0]}, {s2[1]}]."
+        )
+    product = batch1._data @ batch2._data
+    return _add_product(input, batch1, batch2, product, beta, alpha, BaddbmmBackward0)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    _check_batches(batch1, batch2)
+    _same_dtype_mm(input, batch1, batch2)
+    s1, s2 = batch1._data.shape, batch2._data.shape
+    if s1[0] != s2[0]:
+        raise RuntimeError(
+            f"batch1 and batch2 must have same number of batches, got {s1[0]} and {s2[0]}"
+        )
+    if s1[2] != s2[1]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for bmm ({s1[1]}x{s1[2]} and {s2[1]}x{s2[2]})"
+        )
+    d1, d2 = batch1._data, batch2._data
+    # one matrix product over the batch folded into the inner dimension
+    product = d1.transpose(1, 0, 2).reshape(s1[1], -1) @ d2.reshape(-1, s2[2])
+    return _add_product(input, batch1, batch2, product, beta, alpha, AddbmmBackward0)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):
+    ni, nm, nv = input._data.ndim, mat._data.ndim, vec._data.ndim
+    if nm != 2 or nv != 1 or ni > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {ni}, {nm}, {nv}")
+    if not input.dtype == mat.dtype == vec.dtype:
+        raise RuntimeError(
+            "addmv input tensors must have the same dtype, but got "
+            f"{_name(input.dtype)}, {_name(mat.dtype)}, and {_name(vec.dtype)}"
+        )
+    sm, sv, si = mat._data.shape, vec._data.shape, input._data.shape
+    if sm[1] != sv[0] or (ni == 1 and si[0] not in (1, sm[0])):
+        raise RuntimeError(
+            f"size mismatch, got input ({si[0] if ni else 1}), mat ({sm[0]}x{sm[1]}), vec ({sv[0]})"
+        )
+    product = mat._data @ vec._data
+    return _add_product(input, mat, vec, product, beta, alpha, AddmvBackward0)
+
+
+# -- kron, cross ---------------------------------------------------------------------------------
+def kron(input, other):
+    from . import shape as shape_ops
+
+    na, nb = input._data.ndim, other._data.ndim
+    n = max(na, nb)
+    sa = (1,) * (n - na) + input._data.shape
+    sb = (1,) * (n - nb) + other._data.shape
+    a = input.reshape([x for s in sa for x in (s, 1)])
+    b = other.reshape([x for s in sb for x in (1, s)])
+    return shape_ops.reshape(
+        a * b, [x * y for x, y in zip(sa, sb)], _node=shape_ops.UnsafeViewBackward0
+    )
+
+
+class LinalgCrossBackward0(Node):
+    __slots__ = ("dim",)
+
+    def backward(self, g):
+        a, b = self.unpack()
+        ga = gb = None
+        if self.needs_grad(0):
+            ga = sum_to(cross(b, g, dim=self.dim), a._data.shape)
+        if self.needs_grad(1):
+            gb = sum_to(cross(g, a, dim=self.dim), b._data.shape)
+        return (ga, gb)
+
+
+def cross(input, other, dim=None):
+    ad, bd = operands(input, other)
+    lead = max(ad.ndim, bd.ndim)
+    sa = (1,) * (lead - ad.ndim) + ad.shape
+    sb = (1,) * (lead - bd.ndim) + bd.shape
+    if dim is None:  # the first dim of size 3 (PyTorch's deprecated default)
+        dim = next((i for i, (x, y) in enumerate(zip(sa, sb)) if max(x, y) == 3), -1)
+    dim = wrap_dim(dim, lead)
+    if sa[dim] != 3 or sb[dim] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {sa[dim]} and {sb[dim]}"
+        )
+    try:
+        shape = np.broadcast_shapes(ad.shape, bd.shape)
+    except ValueError:
+        raise broadcast_error(ad.shape, bd.shape) from None
+    m = xp(ad)
+    data = m.cross(m.broadcast_to(ad, shape), m.broadcast_to(bd, shape), axis=dim)
+    out = wrap(data)
+    if requires_grad(input, other):
+        node = LinalgCrossBackward0((input, other), (input, other))
+        node.dim = dim
+        node.casts = grad_casts(out, input, other)
         track(out, node)
     return out

@@ -1,0 +1,55 @@
+"""AdamW: Adam with decoupled weight decay, step for step as torch.optim.AdamW."""
+
+import math
+
+from .._device import xp
+from .adam import Adam
+
+
+class AdamW(Adam):
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=1e-2,
+        amsgrad=False,
+        *,
+        maximize=False,
+        foreach=None,
+        capturable=False,
+        differentiable=False,
+        fused=None,
+    ):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize)
+
+    def _update(self, p, grad, group, state):
+        m = xp(grad)
+        if group["maximize"]:
+            grad = -grad
+        lr = group["lr"]
+        if group["weight_decay"]:  # decoupled: the parameter shrinks, the gradient is untouched
+            p._data *= 1 - lr * group["weight_decay"]
+        if not state:
+            state["step"] = 0
+            state["exp_avg"] = m.zeros_like(p._data)
+            state["exp_avg_sq"] = m.zeros_like(p._data)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = m.zeros_like(p._data)
+        beta1, beta2 = group["betas"]
+        state["step"] += 1
+        step = state["step"]
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg += (grad - exp_avg) * (1 - beta1)  # PyTorch's lerp form
+        exp_avg_sq *= beta2
+        exp_avg_sq += (1 - beta2) * grad * grad
+        bias_correction1 = 1 - beta1**step
+        bias_correction2_sqrt = math.sqrt(1 - beta2**step)
+        if group["amsgrad"]:
+            m.maximum(state["max_exp_avg_sq"], exp_avg_sq, out=state["max_exp_avg_sq"])
+            second = state["max_exp_avg_sq"]
+        else:
+            second = exp_avg_sq
+        denom = m.sqrt(second) / bias_correction2_sqrt + group["eps"]
+        p._data -= (lr / bias_correction1) * exp_avg / denom
