@@ -1,6 +1,6 @@
 """engine.nn: Module, Parameter, layers, activations and losses, as in torch.nn."""
 
-from . import functional, init
+from . import functional, init, utils
 from .module import Module
 from .modules import (
     BCELoss,
@@ -22,7 +22,15 @@ from .modules import (
 from .parameter import Parameter
 
 # Module families each in a file of their own; each lists its classes in __all__.
-_FAMILIES = ("activation", "attention", "container", "conv", "normalization", "pooling")
+_FAMILIES = (
+    "activation",
+    "attention",
+    "container",
+    "conv",
+    "loss",
+    "normalization",
+    "pooling",
+)
 _family_names = []
 for _name in _FAMILIES:
     import importlib as _importlib
@@ -52,4 +60,5 @@ __all__ = [
     "Tanh",
     "functional",
     "init",
+    "utils",
 ]

@@ -9,7 +9,6 @@ from .._dtype import get as get_dtype
 from .._views import make_view
 from ._common import STATE, Node, Tensor, const, grad_casts, sum_to, track, wrap, wrap_dim, xp
 
-
 _view_of = make_view
 
 

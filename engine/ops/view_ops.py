@@ -12,7 +12,7 @@ from .shape import _shape_arg, permute, transpose
 __all__ = ["split", "chunk", "unbind", "diagonal", "movedim", "moveaxis", "swapdims", "as_strided"]
 
 
-# -- split, chunk, unbind: one node, several views -------------------------------------------------
+# -- split, chunk, unbind: one node, several views ------------------------------------------------
 class _PiecesNode(Node):
     """The gradients of the pieces, put back together along `dim` (zeros for missing ones)."""
 
@@ -126,7 +126,7 @@ def unbind(input, dim=0):
     return _pieces(input, dim, bounds, UnbindBackward0, "Unbind", squeeze=True)
 
 
-# -- diagonal ---------------------------------------------------------------------------------------
+# -- diagonal -------------------------------------------------------------------------------------
 class DiagonalBackward0(Node):
     __slots__ = ("in_shape", "offset", "dim1", "dim2")
     is_view = True
@@ -173,7 +173,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return out
 
 
-# -- movedim ----------------------------------------------------------------------------------------
+# -- movedim --------------------------------------------------------------------------------------
 def movedim(input, source, destination):
     n = input._data.ndim
     src = [source] if isinstance(source, int) else list(source)
@@ -204,7 +204,7 @@ def swapdims(input, dim0, dim1):
     return transpose(input, dim0, dim1)
 
 
-# -- Tensor.unfold, as_strided ----------------------------------------------------------------------
+# -- Tensor.unfold, as_strided --------------------------------------------------------------------
 class UnfoldBackward0(Node):
     __slots__ = ("in_shape", "positions")
     is_view = True
@@ -268,9 +268,7 @@ def unfold(input, dimension, size, step):
         node = UnfoldBackward0((input,))
         node.in_shape = d.shape
         node.positions = (
-            _unfold_positions(d.shape, dim, size, step, m)
-            if d.ndim
-            else m.zeros((1,), np.int64)
+            _unfold_positions(d.shape, dim, size, step, m) if d.ndim else m.zeros((1,), np.int64)
         )
         track(out, node)
     return out
