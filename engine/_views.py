@@ -155,9 +155,7 @@ class CopySlices(Node):
             gv = flat[index].reshape(self.view_shape)
             res = tuple(fn.backward(gv) if fn.single_output else fn.apply([gv]))
             if fn.casts is not None:
-                res = tuple(
-                    r if c is None or r is None else r.to(c) for r, c in zip(res, fn.casts)
-                )
+                res = tuple(r if c is None or r is None else r.to(c) for r, c in zip(res, fn.casts))
         gbase = None
         if self.needs_grad(0):
             inside = res[0].reshape(-1) if res[0] is not None else 0.0
