@@ -6,6 +6,10 @@ Run:  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/engine
     backward, reported as microseconds per op (this is per-op overhead);
 (b) one SGD step of an MLP 784-512-10 on a batch of 256 (float32): zero_grad, forward,
     cross-entropy, backward, step; also hand-written in numpy as the floor.
+(c) one SGD (momentum 0.9) step of LeNet-5 on a batch of 64 1x28x28 images (float32): two
+    conv-relu-maxpool stages, three linear layers, cross-entropy.
+(d) one AdamW step of a pre-norm TransformerEncoderLayer (width 128, 4 heads, causal mask,
+    GELU MLP of width 512, no dropout) on a batch of 16 sequences of 64 (float32), MSE loss.
 
 The libraries are measured in the same run, interleaved: every repeat times each library
 in turn, and the table shows the median over repeats (best in brackets).
@@ -285,6 +289,115 @@ def bench_mlp(quick: bool):
     return {n: [s * 1e3 for s in v] for n, v in samples.items()}, repeats, inner
 
 
+# --------------------------------------------------------------------------- (c) LeNet-5 step
+
+LENET_BATCH, LENET_LR = 64, 0.01
+
+
+def lenet(nn):
+    """LeNet-5 on 1x28x28: conv(1,6,5,pad 2)-relu-pool, conv(6,16,5)-relu-pool, 400-120-84-10."""
+    return nn.Sequential(
+        nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+        nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10),
+    )  # fmt: skip
+
+
+def lenet_step_fn(lib, x0, y0, state):
+    """An SGD (momentum 0.9) step closure of lib's LeNet from the given weights."""
+    nn, F = (torch.nn, torch.nn.functional) if lib is torch else (enn, eF)
+    model = lenet(nn)
+    model.load_state_dict({k: lib.tensor(v) for k, v in state.items()})
+    optim = torch.optim if lib is torch else eoptim
+    opt = optim.SGD(model.parameters(), lr=LENET_LR, momentum=0.9)
+    x, y = lib.tensor(x0), lib.tensor(y0)
+
+    def step():
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step, lambda: [np.array(p.detach().numpy()) for p in model.parameters()]
+
+
+def bench_lenet(quick: bool):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((LENET_BATCH, 1, 28, 28)).astype(np.float32)
+    y = rng.integers(0, 10, LENET_BATCH).astype(np.int64)
+    torch.manual_seed(0)
+    state = {k: v.numpy().copy() for k, v in lenet(torch.nn).state_dict().items()}
+    libs = [torch] + ([eg] if eg is not None else [])
+    names = {torch: "torch", eg: "engine"}
+    check = {}
+    for lib in libs:  # one step from the same start gives the same loss and weights
+        step, get = lenet_step_fn(lib, x, y, state)
+        check[names[lib]] = (step(), get())
+    ref_loss, ref_ws = check["torch"]
+    for name, (loss, ws) in check.items():
+        assert abs(loss - ref_loss) < 1e-4 * max(1.0, abs(ref_loss)), (name, loss, ref_loss)
+        for a, b in zip(ws, ref_ws):
+            np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5, err_msg=name)
+    cases = {names[lib]: lenet_step_fn(lib, x, y, state)[0] for lib in libs}
+    repeats, inner = (3, 2) if quick else (9, 5)
+    samples = interleaved(cases, repeats, inner)
+    return {n: [s * 1e3 for s in v] for n, v in samples.items()}, repeats, inner
+
+
+# --------------------------------------------------------------------------- (d) transformer step
+
+TF_BATCH, TF_SEQ, TF_WIDTH, TF_HEADS, TF_FF, TF_LR = 16, 64, 128, 4, 512, 1e-3
+
+
+def transformer_step_fn(lib, x0, y0, state):
+    """An AdamW step closure of one pre-norm encoder layer (causal self-attention, GELU MLP,
+    no dropout so the libraries agree) with an MSE loss, from the given weights."""
+    nn, F = (torch.nn, torch.nn.functional) if lib is torch else (enn, eF)
+    model = nn.TransformerEncoderLayer(
+        TF_WIDTH, TF_HEADS, TF_FF, dropout=0.0, activation="gelu", batch_first=True,
+        norm_first=True,
+    )  # fmt: skip
+    model.load_state_dict({k: lib.tensor(v) for k, v in state.items()})
+    optim = torch.optim if lib is torch else eoptim
+    opt = optim.AdamW(model.parameters(), lr=TF_LR)
+    x, y = lib.tensor(x0), lib.tensor(y0)
+    mask = lib.tensor(np.triu(np.full((TF_SEQ, TF_SEQ), -np.inf, np.float32), 1))
+
+    def step():
+        opt.zero_grad()
+        loss = F.mse_loss(model(x, src_mask=mask, is_causal=True), y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    return step, lambda: [np.array(p.detach().numpy()) for p in model.parameters()]
+
+
+def bench_transformer(quick: bool):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((TF_BATCH, TF_SEQ, TF_WIDTH)).astype(np.float32)
+    y = rng.standard_normal((TF_BATCH, TF_SEQ, TF_WIDTH)).astype(np.float32)
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(TF_WIDTH, TF_HEADS, TF_FF, batch_first=True)
+    state = {k: v.numpy().copy() for k, v in layer.state_dict().items()}
+    libs = [torch] + ([eg] if eg is not None else [])
+    names = {torch: "torch", eg: "engine"}
+    check = {}
+    for lib in libs:  # one step from the same start gives the same loss and weights
+        step, get = transformer_step_fn(lib, x, y, state)
+        check[names[lib]] = (step(), get())
+    ref_loss, ref_ws = check["torch"]
+    for name, (loss, ws) in check.items():
+        assert abs(loss - ref_loss) < 1e-4 * max(1.0, abs(ref_loss)), (name, loss, ref_loss)
+        for a, b in zip(ws, ref_ws):
+            np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5, err_msg=name)
+    cases = {names[lib]: transformer_step_fn(lib, x, y, state)[0] for lib in libs}
+    repeats, inner = (3, 2) if quick else (9, 5)
+    samples = interleaved(cases, repeats, inner)
+    return {n: [s * 1e3 for s in v] for n, v in samples.items()}, repeats, inner
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -314,6 +427,8 @@ def main(argv=None):
 
     chain, c_rep, c_in = bench_chain(args.quick)
     mlp, m_rep, m_in = bench_mlp(args.quick)
+    lenet_t, l_rep, l_in = bench_lenet(args.quick)
+    tf, t_rep, t_in = bench_transformer(args.quick)
 
     print(
         "| benchmark | engine | PyTorch CPU | numpy | engine/torch | engine/numpy |\n"
@@ -331,9 +446,22 @@ def main(argv=None):
         f"| {ratio(mlp.get('engine'), mlp['numpy'])} |"
     )
     print(
+        f"| (c) LeNet-5 SGD step (momentum 0.9), batch {LENET_BATCH}, 1x28x28 f32, ms/step; "
+        f"target engine/torch <= 1.5x (aim 1.0x) | {cell(lenet_t.get('engine'))} "
+        f"| {cell(lenet_t['torch'])} | - | {ratio(lenet_t.get('engine'), lenet_t['torch'])} | - |"
+    )
+    print(
+        f"| (d) pre-norm encoder layer AdamW step (causal {TF_HEADS}-head attention, GELU MLP "
+        f"{TF_FF}), batch {TF_BATCH} x seq {TF_SEQ} x width {TF_WIDTH} f32, ms/step; "
+        f"target engine/torch <= 1.5x | {cell(tf.get('engine'))} | {cell(tf['torch'])} | - "
+        f"| {ratio(tf.get('engine'), tf['torch'])} | - |"
+    )
+    print(
         "\nmedian over repeats (best in brackets; ratios: of medians (of bests)); "
         f"(a) {c_rep} repeats x {c_in} runs, "
-        f"(b) {m_rep} repeats x {m_in} steps, libraries interleaved within each repeat. "
+        f"(b) {m_rep} repeats x {m_in} steps, (c) {l_rep} repeats x {l_in} steps, "
+        f"(d) {t_rep} repeats x {t_in} steps, "
+        "libraries interleaved within each repeat. "
         "Results were checked to agree across libraries before timing."
     )
 
