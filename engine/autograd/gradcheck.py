@@ -19,17 +19,18 @@ def _outputs(fn, inputs):
 
 def _numerical(fn, inputs, k, out_index, eps):
     x = inputs[k]
-    flat = x._data.reshape(-1)  # a view: perturb in place, evaluate, restore
+    d = x._data  # perturbed in place at each element (a reshape of it may be a copy)
     n_out = _outputs(fn, inputs)[out_index]._data.size
-    jac = np.zeros((flat.size, n_out))
+    jac = np.zeros((d.size, n_out))
     with no_grad():
-        for i in range(flat.size):
-            orig = flat[i].item()
-            flat[i] = orig + eps
+        for i in range(d.size):
+            at = np.unravel_index(i, d.shape)
+            orig = d[at].item()
+            d[at] = orig + eps
             plus = _outputs(fn, inputs)[out_index]._data.astype(np.float64).reshape(-1)
-            flat[i] = orig - eps
+            d[at] = orig - eps
             minus = _outputs(fn, inputs)[out_index]._data.astype(np.float64).reshape(-1)
-            flat[i] = orig
+            d[at] = orig
             jac[i] = (plus - minus) / (2 * eps)
     return jac
 
