@@ -118,6 +118,12 @@ for _family in _family_modules():  # the op families' public functions (engine/o
     globals().update({_name: getattr(_family, _name) for _name in _family.__all__})
 del _family
 
+from . import _numpy_names
+
+_numpy_names.wrap_methods(Tensor)
+_numpy_names.wrap_namespace(globals(), list(globals()))
+_numpy_names.wrap_namespace(vars(nn.functional), list(vars(nn.functional)))
+
 half, float, double, long = float16, float32, float64, int64  # PyTorch's aliases
 short, int = int16, int32  # noqa: A001 - PyTorch's names, shadowing the builtin here
 clip = clamp

@@ -112,9 +112,15 @@ def broadcast_error(sa, sb):
 
 
 def dims_of(dim, ndim):
-    """A reduction's dims as a sorted tuple of non-negative ints; None or () means all."""
+    """A reduction's dims as a sorted tuple of non-negative ints; None or () means all. A 0-d
+    tensor accepts dim 0 and -1 (as PyTorch does) and has no axis to reduce."""
     if dim is None:
         return tuple(range(ndim))
+    if ndim == 0:
+        dims = [wrap_dim(d, 0) for d in (dim if isinstance(dim, (list, tuple)) else (dim,))]
+        if len(dims) > 1:
+            raise RuntimeError("dim 0 appears multiple times in the list of dims")
+        return ()
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
             return tuple(range(ndim))
@@ -125,6 +131,9 @@ def dims_of(dim, ndim):
     return (wrap_dim(dim, ndim),)
 
 
+reduce_sum = None  # engine.ops.reduce.sum, set there (it imports this module)
+
+
 def sum_to(grad, shape):
     """Reduce a gradient back to an input's shape: the reverse of broadcasting it."""
     gs = grad._data.shape
@@ -132,5 +141,5 @@ def sum_to(grad, shape):
         return grad
     lead = len(gs) - len(shape)
     dims = [*range(lead)] + [i + lead for i, s in enumerate(shape) if s == 1 and gs[i + lead] != 1]
-    r = grad.sum(tuple(dims), keepdim=True) if dims else grad
+    r = reduce_sum(grad, tuple(dims), True) if dims else grad
     return r if r._data.shape == shape else r.reshape(shape)

@@ -2,6 +2,7 @@
 ops (so a create_graph backward can differentiate it again). Broadcast inputs get their gradient
 summed back to their own shape by `sum_to`."""
 
+import math
 import operator
 
 import numpy as np
@@ -173,6 +174,11 @@ def _true_divide(x, y):
 
 def div(input, other, *, rounding_mode=None):
     if rounding_mode is not None:
+        if rounding_mode not in ("trunc", "floor"):
+            raise RuntimeError(
+                "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                f"'{rounding_mode}'"
+            )
         with _no_grad():
             q = _binary(input, other, _true_divide, DivBackward0, False)._data
             q = xp(q).floor(q) if rounding_mode == "floor" else xp(q).trunc(q)
@@ -202,6 +208,11 @@ class PowBackward0(Node):
         return (g * e * x ** (e - 1),)
 
 
+def _zero_where_exponent_zero(grad, exponent):
+    """PyTorch's d/dx x**y is 0 wherever y == 0 (also at x == 0, where y * x**(y-1) is nan)."""
+    return grad.masked_fill(const(exponent == 0), 0)
+
+
 class PowBackward1(Node):
     """input ** exponent, both tensors."""
 
@@ -213,7 +224,7 @@ class PowBackward1(Node):
         sa, sb = self.shapes
         gx = gy = None
         if self.needs_grad(0):
-            gx = sum_to(g * y * x ** (y - 1), sa)
+            gx = sum_to(_zero_where_exponent_zero(g * y * x ** (y - 1), y._data), sa)
         if self.needs_grad(1):
             # d/dy x**y = x**y log x, taken as 0 where x == 0 and y >= 0 (PyTorch's convention)
             mask = const((x._data == 0) & (y._data >= 0))
@@ -229,7 +240,12 @@ class PowBackward2(Node):
 
     def backward(self, g):
         (out,) = self.unpack()
-        return (None, g * out * float(np.log(self.base)))
+        gy = g * out * float(np.log(self.base)) if self.base != 0 else g * out * -math.inf
+        if self.base == 0:
+            # PyTorch takes d/dy 0**y as 0 where y >= 0, which is where 0**y is finite
+            od = out._data
+            gy = gy.masked_fill(const(xp(od).isfinite(od)), 0)
+        return (None, gy)
 
 
 def pow(input, exponent):
@@ -338,7 +354,14 @@ class WhereBackward0(Node):
         )
 
 
-def where(condition, input, other):
+def where(condition, input=None, other=None):
+    if input is None and other is None:  # where(condition): nonzero(condition, as_tuple=True)
+        return tuple(wrap(i) for i in xp(condition._data).nonzero(condition._data))
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        # two Python numbers: the first becomes a 0-d tensor of its default dtype
+        from .._creation import tensor
+
+        input = tensor(input, device=getattr(condition, "device", None))
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != bool:
         raise RuntimeError(

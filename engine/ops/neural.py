@@ -68,7 +68,8 @@ def _softmax_dim(dim, ndim):
             stacklevel=3,
         )
         dim = 0 if ndim in (0, 1, 3) else 1
-    return wrap_dim(dim, ndim)
+    dim = wrap_dim(dim, ndim)
+    return dim if ndim else None  # a 0-d tensor: over no axis at all
 
 
 # -- losses ---------------------------------------------------------------------------------------

@@ -3,10 +3,12 @@
 Each backward spreads the incoming gradient back over the reduced dims: `_spread` restores the
 dims that keepdim=False removed, then expands, so the formulas stay differentiable."""
 
+import math
 from collections import namedtuple
 
 import numpy as np
 
+from . import _common
 from ._common import STATE, Node, const, dims_of, float_data, track, wrap, xp
 
 values_indices = {name: namedtuple(name, ["values", "indices"]) for name in ("max", "min")}
@@ -54,7 +56,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     out = wrap(d.sum(axis=dims, keepdims=keepdim, dtype=out_dtype))
     if STATE.enabled and input._requires_grad:
         cls = SumBackward0 if dim is None else SumBackward1
-        track(out, cls((input,))._init(input, dims, keepdim))
+        node = cls((input,))._init(input, dims, keepdim)
+        if out._data.dtype != d.dtype:  # sum(dtype=float64) of float32: a float32 gradient
+            node.casts = (d.dtype,)
+        track(out, node)
     return out
 
 
@@ -252,11 +257,13 @@ class StdBackward0(_ReduceNode):
         x, std = self.unpack()
         centred = x - x.mean(self.dims, keepdim=True)
         spread_std = _spread(std, self.in_shape, self.dims, self.keepdim)
-        return (
+        grad = (
             _spread(g, self.in_shape, self.dims, self.keepdim)
             * centred
-            / (spread_std * self.denominator),
+            / (spread_std * self.denominator)
         )
+        # PyTorch's convention: no gradient where the std is 0 (all values equal), not 0/0
+        return (grad.masked_fill(const(spread_std._data == 0), 0),)
 
 
 def _correction(unbiased, correction):
@@ -294,6 +301,10 @@ def _moment(input, dim, correction, keepdim, node_cls, root):
     if STATE.enabled and input._requires_grad:
         node = node_cls((input,), (input, out.detach()) if root else (input,))
         node._init(input, dims, keepdim)
-        node.denominator = n - correction
+        # no degrees of freedom left: PyTorch's gradient is nan, as the value is
+        node.denominator = n - correction if n - correction > 0 else math.nan
         track(out, node)
     return out
+
+
+_common.reduce_sum = sum

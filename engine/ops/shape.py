@@ -454,8 +454,24 @@ def stack(tensors, dim=0):
 
 
 # -- indexing -------------------------------------------------------------------------------------
+_SEQUENCE_AS_TUPLE = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+    "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be "
+    "interpreted as tensor index, x[torch.tensor(seq)], which will result either in an error or "
+    "a different result"
+)
+
+
 def _index_key(key, d):
     """Turn tensors and lists inside an index into arrays; say whether it is basic indexing."""
+    if isinstance(key, list) and any(
+        k is None or k is Ellipsis or isinstance(k, (slice, list, tuple, Tensor)) for k in key
+    ):
+        # PyTorch still reads such a list as a tuple of indices (x[[[0, 1], [1, 0]]])
+        import warnings
+
+        warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=3)
+        key = tuple(key)
     if not isinstance(key, tuple):
         key = (key,)
     out, basic = [], True
@@ -465,8 +481,10 @@ def _index_key(key, d):
             if k.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             basic = False
-        elif isinstance(k, (list, np.ndarray)):
+        elif isinstance(k, (list, tuple, np.ndarray)):
             k = np.asarray(k)
+            if k.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             basic = False
         elif not (k is None or k is Ellipsis or isinstance(k, (int, slice, np.integer))):
             raise IndexError(
@@ -540,9 +558,28 @@ def _basic_node(key, shape):
     return cls
 
 
+def _split_integers(key):
+    """PyTorch applies the integers of an index that also holds arrays first, as selects, and
+    only then the arrays (numpy would count the integers among the advanced indices, which
+    places the result's dims differently): the key for each of the two steps."""
+    first = tuple(
+        k if _is_int(k) else None if k is None else Ellipsis if k is Ellipsis else slice(None)
+        for k in key
+    )
+    then = tuple(slice(None) if k is None else k for k in key if not _is_int(k))
+    return first, then
+
+
+def _is_int(k):
+    return isinstance(k, (int, np.integer)) and not isinstance(k, bool)
+
+
 def getitem(input, key):
     d = input._data
     key, basic = _index_key(key, d)
+    if not basic and any(_is_int(k) for k in key):
+        first, then = _split_integers(key)
+        return getitem(getitem(input, first), then)
     try:
         # with an Ellipsis numpy gives a 0-d view where plain integers would give a scalar copy
         data = d[key + (Ellipsis,)] if basic and Ellipsis not in key else d[key]
