@@ -93,8 +93,8 @@ class Tensor:
     # may not be written in place
     _base = None
     _views = None
-    _view_no_grad = False
-    _view_multi = None
+    _view_no_grad = 0
+    _view_multi = False
     __array_ufunc__ = None  # numpy hands `array * tensor` over to Tensor.__rmul__
     __hash__ = object.__hash__  # identity, as in PyTorch (== is elementwise)
 

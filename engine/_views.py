@@ -25,12 +25,19 @@ from ._tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE, Tensor, share_version, 
 from .autograd.grad_mode import STATE
 from .autograd.graph import Node
 
-NO_GRAD_VIEW_INPLACE = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+_NO_GRAD_REASON = (
     "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
     "your code by moving both the view and the inplace either both inside the no_grad block "
     "(if you don't want the inplace to be tracked) or both outside (if you want the inplace to "
     "be tracked)."
+)
+NO_GRAD_VIEW_INPLACE = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    + _NO_GRAD_REASON
+)
+NO_GRAD_VIEW_OF_VIEW_INPLACE = (
+    "Output {nr} of {name} is a view of a view which was created in no_grad mode and is being "
+    "modified inplace with grad mode enabled. " + _NO_GRAD_REASON
 )
 MULTI_VIEW_INPLACE = (
     "Output {nr} of {name} is a view and is being modified inplace. This view is the output of "
@@ -61,15 +68,21 @@ def make_view(input, data):
     elif not len(views) & 31:  # now and then, forget views that are gone
         views[:] = [r for r in views if r() is not None]
     views.append(weakref.ref(out))
+    # why PyTorch would refuse an in-place write into it: made under no_grad (1), a view of
+    # such a view (2); one of several views returned together, or a view of one (multi)
     if not STATE.enabled and root._requires_grad:
-        out._view_no_grad = True
+        out._view_no_grad = 1
+    elif input._view_no_grad:
+        out._view_no_grad = 2
+    if input._view_multi:
+        out._view_multi = True
     return out
 
 
-def mark_multi_output(views, name):
+def mark_multi_output(views):
     """Views returned together by one op (unbind, split): PyTorch forbids writing into them."""
-    for nr, v in enumerate(views):
-        v._view_multi = (nr, name)
+    for v in views:
+        v._view_multi = True
     return views
 
 
@@ -175,13 +188,22 @@ def check_inplace(t):
         return
     if not (t._requires_grad or root._requires_grad):
         return
-    if t._view_no_grad:
+    if t._view_no_grad == 1 or (t._view_no_grad == 2 and t.grad_fn is None):
+        # (a view of such a view made with grad on has no grad_fn here to name: PyTorch would
+        # name its op; the plain message says the same thing)
         raise RuntimeError(NO_GRAD_VIEW_INPLACE)
-    if t._view_multi is not None:
-        nr, name = t._view_multi
-        raise RuntimeError(MULTI_VIEW_INPLACE.format(nr=nr, name=name))
+    if t._view_no_grad == 2:
+        raise RuntimeError(NO_GRAD_VIEW_OF_VIEW_INPLACE.format(nr=t._output_nr, name=_op(t)))
+    if t._view_multi:
+        raise RuntimeError(MULTI_VIEW_INPLACE.format(nr=t._output_nr, name=_op(t)))
     if root.grad_fn is None and root._requires_grad:
         raise RuntimeError(VIEW_OF_LEAF_INPLACE)
+
+
+def _op(t):
+    """The op that made t, as PyTorch names it in these messages (Unbind for UnbindBackward0)."""
+    name = type(t.grad_fn).__name__ if t.grad_fn is not None else "None"
+    return name[: -len("Backward0")] if name.endswith("Backward0") else name
 
 
 def inplace(t, op, *args):
@@ -214,26 +236,36 @@ def inplace(t, op, *args):
         fn._saved = (*fn._saved[:-1], t.detach())
         fn._versions = tuple(0 if x._vc is None else x._vc[0] for x in fn._saved)
     if tracked:
-        if root is None:
-            set_history(t, fn, result._requires_grad)
-        else:
-            node = CopySlices(root, fn, positions(t, root), t._data.shape)
-            set_history(root, node, True)
-    if owner._views is not None and owner._requires_grad:
+        rebase_history(t, fn, result._requires_grad)
+    elif owner._views is not None and owner._requires_grad:
         regenerate_views(owner)
     return t
 
 
-def set_history(t, fn, requires_grad):
+def rebase_history(t, fn, requires_grad=True, output_nr=0):
+    """After t's memory was written by the op whose node is fn (fn's input 0 being t's old
+    value): t, or the root of the view t is (through CopySlices), takes the new history, and
+    every live view of that memory a fresh grad_fn."""
+    root = t._base
+    if root is None:
+        set_history(t, fn, requires_grad, output_nr)
+    else:
+        set_history(root, CopySlices(root, fn, positions(t, root), t._data.shape), True)
+    owner = t if root is None else root
+    if owner._views is not None and owner._requires_grad:
+        regenerate_views(owner)
+
+
+def set_history(t, fn, requires_grad, output_nr=0):
     """Give t a new grad_fn; a retain_grad() on t follows it (t.grad is the new value's)."""
     old_fn, old_nr = t.grad_fn, t._output_nr
-    t.grad_fn, t._output_nr, t._requires_grad = fn, 0, requires_grad
+    t.grad_fn, t._output_nr, t._requires_grad = fn, output_nr, requires_grad
     if t._retains_grad and old_fn is not None and old_fn._retains_grad_hooks:
         keep = old_fn._retains_grad_hooks.pop(old_nr, None)
         if keep is not None and fn is not None:
             if fn._retains_grad_hooks is None:
                 fn._retains_grad_hooks = {}
-            fn._retains_grad_hooks[0] = keep
+            fn._retains_grad_hooks[output_nr] = keep
             fn._has_hooks = True
 
 

@@ -11,7 +11,7 @@ from .grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .gradcheck import GradcheckError, gradcheck
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph import AccumulateGrad, Node
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "enable_grad",
     "grad",
     "gradcheck",
+    "gradgradcheck",
     "inference_mode",
     "is_grad_enabled",
     "is_inference_mode_enabled",

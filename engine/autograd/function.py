@@ -125,9 +125,19 @@ class Function(metaclass=_FunctionMeta):
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         record = STATE.enabled and any(ctx.needs_input_grad)
+        dirty = getattr(ctx, "_dirty", ())
         result = []
         for nr, o in enumerate(outs):
             if not isinstance(o, _tensor.Tensor):
+                result.append(o)
+                continue
+            if any(o is d for d in dirty):  # written in place by forward (mark_dirty)
+                ctx._out_meta.append((o._data.shape, o._data.dtype, o._data))
+                if record:
+                    from .. import _views  # imports _tensor, which imports this package
+
+                    _views.check_inplace(o)
+                    _views.rebase_history(o, ctx, True, nr)
                 result.append(o)
                 continue
             if any(o is a for a in args):  # an input returned as is: give the output its own tensor

@@ -5,7 +5,6 @@ import warnings
 import numpy as np
 
 from .. import _tensor
-from .grad_mode import no_grad
 
 
 class GradcheckError(RuntimeError):
@@ -22,16 +21,17 @@ def _numerical(fn, inputs, k, out_index, eps):
     d = x._data  # perturbed in place at each element (a reshape of it may be a copy)
     n_out = _outputs(fn, inputs)[out_index]._data.size
     jac = np.zeros((d.size, n_out))
-    with no_grad():
-        for i in range(d.size):
-            at = np.unravel_index(i, d.shape)
-            orig = d[at].item()
-            d[at] = orig + eps
-            plus = _outputs(fn, inputs)[out_index]._data.astype(np.float64).reshape(-1)
-            d[at] = orig - eps
-            minus = _outputs(fn, inputs)[out_index]._data.astype(np.float64).reshape(-1)
-            d[at] = orig
-            jac[i] = (plus - minus) / (2 * eps)
+    # evaluated in the caller's grad mode, as PyTorch does: fn may depend on it (an in-place
+    # write through a view makes its base require grad only with grad mode on)
+    for i in range(d.size):
+        at = np.unravel_index(i, d.shape)
+        orig = d[at].item()
+        d[at] = orig + eps
+        plus = _outputs(fn, inputs)[out_index]._data.astype(np.float64).reshape(-1)
+        d[at] = orig - eps
+        minus = _outputs(fn, inputs)[out_index]._data.astype(np.float64).reshape(-1)
+        d[at] = orig
+        jac[i] = (plus - minus) / (2 * eps)
     return jac
 
 
@@ -92,3 +92,50 @@ def gradcheck(fn, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=Tru
                     f"{k},\nnumerical:{numerical}\nanalytical:{a}\n"
                 )
     return True
+
+
+def gradgradcheck(
+    fn,
+    inputs,
+    grad_outputs=None,
+    *,
+    eps=1e-6,
+    atol=1e-5,
+    rtol=1e-3,
+    raise_exception=True,
+    **_ignored,
+):
+    """gradcheck of the first derivatives: the gradient of fn's outputs (with `grad_outputs`,
+    random ones that require grad when not given) with respect to its inputs, differentiated
+    again by a create_graph backward."""
+    from . import grad as autograd_grad
+
+    inputs = (inputs,) if isinstance(inputs, _tensor.Tensor) else tuple(inputs)
+    outputs = _outputs(fn, inputs)
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        grad_outputs = tuple(
+            _tensor.wrap(rng.standard_normal(o._data.shape).astype(o._data.dtype), True)
+            for o in outputs
+        )
+    else:
+        grad_outputs = (
+            (grad_outputs,) if isinstance(grad_outputs, _tensor.Tensor) else tuple(grad_outputs)
+        )
+    n = len(inputs)
+    diff = [k for k, x in enumerate(inputs) if isinstance(x, _tensor.Tensor) and x._requires_grad]
+
+    def first_derivatives(*args):
+        outs = _outputs(fn, args[:n])
+        needed = [args[k] for k in diff]
+        grads = autograd_grad(outs, needed, args[n:], create_graph=True, allow_unused=True)
+        return tuple(g if g is not None else needed[i] * 0 for i, g in enumerate(grads))
+
+    return gradcheck(
+        first_derivatives,
+        inputs + grad_outputs,
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
+    )

@@ -56,7 +56,7 @@ class UnbindBackward0(_PiecesNode):
         return False
 
 
-def _pieces(input, dim, bounds, cls, name, squeeze=False):
+def _pieces(input, dim, bounds, cls, squeeze=False):
     d = input._data
     index = [slice(None)] * d.ndim
     outs = []
@@ -71,7 +71,7 @@ def _pieces(input, dim, bounds, cls, name, squeeze=False):
         for nr, out in enumerate(outs):
             track(out, node)
             out._output_nr = nr
-    mark_multi_output(outs, name)
+    mark_multi_output(outs)
     return tuple(outs)
 
 
@@ -88,7 +88,7 @@ def split(tensor, split_size_or_sections, dim=0):
                 f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
                 f"size at dimension {dim}), but got split_sizes={sizes}"
             )
-        cls, name = SplitWithSizesBackward0, "SplitWithSizes"
+        cls = SplitWithSizesBackward0
     else:
         size = int(split_size_or_sections)
         if size < 0 or (size == 0 and n != 0):
@@ -98,12 +98,12 @@ def split(tensor, split_size_or_sections, dim=0):
                 else f"split expects split_size be non-negative, but got split_size={size}"
             )
         sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
-        cls, name = SplitBackward0, "Split"
+        cls = SplitBackward0
     bounds, at = [], 0
     for s in sizes:
         bounds.append((at, at + s))
         at += s
-    return _pieces(tensor, dim, bounds, cls, name)
+    return _pieces(tensor, dim, bounds, cls)
 
 
 def chunk(input, chunks, dim=0):
@@ -123,7 +123,7 @@ def unbind(input, dim=0):
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     dim = wrap_dim(dim, d.ndim)
     bounds = [(i, i + 1) for i in range(d.shape[dim])]
-    return _pieces(input, dim, bounds, UnbindBackward0, "Unbind", squeeze=True)
+    return _pieces(input, dim, bounds, UnbindBackward0, squeeze=True)
 
 
 # -- diagonal -------------------------------------------------------------------------------------

@@ -429,7 +429,21 @@ def _chunk_write(m):
     (_leaf(m) * 1).chunk(2, 1)[0].mul_(3)
 
 
+def _view_of_multi_output_view(m):
+    pieces = (_leaf(m) * 1).unbind(0)
+    pieces[1].view_as(pieces[1]).mul_(2)
+
+
+def _view_of_no_grad_view(m):
+    x = _leaf(m) * 1
+    with m.no_grad():
+        v = x[1:]
+    v[0:1].mul_(2)
+
+
 ERRORS = {
+    "view_of_multi_output_view": _view_of_multi_output_view,
+    "unbind_second_output": lambda m: (_leaf(m) * 1).unbind(0)[1].add_(1),
     "leaf": lambda m: _leaf(m).add_(1),
     "view_of_leaf": lambda m: _leaf(m)[0].mul_(2),
     "view_of_leaf_setitem": lambda m: _leaf(m).__setitem__(0, 1.0),
@@ -467,6 +481,11 @@ def _view_saved_base_written(m):
 @pytest.mark.parametrize("case", list(ERRORS))
 def test_refusals_match_torch(case):
     _errors(ERRORS[case])
+
+
+def test_a_view_of_a_no_grad_view_is_refused():
+    with pytest.raises(RuntimeError, match="created in no_grad mode and is being modified inplace"):
+        _view_of_no_grad_view(eg)
 
 
 def test_writes_into_multi_output_views_are_allowed_without_grad():
