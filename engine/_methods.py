@@ -199,6 +199,10 @@ def to(self, *args, **kwargs):
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     copy = kwargs.pop("copy", False)
+    flags = [a for a in args if isinstance(a, bool)]  # to(dtype, non_blocking, copy)
+    if len(flags) == 2:
+        copy = flags[1]
+    args = [a for a in args if not isinstance(a, bool)]
     for a in args:
         if isinstance(a, Tensor):
             device, dtype = a.device, a.dtype
@@ -246,21 +250,48 @@ Tensor.cpu = lambda self: to(self, "cpu")
 Tensor.cuda = lambda self, device=None: to(
     self, "cuda" if device is None else f"cuda:{device}" if isinstance(device, int) else device
 )
-Tensor.float = lambda self: shape.to_dtype(self, np.float32)
-Tensor.double = lambda self: shape.to_dtype(self, np.float64)
-Tensor.half = lambda self: shape.to_dtype(self, np.float16)
-Tensor.long = lambda self: shape.to_dtype(self, np.int64)
-Tensor.int = lambda self: shape.to_dtype(self, np.int32)
-Tensor.bool = lambda self: shape.to_dtype(self, np.bool_)
+
+
+def _conversion(np_dtype):
+    """x.float(), x.long(), ...: a copy in that dtype (x itself when it already has it)."""
+
+    def convert(self, memory_format=None):
+        return shape.to_dtype(self, np_dtype)
+
+    return convert
+
+
+for _name, _np_dtype in {
+    "float": np.float32,
+    "double": np.float64,
+    "half": np.float16,
+    "long": np.int64,
+    "int": np.int32,
+    "bool": np.bool_,
+}.items():
+    setattr(Tensor, _name, _conversion(_np_dtype))
+
 Tensor.type_as = lambda self, other: shape.to_dtype(self, other.dtype)
 Tensor.new_tensor = lambda self, data, dtype=None: _creation.tensor(
     data, dtype or self.dtype, self.device
 )
-Tensor.new_zeros = lambda self, *size, dtype=None: _creation.zeros(
-    *size, dtype=dtype or self.dtype, device=self.device
-)
-Tensor.new_ones = lambda self, *size, dtype=None: _creation.ones(
-    *size, dtype=dtype or self.dtype, device=self.device
-)
+
+
+def _new_filled(make):
+    """new_zeros / new_ones: the tensor's dtype and device unless given."""
+
+    def new(self, *size, dtype=None, device=None, requires_grad=False, **_layout):
+        return make(
+            *size,
+            dtype=dtype or self.dtype,
+            device=device or self.device,
+            requires_grad=requires_grad,
+        )
+
+    return new
+
+
+Tensor.new_zeros = _new_filled(_creation.zeros)
+Tensor.new_ones = _new_filled(_creation.ones)
 Tensor.uniform_ = lambda self, a=0.0, b=1.0: _creation.uniform_(self, a, b)
 Tensor.normal_ = lambda self, mean=0.0, std=1.0: _creation.normal_(self, mean, std)

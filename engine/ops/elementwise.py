@@ -172,6 +172,24 @@ def _true_divide(x, y):
     return r
 
 
+class DivBackward2(Node):
+    """div of two tensors with a rounding mode: piecewise constant, so zero gradients."""
+
+    __slots__ = ("in_shapes",)
+
+    def backward(self, g):
+        return tuple(
+            g.new_zeros(shape) if self.needs_grad(i) else None
+            for i, shape in enumerate(self.in_shapes)
+        )
+
+
+class DivBackward3(DivBackward2):
+    """div by a number with a rounding mode."""
+
+    __slots__ = ()
+
+
 def div(input, other, *, rounding_mode=None):
     if rounding_mode is not None:
         if rounding_mode not in ("trunc", "floor"):
@@ -183,7 +201,16 @@ def div(input, other, *, rounding_mode=None):
             q = _binary(input, other, _true_divide, DivBackward0, False)._data
             q = xp(q).floor(q) if rounding_mode == "floor" else xp(q).trunc(q)
             kind = operands(input, other)[0].dtype
-            return wrap(q.astype(kind) if kind.kind in "iu" else q)
+            out = wrap(q.astype(kind) if kind.kind in "iu" else q)
+        if out._data.dtype.kind == "f" and requires_grad(input, other):
+            if isinstance(other, Tensor):
+                node = DivBackward2((input, other))
+                node.in_shapes = (input._data.shape, other._data.shape)
+            else:
+                node = DivBackward3((input,))
+                node.in_shapes = (input._data.shape,)
+            track(out, node)
+        return out
     if input._data.dtype.kind == "f":
         return _binary(input, other, operator.truediv, DivBackward0, True)
     return _binary(input, other, _true_divide, DivBackward0, True)
@@ -388,10 +415,10 @@ def where(condition, input=None, other=None):
 class MaskedFillBackward0(Node):
     """masked_fill with a number: the filled places get no gradient."""
 
-    __slots__ = ("mask",)
+    __slots__ = ("mask", "in_shape")
 
     def backward(self, g):
-        return (where(const(self.mask), 0.0, g),)
+        return (sum_to(where(const(self.mask), 0.0, g), self.in_shape),)
 
 
 class MaskedFillBackward1(MaskedFillBackward0):
@@ -402,13 +429,13 @@ class MaskedFillBackward1(MaskedFillBackward0):
     def backward(self, g):
         m = const(self.mask)
         return (
-            where(m, 0.0, g) if self.needs_grad(0) else None,
+            sum_to(where(m, 0.0, g), self.in_shape) if self.needs_grad(0) else None,
             where(m, g, 0.0).sum() if self.needs_grad(1) else None,
         )
 
 
 def masked_fill(input, mask, value):
-    """input where mask is False, value where it is True; input's dtype and shape are kept."""
+    """input where mask is False, value where it is True, in input's dtype."""
     md = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if md.dtype != bool:
         raise RuntimeError(
@@ -427,15 +454,14 @@ def masked_fill(input, mask, value):
         data = xp(d).where(md, v, d).astype(d.dtype, copy=False)
     except ValueError:
         raise broadcast_error(d.shape, md.shape) from None
-    if data.shape != d.shape:
-        raise broadcast_error(d.shape, md.shape)
     out = wrap(data)
     if requires_grad(input, value):
         if is_tensor:
             node = MaskedFillBackward1((input, value))
         else:
             node = MaskedFillBackward0((input,))
-        node.mask = xp(d).broadcast_to(md, d.shape)
+        node.mask = xp(d).broadcast_to(md, data.shape)
+        node.in_shape = d.shape  # a mask of more dims broadcasts the result to its shape
         track(out, node)
     return out
 

@@ -176,7 +176,10 @@ class IndexFillBackward0(Node):
 
 class IndexFillBackward1(IndexFillBackward0):
     def backward(self, g):
-        gv = index_select(g, self.dim, self.index).sum() if self.needs_grad(1) else None
+        gv = None
+        if self.needs_grad(1):  # a place filled twice still holds the value once
+            unique = const(xp(self.index._data).unique(self.index._data))
+            gv = index_select(g, self.dim, unique).sum()
         return (index_fill(g, self.dim, self.index, 0.0) if self.needs_grad(0) else None, gv)
 
 

@@ -22,8 +22,11 @@ def softmax(input, dim=None, dtype=None):
     d = float_data(input)
     dim = _softmax_dim(dim, d.ndim)
     m = xp(d)
-    e = m.exp(d - d.max(axis=dim, keepdims=True)) if d.ndim else m.ones_like(d)
-    out = wrap(e / e.sum(axis=dim, keepdims=True))
+    if d.size == 0:  # nothing to normalise (and no maximum to subtract)
+        out = wrap(d.copy())
+    else:
+        e = m.exp(d - d.max(axis=dim, keepdims=True)) if d.ndim else m.ones_like(d)
+        out = wrap(e / e.sum(axis=dim, keepdims=True))
     if STATE.enabled and input._requires_grad:
         node = SoftmaxBackward0((input,), (out.detach(),))
         node.dim = dim
@@ -48,6 +51,8 @@ def log_softmax(input, dim=None, dtype=None):
     m = xp(d)
     if d.ndim == 0:
         data = d * 0
+    elif d.size == 0:
+        data = d.copy()
     else:
         shifted = d - d.max(axis=dim, keepdims=True)
         data = shifted - m.log(m.exp(shifted).sum(axis=dim, keepdims=True))

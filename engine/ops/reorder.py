@@ -158,7 +158,11 @@ class FlipBackward0(Node):
         return (flip(g, self.dims),)
 
 
-def flip(input, *dims):
+def flip(input, *dims, **kwargs):
+    if "dims" in kwargs:
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if not dims:
         raise TypeError('flip() missing 1 required positional arguments: "dims"')
     d = input._data
@@ -657,8 +661,8 @@ METHODS = {
     "kron": kron,
     "cross": cross,
     "type": type_,
-    "char": lambda self: self.to(_dtype.int8),
-    "short": lambda self: self.to(_dtype.int16),
+    "char": lambda self, memory_format=None: self.to(_dtype.int8),
+    "short": lambda self, memory_format=None: self.to(_dtype.int16),
 }
 INPLACE = {
     "tril": tril,

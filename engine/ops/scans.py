@@ -351,12 +351,12 @@ class AminmaxBackward0(_ReduceNode):
 
 def aminmax(input, *, dim=None, keepdim=False):
     d = input._data
-    if d.size == 0:
+    dims = tuple(range(d.ndim)) if dim is None else (wrap_dim(dim, d.ndim),) if d.ndim else ()
+    if d.size == 0 and (dim is None or 0 in [d.shape[i] for i in dims]):
         raise RuntimeError(
             "aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
             "identity."
         )
-    dims = tuple(range(d.ndim)) if dim is None else (wrap_dim(dim, d.ndim),) if d.ndim else ()
     lo, hi = d.min(axis=dims, keepdims=True), d.max(axis=dims, keepdims=True)
     shape = _reduced_shape(d.shape, dims, keepdim) if d.ndim else ()
     outs = [wrap(lo.reshape(shape)), wrap(hi.reshape(shape))]
