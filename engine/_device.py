@@ -40,8 +40,8 @@ _ndarray = np.ndarray
 
 def xp(array):
     """The array module (numpy or cupy) that owns `array`. Every op calls it: keep it cheap."""
-    if array.__class__ is _ndarray:
-        return np
+    if array.__class__ is _ndarray or isinstance(array, (np.generic, int, float)):
+        return np  # numpy scalars (what indexing a 0-d array gives) and numbers are the CPU's
     return require_cupy().get_array_module(array)
 
 
