@@ -147,39 +147,54 @@ def sample_op(name):
     return _OPS[name]
 
 
+def op_cases(op_names=()):
+    """(key, op, engine callable) for each OpInfo entry the engine has, in op_db order."""
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    cases = []
+    for op in op_db:
+        if op_names and op.name not in op_names:
+            continue
+        fn = engine_callable(op)
+        if fn is None or torch.float64 not in op.supported_dtypes("cpu"):
+            continue
+        _OPS[op.name] = op.op
+        key = op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+        cases.append((key, op, fn))
+    return cases
+
+
+def problems_of(op, fn, max_samples):
+    """What differs on each of the op's first float64 sample inputs (empty: all match)."""
+    torch.manual_seed(0)
+    try:
+        samples = list(op.sample_inputs("cpu", torch.float64, requires_grad=True))
+    except Exception:  # noqa: BLE001 - torch cannot make samples for it here
+        return [], 0
+    found = []
+    for sample in samples[:max_samples]:
+        try:
+            problem = compare(op.name, sample, fn)
+        except Exception:  # noqa: BLE001
+            problem = "audit crashed: " + traceback.format_exc(limit=1).splitlines()[-1]
+        if problem:
+            found.append(problem)
+    return found, len(samples[:max_samples])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ops", default="")
     ap.add_argument("--samples", type=int, default=8)
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
-    from torch.testing._internal.common_methods_invocations import op_db
-
     wanted = set(filter(None, args.ops.split(",")))
-    results = collections.defaultdict(lambda: [0, 0, []])
+    results = {}
     warnings.simplefilter("ignore")
-    for op in op_db:
-        if wanted and op.name not in wanted:
-            continue
-        fn = engine_callable(op)
-        if fn is None or torch.float64 not in op.supported_dtypes("cpu"):
-            continue
-        key = op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
-        _OPS[op.name] = op.op
-        try:
-            samples = list(op.sample_inputs("cpu", torch.float64, requires_grad=True))
-        except Exception:  # noqa: BLE001
-            continue
-        for sample in samples[: args.samples]:
-            try:
-                problem = compare(op.name, sample, fn)
-            except Exception:  # noqa: BLE001
-                problem = "audit crashed: " + traceback.format_exc(limit=1).splitlines()[-1]
-            r = results[key]
-            r[0] += 1
-            if problem:
-                r[1] += 1
-                r[2].append(problem)
+    for key, op, fn in op_cases(wanted):
+        got = problems_of(op, fn, args.samples)
+        if got:
+            results[key] = (got[1], len(got[0]), got[0])
     total = sum(r[0] for r in results.values())
     failed = sum(r[1] for r in results.values())
     for key, (n, bad, problems) in sorted(results.items()):
