@@ -7,7 +7,7 @@ NPM_STAMP := frontend/node_modules/.installed
 EDITOR := frontend/dist/index.html
 FRONTEND_SRC := $(shell find frontend/src -type f 2>/dev/null) frontend/index.html frontend/vite.config.ts
 
-.PHONY: chromium run test lint test-python test-frontend test-e2e bench clean
+.PHONY: chromium redis run test lint test-python test-frontend test-e2e bench clean
 
 $(STAMP): pyproject.toml setup.py backend/graph/_tables.c backend/graph/_observe.c
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ $(EDITOR): $(NPM_STAMP) $(FRONTEND_SRC)
 chromium:
 	./scripts/install-chromium.sh
 
+# Debian's redis-server, for the scale-out tests (they start their own on a free port)
+redis:
+	./scripts/install-redis.sh
+
 run: $(STAMP) $(EDITOR)
 	$(VENV)/bin/wiregrad serve $(ARGS)
 
@@ -37,13 +41,13 @@ lint: $(STAMP) $(NPM_STAMP)
 test-frontend: $(NPM_STAMP)
 	cd frontend && npx vitest run
 
-test-python: $(STAMP)
+test-python: $(STAMP) redis
 	$(PY) -m pytest -n 2 tests
 
 test-e2e: $(STAMP) $(EDITOR) chromium
 	$(PY) -m pytest -n 2 e2e
 
-test: lint test-frontend $(EDITOR) chromium
+test: lint test-frontend $(EDITOR) chromium redis
 	$(PY) -m pytest -n 2 tests e2e
 
 # Benchmarks print tables (never assert timings); BLAS tuning variables are unset for fairness.

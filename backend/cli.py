@@ -1,6 +1,7 @@
 """The `wiregrad` command: serve the editor; run, export and import graph documents; the demo.
 
     wiregrad serve [--host H] [--port P] [--data-dir DIR] [--device cpu|cuda] [--allow-origin URL]
+                   [--allow-host NAME] [--token TOKEN] [--message-queue redis://HOST:PORT/N]
     wiregrad run GRAPH.json [--backward [NODE]]
     wiregrad export GRAPH.json --to python|torch [-o FILE]
     wiregrad import SCRIPT.py [-o GRAPH.json]
@@ -41,6 +42,25 @@ def _parser():
         default=[],
         metavar="URL",
         help="another origin allowed to use the API and Socket.IO (repeatable)",
+    )
+    s.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="another Host name the server answers to, besides loopback and its address "
+        "(repeatable; others get 403, which stops DNS rebinding)",
+    )
+    s.add_argument(
+        "--token",
+        metavar="TOKEN",
+        help="the teacher's secret when serving beyond loopback (default: $WIREGRAD_TOKEN, "
+        "else a new random one; give every process of one deployment the same)",
+    )
+    s.add_argument(
+        "--message-queue",
+        metavar="URL",
+        help="redis://HOST:PORT/N: share rooms and their packets with other processes",
     )
     r = sub.add_parser("run", help="run a graph document and print each node's value and grad")
     r.add_argument("graph", metavar="GRAPH.json")
@@ -203,12 +223,27 @@ def cmd_import(args):
 
 
 def cmd_serve(args):
+    import os
+
     from .server.app import serve
+    from .server.auth import is_loopback, new_token
     from .server.config import Settings
 
     settings = Settings(
-        host=args.host, port=args.port, device=args.device, allowed_origins=list(args.allow_origin)
+        host=args.host,
+        port=args.port,
+        device=args.device,
+        allowed_origins=list(args.allow_origin),
+        allowed_hosts=list(args.allow_host),
+        message_queue=args.message_queue,
     )
+    if not is_loopback(args.host):  # a classroom's server: the teacher holds a token
+        token = args.token or os.environ.get("WIREGRAD_TOKEN") or new_token()
+        if len(token) < 22:
+            raise _Fail("wiregrad: --token must be at least 22 characters (128 bits)")
+        settings.teacher_token = token
+    if args.message_queue:
+        _check_queue(args.message_queue)
     if args.data_dir:
         settings.data_dir = Path(args.data_dir)
     if args.device == "cuda":
@@ -221,6 +256,18 @@ def cmd_serve(args):
     except OSError as exc:  # the port is taken, or the host is not ours
         raise _Fail(f"wiregrad: cannot serve on {args.host}:{args.port}: {exc.strerror}") from exc
     return 0
+
+
+def _check_queue(url):
+    """Fail in one line when the message queue is not a Redis that answers."""
+    if not url.startswith(("redis://", "rediss://")):
+        raise _Fail("wiregrad: --message-queue must be a redis:// or rediss:// URL")
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=5).ping()
+    except (redis.RedisError, ValueError) as exc:
+        raise _Fail(f"wiregrad: cannot reach the message queue at {url}: {exc}") from exc
 
 
 def cmd_demo(args):

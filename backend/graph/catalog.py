@@ -593,6 +593,21 @@ register(
         params=(Param("dims", "shape", [1, 0], doc="the new order of the dims"),),
     )
 )
+
+
+def _joined_checked(fn):
+    """cat or stack, the size of the result checked before it is allocated: many inputs within
+    the per-tensor limit can join into one far over it (the sum of their sizes is the result's
+    size whatever the dim)."""
+
+    def run(ctx, ins, p):
+        tensors = ins[0]
+        ctx.check_numel(sum(t._data.size for t in tensors if isinstance(t, eg.Tensor)))
+        return fn(tensors, p.get("dim", 0))
+
+    return run
+
+
 for _name, _doc in (
     ("cat", "joins tensors along an existing dim"),
     ("stack", "joins tensors along a new dim"),
@@ -603,7 +618,7 @@ for _name, _doc in (
             "shape",
             _doc,
             (Port("tensors", variadic=True),),
-            run=_on_input(getattr(eg, _name), lambda p: (p.get("dim", 0),)),
+            run=_joined_checked(getattr(eg, _name)),
             code=lambda lib, args, p, n=_name: (
                 f"{lib}.{n}([{', '.join(args)}], dim={p.get('dim', 0)})"
             ),
@@ -628,6 +643,9 @@ def linear_run(ctx, ins, p):
     The layer comes from `ctx.module`: a run makes it anew, a training keeps it across steps."""
     x = ins[0]
     in_features = x.shape[-1] if x.ndim else 1
+    # the weight this node makes counts against the per-tensor limit, checked before it is
+    # allocated (out_features is bounded, but times a wide input it is gigabytes)
+    ctx.check_numel(in_features * int(p.get("out_features", 1)))
 
     def make():
         layer = nn.Linear(

@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from .limits import capped, check_document_lists
+
 FORMAT = "wiregrad.graph"
 VERSION = 1
 ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
@@ -112,6 +114,7 @@ def parse(data) -> GraphDocument:
     """A GraphDocument from a dict or a JSON string; pydantic.ValidationError when malformed."""
     if isinstance(data, (str, bytes)):
         return GraphDocument.model_validate_json(data)
+    check_document_lists(data)  # before pydantic builds an error per item (limits.py)
     return GraphDocument.model_validate(data)
 
 
@@ -120,7 +123,7 @@ def invalid_text(exc, max_lines=6) -> str:
     "For further information visit <url>" lines (a link into pydantic's docs means nothing to
     someone who drew a graph)."""
     lines = [ln for ln in str(exc).splitlines() if not ln.lstrip().startswith("For further")]
-    return " ".join(lines[:max_lines])
+    return capped(" ".join(lines[:max_lines]))
 
 
 def json_schema() -> dict:

@@ -493,6 +493,11 @@ class _Exporter(GraphIndex):
             'gradient: "value <node> <json>" and "grad <node> <json>".',
         ]
         body = "\n".join(text).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+        # a NUL cannot be in a Python source at all, and a CR (or U+2028, ...) would end a
+        # line where the importer's reading does not: every such character is escaped
+        body = "".join(
+            c if c == "\n" or c.isprintable() else c.encode("unicode_escape").decode() for c in body
+        )
         return f'"""{body}\n"""'
 
     def script(self, hints):

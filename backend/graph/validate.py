@@ -325,6 +325,20 @@ def shape_problems(doc, limits=DEFAULT, skip=frozenset()):
     return _dry_run(doc, limits, skip)[0]
 
 
+def inferred_shapes(doc, limits=DEFAULT):
+    """Each node's output shape as the dry run infers it, before anything runs (the editor
+    writes them at the nodes' output ports). Nodes with problems, what depends on them, and
+    stand-ins too big to make are left out."""
+    if size_problems(doc, limits):
+        return {}
+    problems = structural_problems(doc, limits)
+    skip = {p.node for p in problems if p.node} | {
+        e.target for e in doc.edges if any(p.edge == e.id for p in problems)
+    }
+    meta = _dry_run(doc, limits, frozenset(skip))[1]
+    return {nid: list(t.shape) for nid, t in meta.items()}
+
+
 def _dry_run(doc, limits, skip=frozenset()):
     """(problems, each node's stand-in, the topological order, each node's incoming edges)."""
     order, _ = topological_order(doc)

@@ -6,8 +6,11 @@ from flask import Blueprint, current_app, jsonify, request
 from ..graph import all_ops, parse, validate
 from ..graph.document import invalid_text
 from ..graph.templates import list_templates, load_template
+from ..graph.validate import inferred_shapes
+from . import auth
 from .fastjson import strict_loads
 from .store import BadId, NotFound
+from .store_errors import StoreUnavailable
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -31,6 +34,19 @@ def _not_found(exc):
 @api.errorhandler(BadId)
 def _bad_id(exc):
     return jsonify({"error": str(exc)}), 400
+
+
+@api.errorhandler(StoreUnavailable)
+def _store_unavailable(exc):
+    """A write the disk refused: what happened, what was kept, what to do (store_errors)."""
+    graph_id = (request.view_args or {}).get("graph_id")
+    last = None
+    if graph_id is not None:
+        try:
+            last = _store().info(graph_id)["revision"]
+        except Exception:  # the graph may not exist, or not be readable either
+            last = None
+    return jsonify({"error": exc.message(last), "code": f"store_{exc.reason}"}), exc.status
 
 
 def _store():
@@ -83,20 +99,26 @@ def template(template_id):
 @api.post("/validate")
 def validate_graph():
     doc = _document(_json_body())
-    problems = validate(doc, current_app.config["WIREGRAD"].limits)
-    return jsonify({"ok": not problems, "node_errors": [p.to_dict() for p in problems]})
+    limits = current_app.config["WIREGRAD"].limits
+    problems = validate(doc, limits)
+    body = {"ok": not problems, "node_errors": [p.to_dict() for p in problems]}
+    if request.args.get("shapes"):  # ?shapes=1: each node's inferred output shape too
+        body["shapes"] = inferred_shapes(doc, limits)
+    return jsonify(body)
 
 
 # -- stored graphs ----------------------------------------------------------------------------
 @api.get("/graphs")
 def list_graphs():
-    return jsonify({"graphs": _store().list()})
+    owner = auth.listing_owner(current_app.config["WIREGRAD"])  # None: all (auth.py)
+    return jsonify({"graphs": _store().list(owner=owner)})
 
 
 @api.post("/graphs")
 def create_graph():
     doc = _document(_json_body())
-    return jsonify(_store().create(doc.model_dump(mode="json"))), 201
+    owner = auth.creating_owner(current_app.config["WIREGRAD"])
+    return jsonify(_store().create(doc.model_dump(mode="json"), owner=owner)), 201
 
 
 @api.get("/graphs/<graph_id>")
@@ -157,7 +179,8 @@ def import_code():
     if not isinstance(code, str):
         raise ApiError('expected {"code": "..."}')
     try:
-        doc = from_python(code)  # parsed with ast, never executed
+        # parsed with ast, never executed; within its own time budget
+        doc = from_python(code, current_app.config["WIREGRAD"].limits.max_import_seconds)
     except ImportFailed as exc:
         raise ApiError(
             "the script has lines that cannot be imported",

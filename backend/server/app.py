@@ -4,9 +4,9 @@ from pathlib import Path
 
 import socketio.packet
 from flask import Flask, abort, current_app, jsonify, request, send_from_directory
-from flask_socketio import SocketIO
+from flask_socketio import ConnectionRefusedError, SocketIO
 
-from . import fastjson
+from . import auth, fastjson
 from . import training as trainings
 from .api import api
 from .config import Settings
@@ -16,14 +16,19 @@ from .protocol import (
     RoomCreateRequest,
     RoomJoinRequest,
     RoomLeaveRequest,
+    RoomResumeRequest,
     RoomStepRequest,
     RoomUpdateRequest,
     RunRequest,
     TensorRequest,
 )
+from .ratelimit import JoinGate, RateLimiter, gate_costly_events
+from .room_registry import make_registry
 from .rooms import RoomManager
 from .runs import RunManager
 from .store import Store
+from .store_errors import StoreDamaged
+from .transport import guard_frames
 
 _FRONTEND = Path(__file__).resolve().parents[2] / "frontend" / "dist"
 
@@ -39,16 +44,18 @@ def create_app(settings: Settings | None = None):
     app = Flask(__name__, static_folder=None)
     app.config["WIREGRAD"] = settings
     app.config["MAX_CONTENT_LENGTH"] = settings.max_message_bytes
-    app.extensions["wiregrad.store"] = Store(settings.data_dir)
+    store = app.extensions["wiregrad.store"] = Store(settings.data_dir)
     app.register_blueprint(api)
-    origins = settings.origins()
+    origin_allowed = auth.origin_checker(settings)
 
     @app.before_request
     def refuse_foreign_origins():
         origin = request.headers.get("Origin")
-        if origin and origin not in origins:
+        if origin and not origin_allowed(origin, request.environ):
             return jsonify({"error": f"origin {origin} is not allowed (see --allow-origin)"}), 403
         return None
+
+    auth.install(app, settings, store)  # who may read and change which stored graph
 
     @app.errorhandler(413)
     def too_large(_exc):
@@ -83,20 +90,31 @@ def create_app(settings: Settings | None = None):
     socketio = SocketIO(
         app,
         async_mode="threading",
-        cors_allowed_origins=origins,
+        cors_allowed_origins=origin_allowed,
+        # several processes: rooms' packets go through Redis (docs/deployment.md)
+        message_queue=settings.message_queue,
         # the transport takes up to 4x the limit, so that a message over the limit gets an
         # error reply from its handler (protocol.parse) rather than a dropped connection
         max_http_buffer_size=4 * settings.max_message_bytes,
         json=fastjson,
         serializer=_TextPacket,
     )
+    guard_frames(socketio)  # binary frames refused at the transport (transport.py)
     runs = RunManager(socketio, settings)
     app.extensions["wiregrad.runs"] = runs
-    _register_events(socketio, runs, settings.max_message_bytes)
-    rooms = RoomManager(socketio)  # owners' packets go to their rooms too (docs/training.md)
+    _register_events(socketio, runs, settings)
+    # owners' packets go to their rooms too (docs/training.md); rooms live in Redis when
+    # there is a message queue, so that every process sees them
+    rooms = RoomManager(
+        socketio, registry=make_registry(settings.message_queue), grace=settings.room_grace_seconds
+    )
     runs.mirror = rooms.mirror
     app.extensions["wiregrad.rooms"] = rooms
-    _register_room_events(socketio, rooms, settings.max_message_bytes)
+    limiter = app.extensions["wiregrad.limiter"] = RateLimiter()
+    _register_room_events(socketio, rooms, settings, JoinGate(limiter, settings))
+    gate_costly_events(socketio, limiter, settings)
+    # the Host check comes before everything, Socket.IO's handshake included (auth.py)
+    app.wsgi_app = auth.HostCheck(app.wsgi_app, settings)
     return app, socketio
 
 
@@ -109,13 +127,25 @@ class _TextPacket(socketio.packet.Packet):
     json = fastjson
 
 
-def _register_events(socketio, runs, max_bytes):
+def _register_events(socketio, runs, settings):
+    max_bytes = settings.max_message_bytes
     trainings.register(socketio, runs, max_bytes)  # train, train_control
+    connected = set()  # this process's Socket.IO clients, for the connection cap
+
+    @socketio.on("connect")
+    def on_connect(_auth=None):
+        if len(connected) >= settings.max_connections:
+            raise ConnectionRefusedError(
+                f"the server is full ({settings.max_connections} connections); try again later"
+            )
+        connected.add(request.sid)
 
     @socketio.on("disconnect")
     def on_disconnect(*_args):
         if not socketio.server.manager.is_connected(request.sid, "/"):
-            runs.disconnect(request.sid)  # (a client's own "disconnect" event is not one)
+            connected.discard(request.sid)  # (a client's own "disconnect" event is not one)
+            runs.disconnect(request.sid)
+            # a room it owns waits room_grace_seconds for it to come back (room_resume)
             current_app.extensions["wiregrad.rooms"].disconnect(request.sid)
 
     on_message(socketio, "run", RunRequest, runs.start, max_bytes)
@@ -129,13 +159,19 @@ def _register_events(socketio, runs, max_bytes):
         return {"error": f"unknown event {event!r}; see docs/protocol.md"}
 
 
-def _register_room_events(socketio, rooms, max_bytes):
+def _register_room_events(socketio, rooms, settings, joins):
     def on(event, model, act, **kw):
-        on_message(socketio, event, model, act, max_bytes, **kw)
+        on_message(socketio, event, model, act, settings.max_message_bytes, **kw)
 
     # room_create may come with no payload at all
     on("room_create", RoomCreateRequest, lambda sid, m: rooms.create(sid, m.graph), default={})
-    on("room_join", RoomJoinRequest, lambda sid, m: rooms.join(sid, m.code))
+    # codes and secrets can be guessed only as fast as JoinGate lets anyone try
+    on("room_join", RoomJoinRequest, lambda sid, m: joins(sid, lambda: rooms.join(sid, m.code)))
+    on(
+        "room_resume",
+        RoomResumeRequest,
+        lambda sid, m: joins(sid, lambda: rooms.resume(sid, m.code, m.secret)),
+    )
     on("room_leave", RoomLeaveRequest, lambda sid, m: rooms.leave(sid, m.code))
     on("room_update", RoomUpdateRequest, lambda sid, m: rooms.update(sid, m.code, m.graph))
     on("room_step", RoomStepRequest, lambda sid, m: rooms.step(sid, m.code, m.index))
@@ -145,9 +181,40 @@ def serve(settings: Settings):
     import logging
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
-    app, socketio = create_app(settings)
-    url = f"http://{settings.host}:{settings.port}/"
-    print(f"Wiregrad is running: open {url}", flush=True)
+    try:
+        app, socketio = create_app(settings)
+    except StoreDamaged as exc:  # one line with the file's path, no traceback
+        import sys
+
+        print(exc, file=sys.stderr, flush=True)
+        raise SystemExit(1) from None
+    teacher, students = auth.urls(settings)
+    if settings.teacher_token is None:
+        print(f"Wiregrad is running: open {teacher}", flush=True)
+    else:
+        print(
+            "Wiregrad is running beyond loopback.\n"
+            f"  Teacher (sees and manages every graph; keep it secret): {teacher}\n"
+            f"  Students: {students}",
+            flush=True,
+        )
+
     socketio.run(
-        app, host=settings.host, port=settings.port, allow_unsafe_werkzeug=True, log_output=False
+        app,
+        host=settings.host,
+        port=settings.port,
+        allow_unsafe_werkzeug=True,
+        log_output=False,
+        request_handler=request_handler(settings),
     )
+
+
+def request_handler(settings: Settings):
+    """Werkzeug's request handler with a socket timeout: socketserver applies it to every read
+    of a request, so a client that sends half a request and waits holds a thread
+    `request_timeout` seconds at most (auth.HostCheck lifts it for websockets, which Engine.IO's
+    pings keep alive). Werkzeug's server has no connection cap of its own: the Socket.IO
+    `connect` handler caps connections (Settings.max_connections)."""
+    from werkzeug.serving import WSGIRequestHandler
+
+    return type("TimedRequestHandler", (WSGIRequestHandler,), {"timeout": settings.request_timeout})

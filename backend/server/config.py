@@ -26,9 +26,24 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     max_message_bytes: int = 8 * 1024 * 1024  # one Socket.IO message or API body
     max_runs_kept: int = 8  # per client: recent runs whose tensors can still be fetched
+    max_kept_bytes: int = 1024**3  # per client: those runs' tensors together (oldest go first)
+    max_tensor_page: int = 262_144  # elements in one `tensor` answer (the viewer asks a slice)
     flush_seconds: float = 0.05  # trace records go out at least this often while a run goes on
     max_records_per_packet: int = 2000
     frontend_dir: Path | None = None  # the built editor; None: frontend/dist beside the package
+    # -- who may do what, and how much (backend/server/auth.py, ratelimit.py; docs/deployment.md)
+    # the teacher's secret: None on loopback (everyone may do everything, as one person's
+    # server); `wiregrad serve` beyond loopback makes one (or takes --token / $WIREGRAD_TOKEN)
+    teacher_token: str | None = None
+    allowed_hosts: list[str] = field(default_factory=list)  # Host names besides loopback/bound
+    joins_per_minute: int = 20  # room joins and resumes per client
+    failed_joins_per_minute: int = 30  # joins with a wrong code per client address
+    events_per_second: float = 50.0  # run/train/tensor/room_* per client, sustained
+    events_burst: int = 100  # ... and at once
+    max_connections: int = 1000  # Socket.IO connections one process takes
+    request_timeout: float = 30.0  # seconds a half-sent HTTP request may wait between reads
+    room_grace_seconds: float = 60.0  # a room whose owner dropped waits this long for it
+    message_queue: str | None = None  # redis://HOST:PORT/N: rooms and packets across processes
 
     def origins(self):
         """Origins Socket.IO and the API accept: the server's own, plus the allowed ones."""

@@ -15,6 +15,8 @@ from pydantic import (
     model_validator,
 )
 
+from ..graph.limits import StructureError, capped, check_message_lists
+
 ID = r"^[A-Za-z0-9_.:-]{1,64}$"
 
 
@@ -68,6 +70,10 @@ class TensorRequest(BaseModel):
     edge: str | None = Field(default=None, pattern=ID)
     param: Literal["weight", "bias"] | None = None  # a linear node's own parameter
     kind: Literal["value", "grad"] = "value"
+    # a page of the tensor: `count` elements from flat (row-major) index `offset`; without
+    # either, the whole tensor when it fits in one page (docs/protocol.md, "tensor")
+    offset: int | None = Field(default=None, ge=0, le=2**53)
+    count: int | None = Field(default=None, ge=0, le=2**53)
 
 
 # -- rooms (docs/training.md) -------------------------------------------------------------------
@@ -93,6 +99,14 @@ class RoomJoinRequest(BaseModel):
 
 class RoomLeaveRequest(RoomJoinRequest):
     pass
+
+
+class RoomResumeRequest(BaseModel):
+    """The owner taking its room back after a reload or a dropped connection."""
+
+    model_config = ConfigDict(extra="forbid")
+    code: RoomCode
+    secret: str = Field(min_length=16, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")
 
 
 class RoomUpdateRequest(BaseModel):
@@ -133,10 +147,14 @@ def parse(model, data, max_bytes=None):
         if size > max_bytes:
             return None, {"error": f"the message has {size:,} bytes; the limit is {max_bytes:,}"}
     try:
+        check_message_lists(data)  # before pydantic builds an error per item (graph/limits.py)
+    except StructureError as exc:
+        return None, {"error": f"invalid {model.__name__}: {exc}"}
+    try:
         return model.model_validate(data), None
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'message'}: {e['msg']}"
-            for e in exc.errors()[:10]
+            for e in exc.errors(include_url=False, include_input=False)[:10]
         )
-        return None, {"error": f"invalid {model.__name__}: {problems}"}
+        return None, {"error": capped(f"invalid {model.__name__}: {problems}")}

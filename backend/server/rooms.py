@@ -2,6 +2,14 @@
 
 A room has a six-character code (`A-Z2-9`), the owner's graph and lesson step, and its
 followers, who are the members of a Flask-SocketIO room (`room:CODE`; the owner is not in it).
+What every process must see of a room (owner, secret, graph, step, last run) is in the room
+registry (room_registry.py: this process's memory, or Redis with --message-queue); this
+manager keeps who of this process's clients owns or follows what.
+
+The owner gets a secret with its code. A connection that drops (a reload, a network hiccup)
+does not close the room at once: it waits `grace` seconds for `room_resume {code, secret}`,
+from this process or any other sharing the registry; a deliberate disconnect or `room_leave`
+closes it at once.
 The owner's `room_update` and `room_step` go to the followers as `room_graph` and `room_step`;
 its runs' packets (and any other per-client packet that is passed to `mirror`, such as a
 training's `train_*` events) go to them too, the same payloads the owner gets. The room keeps
@@ -25,6 +33,8 @@ from flask_socketio import join_room, leave_room
 from ..graph import parse
 from ..graph.document import invalid_text
 from ..graph.records import count as record_count
+from .auth import key_hash
+from .room_registry import MemoryRegistry
 
 CODE_ALPHABET = string.ascii_uppercase + "23456789"
 CODE_LENGTH = 6
@@ -48,42 +58,45 @@ def _not_a_document(graph):
 
 
 class _LastRun:
-    """The owner's latest run, as its followers were sent it."""
+    """The owner's latest run, as far as this (the owner's) process counts it."""
 
     def __init__(self, started):
         self.run_id = started.get("run_id")
-        self.started = started
-        self.records = []
         self.kept = 0  # the records they stand for (see backend/graph/records.py)
-        self.finished = None
         self.truncated = False
 
 
 class Room:
-    def __init__(self, code, owner, graph):
+    """This process's side of a room: the owner's sid when the owner is connected here, the
+    followers connected here, and the lock that orders their snapshots against packets."""
+
+    def __init__(self, code, owner, secret=None):
         self.code = code
         self.owner = owner
+        self.secret = secret
         self.name = f"room:{code}"  # the Socket.IO room of the followers
-        self.graph = graph
-        self.step = None
         self.followers = set()
         self.closed = False
         self.run = None  # _LastRun
+        self.timer = None  # the grace timer while the owner is away
         self.lock = threading.Lock()
 
 
 class RoomManager:
-    def __init__(self, socketio, max_records=10_000):
+    def __init__(self, socketio, max_records=10_000, registry=None, grace=60.0):
         self.socketio = socketio
         self.max_records = max_records  # records of the last run kept for late joiners
-        self.rooms = {}  # code -> Room
+        self.registry = registry or MemoryRegistry()
+        self.grace = grace
+        self.rooms = {}  # code -> Room, for rooms owned or followed from this process
         self.owned = {}  # owner sid -> Room
         self.following = {}  # follower sid -> Room
         self.lock = threading.Lock()
 
     # -- handlers (called from Socket.IO event handlers, so in a request context) -------------
     def create(self, sid, graph=None):
-        """`room_create`: the sid's room (a new one, or the one it owns already)."""
+        """`room_create`: the sid's room (a new one, or the one it owns already), and the
+        owner's secret for `room_resume`."""
         refused = _not_a_document(graph)
         if refused:
             return refused
@@ -91,66 +104,108 @@ class RoomManager:
         with self.lock:
             room = self.owned.get(sid)
             if room is None:
+                secret = secrets.token_urlsafe(16)
                 code = _new_code()
-                while code in self.rooms:
+                while code in self.rooms or not self.registry.claim(
+                    code, sid, key_hash(secret), graph
+                ):
                     code = _new_code()
-                room = self.rooms[code] = self.owned[sid] = Room(code, sid, graph)
-                return {"code": code}
+                room = self.rooms[code] = self.owned[sid] = Room(code, sid, secret)
+                return {"code": code, "secret": secret}
         if graph is not None:
             self.update(sid, room.code, graph)
-        return {"code": room.code}
+        return {"code": room.code, "secret": room.secret}
+
+    def resume(self, sid, code, secret):
+        """`room_resume`: the owner, back after a reload or a drop (on this process or
+        another), takes its room again with the secret `room_create` gave it."""
+        with self.lock:
+            mine = self.owned.get(sid)
+            if mine is not None and mine.code == code:
+                return {"code": code, "secret": mine.secret}
+            if mine is not None:
+                return {"error": f"you own room {mine.code}; leave it before taking another"}
+        taken, old = self.registry.take_over(code, key_hash(secret), sid)
+        if not taken:
+            return {"error": f"no room {code} with that secret"}
+        self._stop_following(sid)
+        with self.lock:
+            room = self.rooms.get(code)
+            if room is None or room.closed:
+                room = self.rooms[code] = Room(code, sid, secret)
+            if room.owner is not None and self.owned.get(room.owner) is room:
+                del self.owned[room.owner]
+            room.owner, room.secret = sid, secret
+            self.owned[sid] = room
+            if room.timer is not None:
+                room.timer.cancel()
+                room.timer = None
+        if old and old != sid:
+            # the previous connection, if it is still there (another tab, or a drop the
+            # server has not noticed yet), on whichever process: it leads no more
+            self.socketio.server.disconnect(old, namespace=NAMESPACE)
+        snap = self.registry.snapshot(code) or {}
+        return {
+            "code": code,
+            "secret": secret,
+            "graph": snap.get("graph"),
+            "step": snap.get("step"),
+        }
 
     def join(self, sid, code):
         """`room_join`: follow the room; the ack has its graph, step and last run."""
+        owner = self.registry.owner(code)
+        if owner is None:
+            return {"error": f"no room {code}"}
+        if owner == sid:
+            return {"error": f"you own room {code}"}
         with self.lock:
-            room = self.rooms.get(code)
-            if room is None:
-                return {"error": f"no room {code}"}
-            if room.owner == sid:
-                return {"error": f"you own room {code}"}
             mine = self.owned.get(sid)
             if mine is not None:
                 return {"error": f"you own room {mine.code}; leave it before joining another"}
             before = self.following.get(sid)
-        if before is not None and before is not room:
+        if before is not None and before.code != code:
             self._stop_following(sid)
         with self.lock:
-            if self.rooms.get(code) is not room:  # closed meanwhile
-                return {"error": f"no room {code}"}
+            room = self.rooms.get(code)
+            if room is None or room.closed:
+                room = self.rooms[code] = Room(code, None)  # followed here, owned elsewhere
             self.following[sid] = room
         with room.lock:
-            if room.closed:
+            snap = None if room.closed else self.registry.snapshot(code)
+            if snap is None:  # closed meanwhile
                 with self.lock:
                     if self.following.get(sid) is room:
                         del self.following[sid]
+                    self._forget_if_unused(room)
                 return {"error": f"no room {code}"}
             room.followers.add(sid)
             join_room(room.name, sid=sid, namespace=NAMESPACE)
-            run = room.run
             ack = {
                 "code": code,
-                "graph": room.graph,
-                "step": room.step,
-                "run_started": run.started if run else None,
-                "records": list(run.records) if run else [],
-                "run_finished": run.finished if run else None,
+                "graph": snap["graph"],
+                "step": snap["step"],
+                "run_started": snap["run_started"],
+                "records": snap["records"],
+                "run_finished": snap["run_finished"] if snap["run_started"] else None,
             }
-            if run is not None and run.truncated:
+            if snap["truncated"]:
                 ack["records_truncated"] = True
             return ack
 
     def leave(self, sid, code):
         """`room_leave`: a follower stops following; the owner closes the room."""
+        if self.registry.owner(code) is None:
+            return {"error": f"no room {code}"}
         with self.lock:
-            room = self.rooms.get(code)
-            if room is None:
-                return {"error": f"no room {code}"}
-            if room.owner != sid and self.following.get(sid) is not room:
-                return {"error": f"you are not in room {code}"}
-        if room.owner == sid:
-            self._close(room)
-        else:
+            owned = self.owned.get(sid)
+            following = self.following.get(sid)
+        if owned is not None and owned.code == code:
+            self._close(owned)
+        elif following is not None and following.code == code:
             self._stop_following(sid)
+        else:
+            return {"error": f"you are not in room {code}"}
         return {"ok": True}
 
     def update(self, sid, code, graph):
@@ -172,16 +227,28 @@ class RoomManager:
         with room.lock:
             if room.closed:
                 return {"error": f"no room {code}"}
-            setattr(room, field, value)
+            self.registry.set(code, field, value)
             self._emit(room, event, payload)
         return {"ok": True}
 
-    def disconnect(self, sid):
-        """The client went away: close the room it owns; stop it following one."""
+    def disconnect(self, sid, deliberate=False):
+        """The client went away: a room it owns closes after `grace` seconds unless its owner
+        resumes it (at once when `deliberate`); it stops following one. (A page that closes
+        and one that reloads look the same to the server, so both get the grace.)"""
         with self.lock:
-            owned = self.owned.get(sid)
+            owned = self.owned.pop(sid, None)
         if owned is not None:
-            self._close(owned)
+            if self.registry.owner(owned.code) != sid:  # taken over elsewhere: nothing to close
+                with self.lock:
+                    owned.owner = None
+                    self._forget_if_unused(owned)
+            elif deliberate or self.grace <= 0:
+                self._close(owned, sid)
+            else:
+                timer = threading.Timer(self.grace, self._close, args=(owned, sid))
+                timer.daemon = True
+                owned.timer = timer
+                timer.start()
         self._stop_following(sid, connected=False)
 
     # -- the hook for per-client packets (any thread) ------------------------------------------
@@ -198,41 +265,45 @@ class RoomManager:
                     return
                 self._remember(room, event, payload)
                 self._emit(room, event, payload)
-        except Exception:  # a bug of ours: keep the run going
+        except Exception:  # a bug of ours, or Redis gone: keep the run going
             log.exception("mirroring %s to room %s", event, room.code)
 
     # -- internals -----------------------------------------------------------------------------
     def _remember(self, room, event, payload):
         if event == "run_started":
             room.run = _LastRun(payload)
+            self.registry.run_started(room.code, payload)
             return
         run = room.run
         if run is None or payload.get("run_id") != run.run_id:
             return  # another run's (say a cancelled one's) late packet, or not a run's
         if event == "trace":
+            keep = []
             for rec in payload.get("records", ()):
                 # a pack weighs the records it stands for, a summaries table one
                 weight = max(1, record_count(rec))
                 if run.truncated or run.kept + weight > self.max_records:
                     run.truncated = True
                     break
-                run.records.append(rec)
+                keep.append(rec)
                 run.kept += weight
+            self.registry.run_records(room.code, keep, run.truncated)
         elif event == "run_finished":
-            run.finished = payload
+            self.registry.run_finished(room.code, payload)
 
     def _emit(self, room, event, payload):
-        if room.followers:
+        # followers on other processes are reached through the message queue
+        if room.followers or self.registry.shared:
             self.socketio.emit(event, payload, to=room.name, namespace=NAMESPACE)
 
     def _driven(self, sid, code):
         with self.lock:
-            room = self.rooms.get(code)
-        if room is None:
+            room = self.owned.get(sid)
+        if room is not None and room.code == code:
+            return room, None
+        if self.registry.owner(code) is None:
             return None, {"error": f"no room {code}"}
-        if room.owner != sid:
-            return None, {"error": OWNER_ONLY}
-        return room, None
+        return None, {"error": OWNER_ONLY}
 
     def _stop_following(self, sid, connected=True):
         with self.lock:
@@ -243,18 +314,32 @@ class RoomManager:
             room.followers.discard(sid)
             if connected and not room.closed:
                 leave_room(room.name, sid=sid, namespace=NAMESPACE)
+        with self.lock:
+            self._forget_if_unused(room)
 
-    def _close(self, room):
+    def _forget_if_unused(self, room):
+        """Drop this process's record of a room it neither owns nor follows (tables locked)."""
+        if room.owner is None and not room.followers and self.rooms.get(room.code) is room:
+            del self.rooms[room.code]
+
+    def _close(self, room, owner=None):
+        """Close the room for everyone, if `owner` (default: the room's owner here) still
+        owns it in the registry."""
+        owner = owner or room.owner
+        if not self.registry.remove(room.code, owner):
+            return  # closed already, or the owner took it back (on this process or another)
         with self.lock:
             if self.rooms.get(room.code) is room:
                 del self.rooms[room.code]
-            if self.owned.get(room.owner) is room:
-                del self.owned[room.owner]
+            if self.owned.get(owner) is room:
+                del self.owned[owner]
         with room.lock:
-            if room.closed:
-                return
+            if room.timer is not None:
+                room.timer.cancel()
             room.closed = True
-            self._emit(room, "room_closed", {"code": room.code})
+            self.socketio.emit(
+                "room_closed", {"code": room.code}, to=room.name, namespace=NAMESPACE
+            )
             followers, room.followers = room.followers, set()
             room.run = None
             self.socketio.close_room(room.name, namespace=NAMESPACE)

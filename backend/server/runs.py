@@ -7,6 +7,7 @@ a disconnect cancels all of them. The last few runs' tensors stay for `tensor` r
 their graphs for runs sent as an edit of one (only the edited nodes travel, and only they are
 read again: see graph/snapshot.py)."""
 
+import ctypes
 import threading
 import time
 import uuid
@@ -14,8 +15,8 @@ from collections import OrderedDict
 
 from ..graph import ForwardCache, GraphInvalid
 from ..graph import run as run_graph
-from ..graph.summary import full_values
 from .events import read_edit, read_graph
+from .tensor_pages import tensor_reply
 
 
 class _Trace:
@@ -50,6 +51,25 @@ class _Trace:
                 self.send("trace", {"run_id": self.run_id, "records": records})
 
 
+def _size(n):
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:,.1f} {unit}"
+    return f"{n:,} bytes"
+
+
+def kept_bytes(result):
+    """What a finished run's tensors hold in memory (values and gradients; a tensor kept under
+    two keys counted once)."""
+    seen, total = set(), 0
+    for table in (result.values, result.node_grads, result.edge_grads, result.leaf_grads):
+        for t in table.values():
+            if id(t) not in seen:
+                seen.add(id(t))
+                total += t._data.nbytes
+    return total
+
+
 class Client:
     """One connected browser: its run in progress, its recent runs, its forward cache."""
 
@@ -57,7 +77,12 @@ class Client:
         self.sid = sid
         self.settings = settings
         self.active = None  # (run_id, cancel Event)
-        self.finished = OrderedDict()  # run_id -> RunResult
+        # held while one of this client's runs or trainings computes: a run that a new one
+        # cancelled finishes its node before the new one starts, so quick re-runs of big
+        # graphs never compute side by side (each would hold its values meanwhile)
+        self.computing = threading.Lock()
+        self.finished = OrderedDict()  # run_id -> (RunResult, its bytes)
+        self.dropped = OrderedDict()  # run_id -> why it is no longer kept (the latest few)
         # run_id -> the graph of each of its latest runs, for runs sent as an edit of one
         self.documents = OrderedDict()
         self.cache = ForwardCache()
@@ -70,14 +95,42 @@ class Client:
                 self.active[1].set()
 
     def remember(self, run_id, result):
+        """Keep `result` for `tensor` requests; the oldest kept runs go first, past
+        `max_runs_kept` runs or `max_kept_bytes` of tensors (the newest is always kept)."""
+        size = kept_bytes(result)
+        budget = self.settings.max_kept_bytes
         with self.lock:
-            self.finished[run_id] = result
-            while len(self.finished) > self.settings.max_runs_kept:
-                self.finished.popitem(last=False)
+            self.finished[run_id] = (result, size)
+            total = sum(n for _, n in self.finished.values())
+            while len(self.finished) > 1 and (
+                len(self.finished) > self.settings.max_runs_kept or total > budget
+            ):
+                old, (_, n) = self.finished.popitem(last=False)
+                total -= n
+                self.dropped[old] = (
+                    f"run {old} is no longer kept: this client keeps its last "
+                    f"{self.settings.max_runs_kept} runs, at most {_size(budget)} of tensors "
+                    "together, and drops the oldest first; run the graph again"
+                )
+                while len(self.dropped) > 64:
+                    self.dropped.popitem(last=False)
+
+
+def _big_blocks_go_back_to_the_system():
+    """glibc raises its mmap threshold each time a big block is freed, after which tensors of
+    megabytes come from per-thread heaps that keep their memory once freed: every run thread
+    would then hold on to the most its runs ever used. A fixed threshold (which turns that
+    off) keeps big tensors in mmap'd blocks, returned to the system when freed."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 1024 * 1024)  # M_MMAP_THRESHOLD: blocks of 1 MiB and more
+    except (OSError, AttributeError):  # not glibc: its allocator has its own ways
+        pass
 
 
 class RunManager:
     def __init__(self, socketio, settings):
+        _big_blocks_go_back_to_the_system()
         self.socketio = socketio
         self.settings = settings
         self.clients = {}
@@ -166,24 +219,8 @@ class RunManager:
 
         t0 = time.perf_counter()
         try:
-            options = request.options
-            cache = client.cache if options.use_cache else None
-            result = run_graph(
-                doc,
-                request.mode,
-                request.target,
-                trace.add,
-                cancel=cancel,
-                limits=self.settings.limits,
-                cache=cache,
-                validated=True,
-                device=self.settings.device,
-                start_grads=client.grads if options.accumulate_grad else None,
-                backward_twice=options.backward_twice,
-                retain_graph=options.retain_graph,
-                gradient_ones=options.gradient_ones,
-                no_grad=options.no_grad,
-            )
+            with client.computing:  # the run this one cancelled stops first (Client.computing)
+                result = self._compute(client, cancel, doc, request, trace.add)
         except GraphInvalid as exc:  # raced with nothing: validation ran just before
             stop_ticker()
             send(
@@ -223,6 +260,26 @@ class RunManager:
             finished["error"] = result.error
         send("run_finished", finished)
 
+    def _compute(self, client, cancel, doc, request, emit):
+        options = request.options
+        cache = client.cache if options.use_cache else None
+        return run_graph(
+            doc,
+            request.mode,
+            request.target,
+            emit,
+            cancel=cancel,
+            limits=self.settings.limits,
+            cache=cache,
+            validated=True,
+            device=self.settings.device,
+            start_grads=client.grads if options.accumulate_grad else None,
+            backward_twice=options.backward_twice,
+            retain_graph=options.retain_graph,
+            gradient_ones=options.gradient_ones,
+            no_grad=options.no_grad,
+        )
+
     def cancel(self, sid, run_id):
         client = self.client(sid)
         with client.lock:
@@ -236,12 +293,16 @@ class RunManager:
     def tensor(self, sid, request):
         client = self.client(sid)
         with client.lock:
-            result = client.finished.get(request.run_id)
-        if result is None:
+            kept = client.finished.get(request.run_id)
+            dropped = client.dropped.get(request.run_id)
+        if kept is None:
+            if dropped is not None:
+                return {"error": dropped, "code": "run_dropped"}
             return {
                 "error": f"no finished run {request.run_id} of this client (the last "
                 f"{self.settings.max_runs_kept} are kept)"
             }
+        result = kept[0]
         if (request.node is None) == (request.edge is None):
             return {"error": "give either node or edge"}
         if request.edge is not None:
@@ -262,6 +323,4 @@ class RunManager:
             where = f"node {request.node}"
         if t is None:
             return {"error": f"the run has no {request.kind} for {where}"}
-        if t.numel() > self.settings.limits.max_elements:
-            return {"error": f"{where} has {t.numel():,} elements, more than can be sent"}
-        return {"run_id": request.run_id, "kind": request.kind, **full_values(t)}
+        return tensor_reply(t, request, where, self.settings.max_tensor_page)

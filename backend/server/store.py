@@ -8,11 +8,14 @@ checked against a pattern and every query is parameterised.
 
 import json
 import re
+import secrets
 import sqlite3
 import time
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
+
+from .store_errors import StoreUnavailable, opening_failure, write_failure
 
 ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -53,15 +56,49 @@ def check_id(graph_id):
 class Store:
     def __init__(self, data_dir):
         self.path = Path(data_dir) / "wiregrad.sqlite3"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.read_only = False  # a data dir that can only be read: reads go on (store_errors)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self._connect() as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.executescript(SCHEMA)
+            self._migrate_owners()
+        except (sqlite3.DatabaseError, OSError) as exc:
+            self.read_only = opening_failure(exc, self.path) == "read-only"
+        # One connection held open for the store's life (never used): SQLite deletes the WAL
+        # and its index when the last connection closes, and the next one must make them
+        # again, which a full disk refuses; held, they stay, so reads go on when writes cannot.
+        self._keeper = None
+        if not self.read_only:
+            self._keeper = sqlite3.connect(self.path, check_same_thread=False)
+            self._keeper.execute("SELECT 1 FROM graphs LIMIT 1").fetchall()
+
+    def _migrate_owners(self):
+        """Add the owner and share columns (auth.py) to a store made before them, in place:
+        graphs made before owners belong to nobody (the teacher sees them; on loopback
+        everyone does), and each gets a share token. Several processes may start at once on
+        one data dir, so the check is repeated inside the write transaction."""
         with self._connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(SCHEMA)
+            if {"owner", "share"} <= _columns(db):
+                return
+        with self._transaction() as db:
+            columns = _columns(db)
+            for column in ("owner", "share"):
+                if column not in columns:
+                    db.execute(f"ALTER TABLE graphs ADD COLUMN {column} TEXT")
+            rows = db.execute("SELECT id FROM graphs WHERE share IS NULL").fetchall()
+            db.executemany(
+                "UPDATE graphs SET share = ? WHERE id = ?",
+                [(secrets.token_urlsafe(16), r[0]) for r in rows],
+            )
 
     @contextmanager
     def _connect(self):
         # One short-lived connection per operation: safe across threads and processes.
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        if self.read_only:  # nothing can write here, this process included (store_errors)
+            db = sqlite3.connect(f"{self.path.as_uri()}?immutable=1", uri=True)
+        else:
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         try:
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
@@ -71,17 +108,28 @@ class Store:
 
     @contextmanager
     def _transaction(self):
-        with self._connect() as db:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
+        """One write transaction; a disk that refuses it raises StoreUnavailable (nothing
+        was written: SQLite rolls the transaction back)."""
+        if self.read_only:
+            raise StoreUnavailable("read-only", self.path.parent)
+        try:
+            with self._connect() as db:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield db
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+        except (sqlite3.Error, OSError) as exc:
+            failure = write_failure(exc, self.path.parent)
+            if failure is None:
                 raise
-            db.execute("COMMIT")
+            raise failure from None
 
     # -- writes ------------------------------------------------------------------------------
-    def create(self, document: dict, graph_id=None):
+    def create(self, document: dict, graph_id=None, owner=None):
+        """A new graph; `owner` is the hash of its owner's key (auth.py), None for nobody's."""
         graph_id = check_id(graph_id) if graph_id else uuid.uuid4().hex[:12]
         now = time.time()
         name = _name_of(document)
@@ -89,8 +137,9 @@ class Store:
             if db.execute("SELECT 1 FROM graphs WHERE id = ?", (graph_id,)).fetchone():
                 raise ValueError(f"a graph with id {graph_id!r} exists")
             db.execute(
-                "INSERT INTO graphs (id, name, created, updated, head) VALUES (?, ?, ?, ?, 1)",
-                (graph_id, name, now, now),
+                "INSERT INTO graphs (id, name, created, updated, head, owner, share) "
+                "VALUES (?, ?, ?, ?, 1, ?, ?)",
+                (graph_id, name, now, now, owner, secrets.token_urlsafe(16)),
             )
             db.execute(
                 "INSERT INTO revisions (graph_id, rev, created, name, document) "
@@ -144,20 +193,35 @@ class Store:
         check_id(graph_id)
         with self._connect() as db:
             row = db.execute(
-                "SELECT id, name, created, updated, head FROM graphs WHERE id = ? AND deleted = 0",
+                "SELECT id, name, created, updated, head, share FROM graphs "
+                "WHERE id = ? AND deleted = 0",
                 (graph_id,),
             ).fetchone()
         if row is None:
             raise NotFound(graph_id)
-        return dict(zip(("id", "name", "created", "updated", "revision"), row))
+        return dict(zip(("id", "name", "created", "updated", "revision", "share"), row))
 
-    def list(self):
+    def list(self, owner=None):
+        """Every graph, newest first; with `owner` (a key hash), only that owner's."""
+        where, args = ("AND owner = ?", (owner,)) if owner is not None else ("", ())
         with self._connect() as db:
             rows = db.execute(
-                "SELECT id, name, created, updated, head FROM graphs "
-                "WHERE deleted = 0 ORDER BY updated DESC"
+                "SELECT id, name, created, updated, head, share FROM graphs "
+                f"WHERE deleted = 0 {where} ORDER BY updated DESC",
+                args,
             ).fetchall()
-        return [dict(zip(("id", "name", "created", "updated", "revision"), r)) for r in rows]
+        keys = ("id", "name", "created", "updated", "revision", "share")
+        return [dict(zip(keys, r)) for r in rows]
+
+    def access(self, graph_id):
+        """(owner hash or None, share token) of a graph that exists, else None."""
+        if not isinstance(graph_id, str) or not ID_RE.match(graph_id):
+            return None
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT owner, share FROM graphs WHERE id = ? AND deleted = 0", (graph_id,)
+            ).fetchone()
+        return None if row is None else (row[0], row[1])
 
     def get(self, graph_id, rev=None):
         check_id(graph_id)
@@ -190,6 +254,10 @@ class Store:
                 (graph_id,),
             ).fetchall()
         return [dict(zip(("revision", "created", "name"), r)) for r in rows]
+
+
+def _columns(db):
+    return {r[1] for r in db.execute("PRAGMA table_info(graphs)")}
 
 
 def _name_of(document):

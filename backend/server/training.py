@@ -43,6 +43,10 @@ def in_progress():
         return set(_IN_PROGRESS)
 
 
+class _TimeUp(Exception):
+    """A training past Limits.max_train_seconds (the trained values so far are kept)."""
+
+
 class _Session:
     """One training of one client."""
 
@@ -82,7 +86,8 @@ class _Session:
         self.emit("train_snapshot", packet)
 
     def run(self):
-        with np.errstate(all="ignore"):  # as the engine: inf and nan are values, not warnings
+        # one computation of a client at a time: the run or training this one stopped ends first
+        with self.client.computing, np.errstate(all="ignore"):  # inf and nan are values
             self._run()
 
     def _run(self):
@@ -92,6 +97,8 @@ class _Session:
         steps, losses = [], []
         clock = time.perf_counter
         last = [clock(), clock()]  # last progress packet, last snapshot
+        max_seconds = self.manager.settings.limits.max_train_seconds
+        deadline = [clock() + max_seconds, None]  # the time limit; when a pause began
 
         def flush():
             if steps:
@@ -104,6 +111,15 @@ class _Session:
             steps.append(step)
             losses.append(loss)
             now = clock()
+            if deadline[1] is not None:  # time paused does not count
+                deadline[0] += now - deadline[1]
+                deadline[1] = None
+            if now > deadline[0] and step < tr.steps:
+                raise _TimeUp(
+                    f"the training took longer than {max_seconds:g} s, the limit for one "
+                    f"training; it stopped after {step:,} of {tr.steps:,} steps (fewer steps, "
+                    "or a smaller batch, fit)"
+                )
             if now - last[0] >= flush_seconds:
                 flush()
                 if now - last[1] >= SNAPSHOT_SECONDS:
@@ -111,6 +127,7 @@ class _Session:
                     last[1] = clock()
 
         def on_pause():
+            deadline[1] = clock()
             flush()
             self.snapshot()
             last[1] = clock()
@@ -122,6 +139,10 @@ class _Session:
             status = "error"
             finished["error"] = str(exc)
             finished["node"] = exc.node
+        except _TimeUp as exc:
+            status = "error"
+            finished["error"] = str(exc)
+            finished["code"] = "time_limit"
         except Exception as exc:  # a bug of ours: report it and keep serving
             status = "error"
             finished["error"] = f"internal error: {type(exc).__name__}: {exc}"

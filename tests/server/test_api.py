@@ -414,3 +414,21 @@ def test_own_and_allowed_origins_pass(small_server):
 def test_editor_placeholder_is_served(server):
     r = requests.get(server.url + "/")
     assert r.status_code == 200 and "Wiregrad" in r.text
+
+
+def test_validate_gives_inferred_shapes_when_asked(server):
+    doc = graph(
+        [
+            tensor("x", [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]),
+            node("s", "sum", dim=1),
+            node("n", "neg"),
+        ],
+        [edge("x", "s"), edge("s", "n")],
+    )
+    r = requests.post(server.api("/validate?shapes=1"), json=doc)
+    assert r.status_code == 200
+    assert r.json()["shapes"] == {"x": [2, 3], "s": [2], "n": [2]}
+    # a node with a problem, and what depends on it, have no shape
+    doc["nodes"][1]["params"]["dim"] = 5
+    body = requests.post(server.api("/validate?shapes=1"), json=doc).json()
+    assert body["ok"] is False and body["shapes"] == {"x": [2, 3]}

@@ -292,12 +292,22 @@ def test_joining_another_room_leaves_the_first(client):
 
 
 # -- closing -------------------------------------------------------------------------------------
-def test_owner_disconnect_closes_the_room(client):
+def test_owner_disconnect_closes_the_room_after_the_grace(make_server, sio_client):
+    """A dropped owner may come back (room_resume, tests/server/test_access.py); one that does
+    not within room_grace_seconds loses the room, for everyone."""
+    server = make_server(room_grace_seconds=0.5)
+
+    def client():
+        rec = sio_client(server)
+        rec.client.on("room_closed", lambda data: rec.on("room_closed", data))
+        return rec
+
     owner, a, b = client(), client(), client()
     code = create(owner)
     join(a, code)
     join(b, code)
     owner.client.disconnect()
+    assert quiet(a, "room_closed", 0.2)  # not at once
     for rec in (a, b):
         assert wait_event(rec, "room_closed") == [{"code": code}]
     assert a.call("room_join", {"code": code}) == {"error": f"no room {code}"}

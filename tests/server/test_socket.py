@@ -396,7 +396,8 @@ def test_tensors_belong_to_their_client_and_recent_runs(make_server, sio_client)
     srv = make_server(max_runs_kept=2)
     a, b = sio_client(srv), sio_client(srv)
     ids = [a.run_to_end(times_k(k), "backward")[0] for k in (1.0, 2.0, 3.0)]
-    assert "no finished run" in a.call("tensor", {"run_id": ids[0], "node": "y"})["error"]
+    gone = a.call("tensor", {"run_id": ids[0], "node": "y"})
+    assert f"run {ids[0]} is no longer kept" in gone["error"] and gone["code"] == "run_dropped"
     assert a.call("tensor", {"run_id": ids[1], "node": "y"})["values"] == 6.0
     assert a.call("tensor", {"run_id": ids[2], "node": "y"})["values"] == 9.0
     assert "no finished run" in b.call("tensor", {"run_id": ids[2], "node": "y"})["error"]
