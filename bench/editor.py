@@ -319,7 +319,7 @@ def run_case(browser, url, n_nodes, n_edges, zoom=None):
             wait_open(page)
         edges_rendered = page.locator(".react-flow__edge").count()
         before = page.get_by_label("run status").get_attribute("data-run") or ""
-        page.get_by_role("button", name="Backward", exact=True).click()
+        page.get_by_role("button", name="Backward options", exact=True).click()
         picked = page.get_by_label("backward from").input_value()
         page.evaluate(
             """([before, nEdges]) => {

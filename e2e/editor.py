@@ -64,9 +64,9 @@ def run_forward(page: Page, status="ok"):
 
 def run_backward(page: Page, target: str | None = None, status="ok", options=()):
     """Backward from `target` (else the default), with the teaching `options` (their labels)
-    ticked and every other one cleared."""
+    ticked and every other one cleared: through Backward's ▾, where both are chosen."""
     before = last_run(page)
-    page.get_by_role("button", name="Backward", exact=True).click()
+    page.get_by_role("button", name="Backward options", exact=True).click()
     picker = page.get_by_role("dialog", name="backward target")
     if target:
         picker.get_by_label("backward from").select_option(target)

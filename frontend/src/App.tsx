@@ -21,8 +21,10 @@ import Toolbar, { type DialogName } from "./panels/Toolbar";
 import TrainingPanel from "./panels/TrainingPanel";
 import { useShortcuts } from "./shortcuts";
 import { useEditor } from "./store/editor";
+import { keepShapes } from "./store/shapes";
 import { getConnection, useRun } from "./store/run";
 import { initTraining, useTraining } from "./store/training";
+import { initRooms } from "./store/room";
 
 const AutogradView = lazy(() => import("./panels/AutogradView"));
 
@@ -58,8 +60,9 @@ function Editor() {
     if (selectedEdge) setPanel("explain");
   }, [selectedEdge]);
   // the canvas changes size with presenter mode: show the whole graph again
+  // (presenting: with a thin margin, so that the graph is drawn as large as the screen allows)
   useEffect(() => {
-    requestAnimationFrame(() => fitView({ padding: 0.15, maxZoom: 1.25 }));
+    requestAnimationFrame(() => fitView({ padding: presenter ? 0.04 : 0.15, maxZoom: 1.25 }));
   }, [presenter, fitView]);
   // a training that starts (here, by a lesson, or by a room's owner) brings its panel up
   const training = useTraining((s) => s.trainId);
@@ -71,7 +74,9 @@ function Editor() {
   useEffect(() => {
     getConnection();
     initTraining();
+    initRooms(); // back into this tab's room after a reload (store/room.ts)
     const stop = keepWorkingCopy();
+    const stopShapes = keepShapes();
     (async () => {
       try {
         useEditor.getState().setOps(await api.ops());
@@ -84,8 +89,13 @@ function Editor() {
       try {
         if (graph) {
           const revision = Number(query.get("revision")) || undefined;
-          const doc = await api.graph(graph, revision);
-          openDocument(doc, { graphId: graph, revision: revision ?? null }, false);
+          const share = query.get("share") ?? undefined; // someone's share link: read-only
+          const doc = await api.graph(graph, revision, share);
+          if (share) {
+            // not ours to save over: saving makes a copy of our own (a fork)
+            openDocument(doc, {}, false);
+            useEditor.getState().notify("a shared graph: save keeps a copy of your own");
+          } else openDocument(doc, { graphId: graph, revision: revision ?? null }, false);
         } else if (template) await openTemplate(template, false);
         else if (!restoreWorkingCopy()) await openTemplate("square-of-a-sum", false);
       } catch {
@@ -102,6 +112,7 @@ function Editor() {
     window.addEventListener("beforeunload", guard);
     return () => {
       stop();
+      stopShapes();
       window.removeEventListener("beforeunload", guard);
     };
   }, [fitView]);
@@ -127,7 +138,7 @@ function Editor() {
       <main className="workspace">
         <Palette />
         <section className="centre">
-          <Canvas />
+          <Canvas presenter={presenter} />
           <StepControls />
           <LessonPanel />
           <Notice />

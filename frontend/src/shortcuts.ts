@@ -1,6 +1,7 @@
 // The keyboard shortcuts (listed for users in panels/HelpPanel.tsx).
 import { useEffect } from "react";
 import { saveToServer } from "./panels/files";
+import { runBackward } from "./panels/RunControls";
 import { useEditor } from "./store/editor";
 import { useRun } from "./store/run";
 
@@ -16,10 +17,8 @@ export function useShortcuts(actions: { layout: () => void; fit: () => void; hel
       const handled = () => e.preventDefault();
       if (mod && key === "enter") {
         handled();
-        if (e.shiftKey) {
-          const btn = document.querySelector<HTMLButtonElement>("button[aria-expanded]");
-          btn?.click();
-        } else useRun.getState().start("forward");
+        if (e.shiftKey) runBackward();
+        else useRun.getState().start("forward");
       } else if (mod && key === "z") {
         handled();
         if (e.shiftKey) ed.redo();

@@ -1,5 +1,9 @@
 // The JSON API under /api (docs/protocol.md). Every error answer is JSON with `error`.
+import { authHeaders, captureToken } from "./owner";
 import type { GraphDocument, GraphInfo, NodeProblem, OpSpec, RevisionInfo } from "./types";
+
+// the teacher URL's token leaves the address bar before any call is made (owner.ts)
+if (typeof location !== "undefined") captureToken();
 
 export class ApiError extends Error {
   constructor(
@@ -14,7 +18,8 @@ export class ApiError extends Error {
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`/api${path}`, {
     method,
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    // the owner key and the teacher's token, if any (owner.ts; backend/server/auth.py)
+    headers: { ...authHeaders(), ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const data = await res.json().catch(() => ({ error: `${res.status} ${res.statusText}` }));
@@ -41,11 +46,13 @@ export const api = {
   validate: (graph: GraphDocument) =>
     call<{ ok: boolean; node_errors: NodeProblem[] }>("POST", "/validate", graph),
   graphs: () => call<{ graphs: GraphInfo[] }>("GET", "/graphs").then((d) => d.graphs),
-  graph: (id: string, revision?: number) =>
-    call<GraphDocument>(
-      "GET",
-      `/graphs/${encodeURIComponent(id)}${revision ? `?revision=${revision}` : ""}`,
-    ),
+  graph: (id: string, revision?: number, share?: string) => {
+    const query = new URLSearchParams();
+    if (revision) query.set("revision", String(revision));
+    if (share) query.set("share", share); // someone else's graph, through its share link
+    const q = query.toString();
+    return call<GraphDocument>("GET", `/graphs/${encodeURIComponent(id)}${q ? `?${q}` : ""}`);
+  },
   create: (graph: GraphDocument) => call<GraphInfo>("POST", "/graphs", graph),
   save: (id: string, graph: GraphDocument) =>
     call<GraphInfo>("PUT", `/graphs/${encodeURIComponent(id)}`, graph),

@@ -90,9 +90,11 @@ export class Connection {
     where: { node: string } | { edge: string },
     kind: "value" | "grad",
     param?: string | null,
+    page?: { offset: number; count: number },
   ): Promise<TensorReply> {
     const payload: Record<string, unknown> = { run_id: runId, kind, ...where };
     if (param) payload.param = param;
+    if (page) Object.assign(payload, page); // only what the viewer shows (docs/protocol.md)
     const reply = await this.request<TensorReply & { error?: string }>("tensor", payload);
     if (reply.error) throw new Error(reply.error);
     return reply;

@@ -29,6 +29,7 @@ export interface OpSpec {
   outputs: string[];
   params: ParamSpec[];
   source: boolean;
+  writes?: string; // an in-place op: the input port it writes into (docs/graph-format.md)
 }
 
 export interface DocNode {
@@ -130,7 +131,8 @@ export type WireRecord = SummaryTable | ValuesPack | GradsPack | WithRow<TraceRe
 type WithRow<R> = R extends { summary: Summary } ? Omit<R, "summary"> & { summary: number } : R;
 
 export type TraceRecord =
-  | { kind: "value"; node: string; summary: Summary; cached?: boolean }
+  // version: the tensor's version counter, in documents with in-place ops
+  | { kind: "value"; node: string; summary: Summary; cached?: boolean; version?: number }
   | { kind: "skipped"; node: string; reason: string }
   | { kind: "branch_not_taken"; node: string; port: "then" | "else"; edge: string }
   | { kind: "edge_grad"; edge: string; source: string; target: string; summary: Summary }
@@ -141,7 +143,16 @@ export type TraceRecord =
       nodes: AutogradEntry[];
       edges: { source: string; target: string; input: number }[];
     }
-  | { kind: "error"; node: string | null; message: string; type: string };
+  | ({ kind: "error"; node: string | null; message: string; type: string } & VersionError);
+
+/** What a version error adds to its error record (docs/protocol.md, "Trace records"). */
+export interface VersionError {
+  saved_by?: string | null;
+  saved_op?: string;
+  overwritten_by?: string | null;
+  expected_version?: number;
+  version?: number;
+}
 
 export interface NodeProblem {
   message: string;
@@ -167,7 +178,13 @@ export interface TensorReply {
   kind: "value" | "grad";
   shape: number[];
   dtype: string;
-  values: Nested;
+  values: Nested; // a page (offset/count asked): the page's values, flat and row-major
+  numel?: number;
+  offset?: number; // set when the reply is a page
+  // a page's reply: the whole tensor's stats (finite values) and NaN/Inf counts
+  stats?: { min: number; max: number; mean: number; std: number; norm: number } | null;
+  nan?: number;
+  inf?: number;
 }
 
 /** A graph in the server's store; `created` and `updated` are Unix times in seconds (the
@@ -178,6 +195,7 @@ export interface GraphInfo {
   created: number;
   updated: number;
   revision: number;
+  share?: string; // the graph's share token: `?graph=ID&share=TOKEN` opens it read-only
 }
 
 /** One revision of a stored graph; `created` in Unix seconds, as in GraphInfo. */

@@ -6,15 +6,16 @@ import {
   MiniMap,
   ReactFlow,
   type IsValidConnection,
+  type OnConnectEnd,
   useReactFlow,
   useStore,
   useStoreApi,
 } from "@xyflow/react";
-import { type DragEvent, type MouseEvent, useCallback, useState } from "react";
+import { type CSSProperties, type DragEvent, type MouseEvent, useCallback, useEffect, useState } from "react";
 import type { OpNode, WireEdge } from "../doc/convert";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
-import { DETAIL_ZOOM, Detailed } from "./detail";
+import { type Detail, DetailLevel, levelOfDetail } from "./detail";
 import OpNodeView from "./OpNodeView";
 import QuickAdd from "./QuickAdd";
 import { dropQueuedFit, OPEN_FIT, useShowOpened } from "./showOpened";
@@ -26,18 +27,47 @@ const NO_NODES: OpNode[] = [];
 const NO_EDGES: WireEdge[] = [];
 export const DRAG_TYPE = "application/x-wiregrad-op";
 
-export default function Canvas() {
+export default function Canvas({ presenter = false }: { presenter?: boolean }) {
   const nodes = useEditor((s) => s.nodes);
   const edges = useEditor((s) => s.edges);
   const onNodesChange = useEditor((s) => s.onNodesChange);
   const onEdgesChange = useEditor((s) => s.onEdgesChange);
   const connect = useEditor((s) => s.connect);
   const readOnly = useEditor((s) => s.readOnly);
-  const detailed = useStore((s) => s.transform[2] >= DETAIL_ZOOM);
+  // one string, so that the canvas re-renders only when the level or the font changes
+  const lod = useStore((s) => {
+    const l = levelOfDetail(s.transform[2], presenter);
+    return `${l.detail}:${l.font}`;
+  });
+  const [detail, font] = lod.split(":") as [Detail, string];
+  const detailed = detail === "full";
   const { screenToFlowPosition } = useReactFlow();
   const flowStore = useStoreApi();
   const layingOut = useShowOpened();
   const [quickAdd, setQuickAdd] = useState<{ x: number; y: number; flow: { x: number; y: number } } | null>(null);
+  // a wire dropped on a port that refuses it: the reason, where it was dropped, for a while
+  const [refused, setRefused] = useState<{ x: number; y: number; text: string } | null>(null);
+  useEffect(() => {
+    if (!refused) return;
+    const t = setTimeout(() => setRefused(null), 4000);
+    return () => clearTimeout(t);
+  }, [refused]);
+
+  const onConnectEnd: OnConnectEnd = useCallback((event, state) => {
+    if (state.isValid !== false || !state.fromNode || !state.toNode || !state.toHandle || !state.fromHandle) return;
+    const fromSource = state.fromHandle.type === "source";
+    const wire = {
+      id: "",
+      source: fromSource ? state.fromNode.id : state.toNode.id,
+      sourceHandle: (fromSource ? state.fromHandle.id : state.toHandle.id) ?? "out",
+      target: fromSource ? state.toNode.id : state.fromNode.id,
+      targetHandle: (fromSource ? state.toHandle.id : state.fromHandle.id) ?? "input",
+    };
+    const text = useEditor.getState().checkConnection(wire);
+    const at = "changedTouches" in event ? event.changedTouches[0] : event;
+    const box = (event.target as HTMLElement).closest(".canvas")?.getBoundingClientRect();
+    if (text && box) setRefused({ x: at.clientX - box.left, y: at.clientY - box.top, text });
+  }, []);
 
   const isValidConnection: IsValidConnection<WireEdge> = useCallback(
     (c) => useEditor.getState().checkConnection(c as WireEdge) === null,
@@ -69,7 +99,8 @@ export default function Canvas() {
 
   return (
     <div
-      className={`canvas ${detailed ? "" : "zoomed-out"}`}
+      className={`canvas ${detailed ? "" : "zoomed-out"} lod-${detail}`}
+      style={{ "--lod-font": `${font}px` } as CSSProperties}
       onDragOver={(e) => {
         e.preventDefault();
         e.dataTransfer.dropEffect = "copy";
@@ -78,7 +109,7 @@ export default function Canvas() {
       onDoubleClick={onDoubleClick}
       aria-label="graph canvas"
     >
-      <Detailed.Provider value={detailed}>
+      <DetailLevel.Provider value={detail}>
         <ReactFlow
           nodes={layingOut ? NO_NODES : nodes}
           edges={layingOut ? NO_EDGES : edges}
@@ -87,6 +118,7 @@ export default function Canvas() {
           onNodesChange={onNodesChange}
           onEdgesChange={onEdgesChange}
           onConnect={connect}
+          onConnectEnd={onConnectEnd}
           isValidConnection={isValidConnection}
           onNodeDragStart={() => useEditor.getState().beginChange()}
           onEdgeClick={(_, e) => useRun.getState().selectEdge(e.id)}
@@ -102,10 +134,15 @@ export default function Canvas() {
           proOptions={{ hideAttribution: true }}
         >
           <Background gap={24} />
-          <MiniMap pannable zoomable ariaLabel="minimap" />
+          {!presenter && <MiniMap pannable zoomable ariaLabel="minimap" />}
           <Controls showInteractive={false} />
         </ReactFlow>
-      </Detailed.Provider>
+      </DetailLevel.Provider>
+      {refused && (
+        <div className="wire-refused" role="alert" aria-label="wire refused" style={{ left: refused.x, top: refused.y }}>
+          {refused.text}
+        </div>
+      )}
       {quickAdd && (
         <QuickAdd
           at={quickAdd}

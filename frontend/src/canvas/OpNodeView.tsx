@@ -5,9 +5,11 @@ import { Handle, type NodeProps, Position } from "@xyflow/react";
 import { memo, useMemo } from "react";
 import type { NodeProblem } from "../api/types";
 import type { OpNode } from "../doc/convert";
-import { formatSummary } from "../format/annotate";
-import { useEditor } from "../store/editor";
-import { useDetailed } from "./detail";
+import { formatCompact, formatSummary } from "../format/annotate";
+import { type EditorState, useEditor } from "../store/editor";
+import { useShapes } from "../store/shapes";
+import { useDetail } from "./detail";
+import { allFaces, displayName, leafTag, leafValue, shapeText } from "./faces";
 import { annoLines, LINE, portsOf } from "./nodeSize";
 import { useRunSlice } from "./runSlice";
 
@@ -41,18 +43,33 @@ function useNodeProblems(id: string) {
   return useMemo(() => all.filter(isNodeProblem(id)), [all, id]);
 }
 
+// Every node's face line, computed once per edit for the whole graph (each node's selector
+// then only looks its own up): a face depends on the names of the nodes wired into it.
+let faces: { nodes: unknown; edges: unknown; ops: unknown; text: Record<string, string> } | null = null;
+function faceOf(s: EditorState, id: string): string | undefined {
+  if (!faces || faces.nodes !== s.nodes || faces.edges !== s.edges || faces.ops !== s.ops)
+    faces = { nodes: s.nodes, edges: s.edges, ops: s.ops, text: allFaces(s, s.ops) };
+  return faces.text[id];
+}
+
 function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
   const spec = useEditor((s) => s.ops[data.op]);
   const problems = useNodeProblems(id);
   const isTarget = useEditor((s) => s.meta.target === id);
   const { value, cached, grad, leafGrad, weightGrad, biasGrad, skipped, failed, focused } =
     useNodeRun(id);
-  // zoomed far out, text is unreadable: the node is drawn without it, and its stripe colours
-  // say what arrived
-  const detailed = useDetailed();
-
-  const name = (data.params.name as string) || id;
-  const title = data.label || (spec?.source ? `${name} = ${data.op}` : `${id} = ${data.op}`);
+  // the level of detail at this zoom (canvas/detail.ts): full text; name and value in large
+  // type; or, far out, no text (stripe colours say what arrived)
+  const detail = useDetail();
+  const detailed = detail === "full";
+  const face = useEditor((s) => faceOf(s, id)) ?? `${id} = ${data.op}`;
+  // far out no port is drawn: the shapes' arrival then re-renders no node
+  const inferred = useShapes((s) => (detail === "none" ? undefined : s.shapes[id]));
+  const name = displayName({ id, ...data });
+  const tag = leafTag({ id, ...data }, spec);
+  // before any run a leaf shows the value it holds; after one, what the run computed
+  const ownValue = value ? null : leafValue({ id, ...data }, spec);
+  const outShape = shapeText(value?.shape ?? inferred);
   const { inputs, outputs } = portsOf(spec);
   const cls = [
     "op-node",
@@ -69,10 +86,20 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
 
   return (
     <div className={cls} aria-label={`node ${id}`} data-testid={`node-${id}`} title={spec?.doc}>
-      <div className="op-node-title" title={title}>
-        {detailed && title}
+      <div className="op-node-title" title={face} data-testid={`face-${id}`}>
+        {detailed && (
+          <>
+            <span className="face-name">{name}</span>
+            {face.slice(name.length)}
+          </>
+        )}
         {detailed && isTarget && <span className="target-badge" title="backward starts here"> ◎</span>}
       </div>
+      {detailed && tag && (
+        <span className="leaf-tag" title={tag === "parameter" ? "a parameter: a leaf that requires grad" : "requires_grad=True"}>
+          {tag === "parameter" ? "param" : "grad"}
+        </span>
+      )}
       <div className="op-node-ports">
         <div className="op-node-inputs">
           {inputs.map((p) => (
@@ -96,7 +123,11 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
         <div className="op-node-outputs">
           {outputs.map((o) => (
             <div key={o} className="port port-out">
-              {detailed && <span>{o}</span>}
+              {detailed && (
+                <span data-testid={`shape-${id}-${o}`} title={outShape ? `${o}: shape ${outShape}` : o}>
+                  {outShape && outputs.length === 1 ? outShape : o}
+                </span>
+              )}
               <Handle type="source" position={Position.Right} id={o} aria-label={`${id} output ${o}`} />
             </div>
           ))}
@@ -108,6 +139,10 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
       <div className="annos" style={{ height: `${annoLines(spec) * LINE}px` }}>
         {!detailed ? null : skipped ? (
           <div className="anno muted">not run</div>
+        ) : ownValue !== null ? (
+          <div className="anno value leaf-value" data-testid={`leafvalue-${id}`} title="the value it holds (before a run)">
+            {ownValue}
+          </div>
         ) : (
           value && (
             <div
@@ -141,6 +176,24 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
           </div>
         )}
       </div>
+      {detail === "compact" && (
+        // zoomed out or presenting: the name and what arrived, in a font sized for the zoom
+        <div className="lod" title={face}>
+          <div className="lod-name">{name}</div>
+          {value && !skipped ? (
+            <div className="lod-line value" data-testid={`value-${id}`}>
+              {formatCompact(value)}
+            </div>
+          ) : (
+            <div className="lod-line leaf-value">{skipped ? "not run" : (ownValue ?? outShape ?? "")}</div>
+          )}
+          {grad && (
+            <div className="lod-line lod-grad grad" data-testid={`grad-${id}`}>
+              ∇ {formatCompact(grad)}
+            </div>
+          )}
+        </div>
+      )}
       {problems.map((p, i) => (
         <div key={i} className="anno problem" role="alert">
           {p.param ? `${p.param}: ` : p.port ? `${p.port}: ` : ""}

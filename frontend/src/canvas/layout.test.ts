@@ -70,6 +70,7 @@ describe("nodeSize", () => {
 
   it("keeps a line for each result a run can write", () => {
     expect(nodeSize({ ...add, inputs: [], source: true }).height).toBe(97);
-    expect(nodeSize({ ...add, name: "linear", inputs: [port("input")] }).height).toBe(114);
+    expect(nodeSize({ ...add, name: "linear", inputs: [port("input")] }).height).toBe(129);
+    expect(nodeSize({ ...add, inputs: [port("input")] }).height).toBe(95); // two rows kept
   });
 });

@@ -43,7 +43,9 @@ function handle(type: "source" | "target", id: string, row: number): NodeHandle 
 
 export function nodeSize(spec: OpSpec | undefined) {
   const { inputs, outputs } = portsOf(spec);
-  const rows = Math.max(inputs.length, outputs.length, 1);
+  // an op keeps two port rows even with one input: its compact face (canvas/detail.ts) needs
+  // the room for three lines of large type; a leaf has its .grad line for that
+  const rows = Math.max(inputs.length, outputs.length, spec?.source ? 1 : 2);
   const height = 2 * BORDER + TITLE + 2 * PORTS_PAD + rows * PORT_ROW + annoLines(spec) * LINE;
   const handles = [
     ...inputs.map((p, i) => handle("target", p.name, i)),

@@ -1,6 +1,7 @@
 // Reading a param typed into the inspector: the value to store, or the reason it is refused.
 // The rules come from the registry's param spec (type, min, max, choices, nullable).
 import type { Nested, ParamSpec } from "../api/types";
+import { parseLiteral } from "./literals";
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -25,8 +26,14 @@ export function tooLarge(literal: string, v: number): string | null {
 export function parseNumber(text: string): Parsed {
   const t = text.trim();
   if (t === "") return fail("a number is required");
-  const v = Number(t);
-  if (Number.isNaN(v)) return fail(`'${t}' is not a number`);
+  let v = Number(t);
+  if (Number.isNaN(v)) {
+    // pasted code: torch.tensor(2.), (0.5)
+    const lit = /[[(]/.test(t) ? parseLiteral(t) : null;
+    if (lit?.ok && typeof lit.value === "number") v = lit.value;
+    else if (lit?.ok) return fail(`'${t}' holds several values: this field takes one number`);
+    else return fail(lit ? lit.error : `'${t}' is not a number`);
+  }
   // "Infinity" is a word, not a literal too large: say it as for other words
   if (!/\d/.test(t)) return fail(`'${t}' is not a number: ${TOO_LARGE}`);
   const big = tooLarge(t, v);
@@ -107,31 +114,16 @@ export function parseParam(spec: ParamSpec, text: string): Parsed {
   }
 }
 
-/** A tensor literal: a number or rectangular nested lists of numbers (JSON or Python style). */
+/** A tensor literal: a number or rectangular nested lists of numbers, written as JSON or as
+ * PyTorch code writes it (`[2., 3.]`, `1e-3`, `torch.tensor([...])`; doc/literals.ts). */
 export function parseTensor(text: string): Parsed {
   const t = text.trim();
   if (t === "") return fail("a value is required");
-  let v: unknown;
-  try {
-    v = JSON.parse(t.replace(/\bTrue\b/g, "true").replace(/\bFalse\b/g, "false"));
-  } catch {
-    return fail("write a number or nested lists such as [[1, 2], [3, 4]]");
-  }
-  const shape = shapeOf(v);
+  const r = parseLiteral(t);
+  if (!r.ok) return fail(r.error);
+  const shape = shapeOf(r.value);
   if (typeof shape === "string") return fail(shape);
-  if (!allFinite(v)) {
-    // JSON.parse read a literal past float64's range as ±Infinity: name the literal
-    const literal = (t.match(NUMBER_LITERAL) ?? []).find((m) => !Number.isFinite(Number(m)));
-    return fail(tooLarge(literal ?? "a value", Infinity)!);
-  }
-  return ok(v);
-}
-
-const NUMBER_LITERAL = /-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/g;
-
-function allFinite(v: unknown): boolean {
-  if (typeof v === "number") return Number.isFinite(v);
-  return Array.isArray(v) ? v.every(allFinite) : true;
+  return ok(r.value);
 }
 
 /** The shape of nested lists, or why they are not a tensor (as PyTorch says it). */

@@ -45,6 +45,14 @@ export function formatSummary(s: Summary, maxInline = 6): string {
   return `${formatShape(s.shape)}${mean}${bad}`;
 }
 
+/** A value in a few characters, for a node drawn in large type (canvas/detail.ts): the
+ * numbers of up to 3 elements, else the mean (the shape is on the node's port). */
+export function formatCompact(s: Summary): string {
+  if (s.numel <= 3) return formatSummary(s, 3);
+  const bad = s.nan ? " ⚠ nan" : s.inf ? " ⚠ inf" : "";
+  return s.stats ? `μ ${formatNumber(s.stats.mean)}${bad}` : formatShape(s.shape);
+}
+
 /** The summary's value as one number when it holds exactly one, else null. */
 export function scalarOf(s: Summary | undefined): number | null {
   if (!s || s.numel !== 1 || s.preview === undefined || s.preview === null) return null;

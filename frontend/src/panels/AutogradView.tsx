@@ -18,6 +18,7 @@ import type { AutogradEntry } from "../api/types";
 import { formatShape } from "../format/annotate";
 import type { Annotations } from "../store/annotations";
 import { useEditor } from "../store/editor";
+import { nameOf } from "../store/names";
 import { useRun } from "../store/run";
 import "./analysis.css";
 
@@ -36,7 +37,7 @@ const PAD = 14;
 /** What a node says under its name: whose it is, and the shapes it holds. */
 function linesOf(e: AutogradEntry): string[] {
   const lines: string[] = [];
-  if (e.node) lines.push(`of ${e.node}${e.param ? `.${e.param}` : ""}`);
+  if (e.node) lines.push(`of ${nameOf(e.node)}${e.param ? `.${e.param}` : ""}`);
   if (e.variable_shape) lines.push(`variable ${formatShape(e.variable_shape)}`);
   if (e.saved?.length) {
     const shapes = e.saved.map((s) => formatShape(s.shape));
@@ -215,7 +216,7 @@ async function computeLayout(g: Autograd): Promise<Layout> {
       data: { entry: n, lines: lines.get(n.id)! },
       draggable: false,
       connectable: false,
-      ariaLabel: `${n.name}${n.node ? ` of ${n.node}` : ""}`,
+      ariaLabel: `${n.name}${n.node ? ` of ${nameOf(n.node)}` : ""}`,
     })),
     edges: g.edges.map((e, i) => ({
       id: `e${i}`,
@@ -233,7 +234,7 @@ const AgNodeView = memo(function AgNodeView({ data }: NodeProps<AgNode>) {
   const { entry, lines } = data;
   const leaf = entry.name === "AccumulateGrad";
   return (
-    <div className={`ag-node${leaf ? " ag-leaf" : ""}`} title={entry.node ? `click to select ${entry.node}` : undefined}>
+    <div className={`ag-node${leaf ? " ag-leaf" : ""}`} title={entry.node ? `click to select ${nameOf(entry.node)}` : undefined}>
       {/* gradients flow in on the right (from the loss) and out on the left (to the leaves) */}
       <Handle type="target" position={Position.Right} isConnectable={false} className="ag-handle" />
       <div className="ag-name">{entry.name}</div>

@@ -1,12 +1,13 @@
 // The chain rule on the selected edge: the gradient arriving at the consumer's output times
 // the consumer's local derivative for this input is the gradient the edge carries back.
-import { useMemo } from "react";
+import { type ReactNode, useMemo } from "react";
 import type { Summary } from "../api/types";
 import { formatNumber, formatShape } from "../format/annotate";
 import { useEditor } from "../store/editor";
+import { nameOf } from "../store/names";
 import { useRun } from "../store/run";
 import "./analysis.css";
-import { explainChain } from "./chainRule";
+import { type Chain, explainChain } from "./chainRule";
 
 const EMPTY: Record<string, unknown> = {};
 
@@ -78,8 +79,9 @@ export default function Explain() {
 
   if (!edgeId) return null;
 
-  const P = edge?.source ?? "?";
-  const C = edge?.target ?? "?";
+  // people read the names they gave the nodes, not ids
+  const P = edge ? nameOf(edge.source) : "?";
+  const C = edge ? nameOf(edge.target) : "?";
   const local = `∂${C}/∂${port}`;
 
   let body;
@@ -156,9 +158,11 @@ export default function Explain() {
             ) : (
               <span className="ex-grad">{formatNumber(chain.edgeGrad)}</span>
             )}{" "}
-            <span className="ex-aside">the gradient on edge {edgeId}, back to {P}</span>
+            <span className="ex-aside">the gradient on this edge, back to {P}</span>
           </li>
         </ul>
+      ) : chain.numbers ? (
+        <TensorSteps C={C} P={P} local={local} chain={chain} formulaLine={formulaLine} />
       ) : (
         <ul className="ex-steps">
           <li className="ex-upstream">
@@ -184,11 +188,11 @@ export default function Explain() {
     <section className="ex-panel" role="region" aria-label="chain rule">
       <header className="ex-header">
         <h2 className="ex-title">
-          Chain rule on {edgeId}
+          Chain rule
           {edge && (
-            <span className="ex-sub">
+            <span className="ex-sub" title={`edge ${edgeId}`}>
               {" "}
-              {P} → {C}.{port}
+              on {P} → {C}.{port}
               {consumer ? ` (${consumer.op})` : ""}
             </span>
           )}
@@ -204,5 +208,41 @@ export default function Explain() {
       </header>
       {body}
     </section>
+  );
+}
+
+type TensorChain = Extract<Chain, { kind: "tensor" }>;
+
+/** The chain rule on a tensor edge with its numbers: upstream ⊙ local = edge (written in full
+ * up to 16 elements, as a compact matrix beyond). */
+function TensorSteps(props: { C: string; P: string; local: string; chain: TensorChain; formulaLine: ReactNode }) {
+  const { C, P, local, chain } = props;
+  const n = chain.numbers!;
+  const shape = (s: number[] | null) => (s ? ` (${formatShape(s)})` : "");
+  const num = (text: string, cls: string) => <code className={`ex-tensor ${cls}`}>{text}</code>;
+  return (
+    <ul className="ex-steps" data-full={n.full ? "true" : "false"}>
+      <li className="ex-upstream">
+        upstream ∂L/∂{C}
+        {shape(chain.upstreamShape)} = {n.upstream ? num(n.upstream, "ex-grad") : <span className="ex-grad">unknown</span>}
+      </li>
+      {props.formulaLine}
+      {chain.direct ? (
+        <li className="ex-product">
+          edge gradient{shape(chain.edgeShape)} = {num(n.edge, "ex-grad")}{" "}
+          <span className="ex-aside">(a matrix product, not elementwise), back to {P}</span>
+        </li>
+      ) : (
+        <li className="ex-product" aria-label="upstream times local equals edge">
+          {n.upstream ? num(n.upstream, "ex-grad") : "upstream"} ⊙ {n.local ? num(n.local, "ex-num") : local} ={" "}
+          {num(n.edge, "ex-grad")}{" "}
+          <span className="ex-aside">
+            {n.local
+              ? `upstream ⊙ ${local} = the gradient on this edge, back to ${P}`
+              : `upstream ⊙ ${local}, summed over the broadcast dims: the gradient back to ${P}`}
+          </span>
+        </li>
+      )}
+    </ul>
   );
 }

@@ -2,6 +2,7 @@
 // code export, and code import.
 import { useEffect, useState } from "react";
 import { api } from "../api/http";
+import { shareLink } from "../api/owner";
 import type { GraphInfo, RevisionInfo } from "../api/types";
 import { useEditor } from "../store/editor";
 import Dialog from "./Dialog";
@@ -69,6 +70,21 @@ export function OpenDialog({ onClose }: { onClose: () => void }) {
             >
               revisions
             </button>
+            {g.share && (
+              <button
+                type="button"
+                className="small"
+                aria-label={`copy the share link of ${g.name}`}
+                title="anyone with this link can open the graph read-only and save a copy"
+                onClick={async () => {
+                  const link = shareLink(g.id, g.share ?? "");
+                  await navigator.clipboard?.writeText(link).catch(() => {});
+                  useEditor.getState().notify(`share link copied: ${link}`);
+                }}
+              >
+                share link
+              </button>
+            )}
             {revisions[g.id] && (
               <ul className="revisions">
                 {revisions[g.id].map((r) => (

@@ -60,7 +60,7 @@ function NodeInspector({ id }: { id: string }) {
           id="node-label"
           defaultValue={node.data.label ?? ""}
           key={`${id}-${node.data.label ?? ""}`}
-          placeholder="shown instead of the op"
+          placeholder="names the node; its face still shows the op"
           readOnly={readOnly}
           onBlur={(e) => !readOnly && e.target.value !== (node.data.label ?? "") && ed.setLabel(id, e.target.value)}
           onKeyDown={(e) => e.key === "Enter" && (e.target as HTMLInputElement).blur()}

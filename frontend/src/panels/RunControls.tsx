@@ -1,13 +1,27 @@
-// Forward and Backward. Backward asks for its scalar target (defaulting to the document's, or
-// the last scalar node); a run in progress can be cancelled. The no_grad toggle applies to both
+// Forward and Backward. One click on Backward runs from the document's target (else the last
+// scalar node); its ▾ opens the target list and the teaching options, named by the labels
+// people gave the nodes. A run in progress can be cancelled. The no_grad toggle applies to both
 // (the forward pass records no graph), so it sits here, in view, not in Backward's options.
-import { useState } from "react";
+import { type RefObject, useCallback, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { RunFinished } from "../api/types";
 import { defaultTarget, targetChoices } from "../doc/target";
+import { readableName } from "../canvas/faces";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
 import TeachingOptions from "./TeachingOptions";
+import { usePopover } from "./usePopover";
+
+/** Where one click on Backward starts: the document's target, else the default guess. */
+export function backwardTarget(): string | null {
+  const { nodes, edges, meta } = useEditor.getState();
+  return defaultTarget(nodes, edges, useRun.getState().annotations.values, meta.target);
+}
+
+/** Backward from the default target, as the button and Ctrl+Shift+Enter do it. */
+export function runBackward() {
+  return useRun.getState().start("backward", backwardTarget());
+}
 
 export default function RunControls() {
   const running = useRun((s) => s.running);
@@ -18,6 +32,8 @@ export default function RunControls() {
   const finished = useRun((s) => s.finished);
   const noGrad = useRun((s) => Boolean(s.options.no_grad));
   const [asking, setAsking] = useState(false);
+  const opener = useRef<HTMLButtonElement>(null);
+  const close = useCallback(() => setAsking(false), []);
   const run = useRun.getState();
   return (
     <div className="run-controls" role="group" aria-label="run">
@@ -29,11 +45,23 @@ export default function RunControls() {
         className="primary grad"
         aria-label="Backward"
         disabled={!connected}
-        aria-expanded={asking}
-        onClick={() => setAsking(!asking)}
-        title="Ctrl+Shift+Enter"
+        onClick={() => runBackward()}
+        title="backward from the target (Ctrl+Shift+Enter)"
       >
         ◀ Backward
+      </button>
+      <button
+        ref={opener}
+        type="button"
+        className="primary grad more"
+        aria-label="Backward options"
+        aria-haspopup="dialog"
+        aria-expanded={asking}
+        disabled={!connected}
+        onClick={() => setAsking(!asking)}
+        title="choose where backward starts, and the teaching options"
+      >
+        ▾
       </button>
       <button
         type="button"
@@ -44,7 +72,7 @@ export default function RunControls() {
       >
         no_grad
       </button>
-      {asking && <TargetPicker onDone={() => setAsking(false)} />}
+      {asking && <TargetPicker onDone={close} opener={opener} />}
       <span
         className="run-status"
         role="status"
@@ -77,8 +105,14 @@ function runSummary(f: RunFinished) {
   return f.status;
 }
 
-function TargetPicker({ onDone }: { onDone: () => void }) {
+function TargetPicker({ onDone, opener }: { onDone: () => void; opener: RefObject<HTMLButtonElement | null> }) {
   const nodes = useEditor(useShallow((s) => s.nodes.map((n) => n.id)));
+  // a label as written ("y = y * 2  (pass 3)"): several nodes may share one name
+  const names = useEditor(
+    useShallow((s) => s.nodes.map((n) => n.data.label || readableName({ id: n.id, ...n.data }))),
+  );
+  const ref = useRef<HTMLDivElement>(null);
+  usePopover(ref, onDone, opener);
   const edges = useEditor((s) => s.edges);
   const docTarget = useEditor((s) => s.meta.target);
   const values = useRun((s) => s.annotations.values);
@@ -89,12 +123,12 @@ function TargetPicker({ onDone }: { onDone: () => void }) {
     useRun.getState().start("backward", target || null);
   };
   return (
-    <div className="popover" role="dialog" aria-label="backward target">
+    <div className="popover" role="dialog" aria-label="backward target" ref={ref}>
       <label htmlFor="target-select">backward from</label>
       <select id="target-select" value={target} onChange={(e) => setTarget(e.target.value)} autoFocus>
         {targetChoices(ids, edges, values).map((id) => (
           <option key={id} value={id}>
-            {id}
+            {names[nodes.indexOf(id)] ?? id}
             {values[id] ? (values[id].numel === 1 ? " (scalar)" : ` (${values[id].shape.join("×")})`) : ""}
           </option>
         ))}

@@ -1,7 +1,10 @@
-// Step mode: replay the last run's records one at a time — play, pause, step, speed — with the
-// node or edge each record is about highlighted on the canvas.
+// Step mode: replay the last run's records one at a time — step, play, pause, speed, and a
+// scrubber to jump anywhere — with the node or edge each record is about highlighted on the
+// canvas. It opens paused at the start.
 import { useEffect } from "react";
 import { describeRecord } from "../store/annotations";
+import { nameOf } from "../store/names";
+import { Icon } from "./icons";
 import { useRun } from "../store/run";
 
 export default function StepControls() {
@@ -20,20 +23,32 @@ export default function StepControls() {
   return (
     <div className="step-controls" role="group" aria-label="step mode">
       <button type="button" aria-label="step back" onClick={() => run.stepTo(step.index - 1)} disabled={step.index === 0}>
-        ⏮
+        <Icon name="back" />
       </button>
       {step.playing ? (
         <button type="button" aria-label="pause" onClick={() => run.setPlaying(false)}>
-          ⏸
+          <Icon name="pause" />
         </button>
       ) : (
         <button type="button" aria-label="play" onClick={() => run.setPlaying(true)} disabled={step.index >= total}>
-          ⏵
+          <Icon name="play" />
         </button>
       )}
       <button type="button" aria-label="step forward" onClick={() => run.stepTo(step.index + 1)} disabled={step.index >= total}>
-        ⏭
+        <Icon name="forward" />
       </button>
+      <input
+        type="range"
+        className="step-scrubber"
+        aria-label="replay position"
+        min={0}
+        max={total}
+        value={step.index}
+        onChange={(e) => {
+          run.setPlaying(false);
+          run.stepTo(Number(e.target.value));
+        }}
+      />
       <label>
         speed
         <input
@@ -49,7 +64,7 @@ export default function StepControls() {
         {step.index} / {total}
       </span>
       <span className="step-caption" role="status">
-        {current ? describeRecord(current) : "press play or step forward"}
+        {current ? describeRecord(current, nameOf) : "press play or step forward"}
       </span>
       <button type="button" onClick={() => run.exitStep()}>
         exit step mode

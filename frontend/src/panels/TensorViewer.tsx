@@ -1,6 +1,7 @@
-// The whole of one tensor of the latest run: a node's value or gradient, an edge's gradient, or
-// a linear node's weight/bias. Fetched on demand (summaries carry only previews), with stats, a
-// table for small tensors and a heatmap for matrices.
+// One tensor of the latest run: a node's value or gradient, an edge's gradient, or a linear
+// node's weight/bias. Fetched on demand (summaries carry only previews): first its shape and the
+// whole tensor's stats (a page of 0 elements), then only the part shown (the first elements of a
+// vector, the first 2-D slice of a matrix, at most PAGE_MAX), as a table or a heatmap.
 import { type MouseEvent, useEffect, useMemo, useRef, useState } from "react";
 import type { Nested, TensorReply } from "../api/types";
 import { formatNumber, formatShape } from "../format/annotate";
@@ -8,6 +9,7 @@ import { getConnection, type TensorRef, useRun } from "../store/run";
 import "./analysis.css";
 
 const TABLE_MAX = 400;
+const PAGE_MAX = 262_144; // the server's `max_tensor_page`: the most one answer holds
 const HEATMAP_PX = 320; // the heatmap's longer side, for square-ish matrices
 const HEATMAP_MAX = 640; // no side longer (long thin ones are squeezed)
 const HEATMAP_MIN = 8; // nor shorter
@@ -15,7 +17,8 @@ const HEATMAP_MIN = 8; // nor shorter
 interface Loaded {
   shape: number[];
   dtype: string;
-  values: number[];
+  values: number[]; // the shown part, row-major from the first element
+  stats?: Stats; // the whole tensor's, from the server
 }
 
 type Fetch = { key: string } & (
@@ -40,15 +43,30 @@ function toNumber(v: unknown): number {
   return NaN;
 }
 
+/** How many elements (from the first) the viewer shows of a tensor of `shape`. */
+export function shownCount(shape: number[]): number {
+  const nd = shape.length;
+  if (nd === 0) return 1;
+  const cols = shape[nd - 1];
+  if (nd === 1) return Math.min(cols, TABLE_MAX);
+  const rows = Math.min(shape[nd - 2], Math.max(1, Math.floor(PAGE_MAX / Math.max(cols, 1))));
+  return Math.min(rows * cols, PAGE_MAX);
+}
+
 /** Row-major values and the shape of the reply (its own shape wins over the nesting). */
-function unpack(reply: TensorReply): Loaded {
+function unpack(reply: TensorReply, whole: TensorReply): Loaded {
   const values: number[] = [];
   const walk = (x: Nested) => {
     if (Array.isArray(x)) for (const y of x) walk(y);
     else values.push(toNumber(x));
   };
   walk(reply.values);
-  return { shape: reply.shape, dtype: reply.dtype, values };
+  const st = whole.stats;
+  const nan = whole.nan ?? 0;
+  const inf = whole.inf ?? 0;
+  const finite = (whole.numel ?? values.length) - nan - inf;
+  const stats = st ? { ...st, nan, inf, finite } : undefined;
+  return { shape: reply.shape, dtype: reply.dtype, values, stats };
 }
 
 interface Stats {
@@ -215,7 +233,7 @@ function ValueTable({ values, rows, cols, vector }: { values: number[]; rows: nu
 
 function Body({ data }: { data: Loaded }) {
   const { shape, values } = data;
-  const s = statsOf(values);
+  const s = data.stats ?? statsOf(values);
   const stat = (label: string, v: number) => (
     <div className="tv-stat">
       <dt>{label}</dt>
@@ -224,8 +242,9 @@ function Body({ data }: { data: Loaded }) {
   );
   const nd = shape.length;
   // the first 2-D slice of a >2-D tensor is its first rows·cols elements (row-major)
-  const rows = nd >= 2 ? shape[nd - 2] : 1;
   const cols = nd >= 2 ? shape[nd - 1] : nd === 1 ? shape[0] : 1;
+  // the rows that came (a slice bigger than one page shows its first rows)
+  const rows = nd >= 2 ? Math.min(shape[nd - 2], Math.floor(values.length / Math.max(cols, 1))) : 1;
   const shown = rows * cols;
   const lead = shape.slice(0, Math.max(0, nd - 2));
 
@@ -249,6 +268,11 @@ function Body({ data }: { data: Loaded }) {
   } else {
     view = (
       <>
+        {nd >= 2 && rows < shape[nd - 2] && (
+          <p className="tv-note">
+            The first {rows} of {shape[nd - 2]} rows.
+          </p>
+        )}
         {nd > 2 && (
           <p className="tv-note">
             A {nd}-D tensor: showing the first 2-D slice [{lead.map(() => "0").join(", ")}, :, :]
@@ -322,9 +346,14 @@ export default function TensorViewer() {
     if (running) return;
     let live = true;
     const where = edge ? { edge } : { node: node ?? "" };
-    getConnection()
-      .tensor(runId, where, kind, param)
-      .then((reply) => live && setFetched({ key, state: "ok", ...unpack(reply) }))
+    const conn = getConnection();
+    conn
+      .tensor(runId, where, kind, param, { offset: 0, count: 0 })
+      .then(async (whole) => {
+        const count = shownCount(whole.shape);
+        const page = await conn.tensor(runId, where, kind, param, { offset: 0, count });
+        if (live) setFetched({ key, state: "ok", ...unpack(page, whole) });
+      })
       .catch((err: unknown) =>
         live && setFetched({ key, state: "error", message: err instanceof Error ? err.message : String(err) }),
       );

@@ -78,7 +78,7 @@ export default function Toolbar(props: {
         <button type="button" onClick={props.layout} title="L">
           Auto-layout
         </button>
-        <button type="button" onClick={props.fit} title="F">
+        <button type="button" className="presenting" onClick={props.fit} title="F">
           Fit view
         </button>
         <button type="button" onClick={() => props.open("help")} title="?">

@@ -1,8 +1,8 @@
 // The chain rule on one edge, as pure functions the Explain panel renders: the symbolic local
 // derivative of common ops, and the scalar arithmetic upstream × local = edge gradient.
 // No React here, so the unit tests import it directly.
-import type { Summary } from "../api/types";
-import { formatNumber, scalarOf } from "../format/annotate";
+import type { Nested, Summary } from "../api/types";
+import { formatNested, formatNumber, scalarOf } from "../format/annotate";
 
 /** The local derivative ∂out/∂port of an op, written symbolically. `direct`: the formula
  * already is the edge's gradient in terms of the upstream `grad` (matrix products), rather
@@ -172,7 +172,77 @@ export type Chain =
       formula: string;
       direct: boolean;
       known: boolean;
+      numbers: TensorNumbers | null; // null: the run sent no values (tensors past 1,024 elements)
     };
+
+/** The chain rule on a tensor edge, in numbers: upstream ⊙ local = edge. Written in full up
+ * to FULL_ELEMENTS elements, as a compact matrix (corners, with …) beyond. */
+export interface TensorNumbers {
+  upstream: string | null;
+  local: string | null; // null: not recoverable (a reduction over broadcast dims, a matrix product)
+  edge: string;
+  full: boolean; // every number is written
+}
+
+export const FULL_ELEMENTS = 16;
+const ROWS = 3; // the compact form: rows and columns kept at each end
+const COLS = 2;
+
+function flat(v: Nested): (number | string | boolean)[] {
+  return Array.isArray(v) ? v.flatMap(flat) : [v];
+}
+
+/** Nested values in a few lines' room: first and last rows and columns, … between. */
+export function compactNested(v: Nested, rows = ROWS, cols = COLS): string {
+  if (!Array.isArray(v)) return formatNumber(v);
+  const keep = (xs: Nested[], n: number) =>
+    xs.length <= 2 * n ? xs : [...xs.slice(0, n), "…" as unknown as Nested, ...xs.slice(-n)];
+  const inner = (x: Nested): string =>
+    (x as unknown) === "…" ? "…" : Array.isArray(x) ? `[${keep(x, cols).map(inner).join(", ")}]` : formatNumber(x);
+  const outer = keep(v, rows);
+  return Array.isArray(v[0]) ? `[${outer.map(inner).join(",\n ")}]` : inner(v);
+}
+
+function writeOut(v: Nested, numel: number): string {
+  return numel <= FULL_ELEMENTS ? formatNested(v) : compactNested(v);
+}
+
+/** Put flat numbers back into `shape` (nested lists). */
+function nest(values: (number | null)[], shape: number[]): Nested {
+  if (shape.length === 0) return (values[0] ?? Number.NaN) as number;
+  const size = shape.slice(1).reduce((a, b) => a * b, 1);
+  return Array.from({ length: shape[0] }, (_, i) => nest(values.slice(i * size, (i + 1) * size), shape.slice(1)));
+}
+
+/** upstream ⊙ local = edge with the numbers the run sent. The local derivative is recovered
+ * elementwise as edge ÷ upstream where the shapes line up (or upstream is one number); when
+ * every element has the same local derivative it is written once (`[0.5, 0.5] ⊙ 3`). */
+export function tensorNumbers(upstream: Summary | undefined, edge: Summary, direct: boolean): TensorNumbers | null {
+  if (edge.preview === undefined || edge.preview === null) return null;
+  const e = flat(edge.preview).map(Number);
+  const up = upstream?.preview != null ? flat(upstream.preview).map(Number) : null;
+  const full = edge.numel <= FULL_ELEMENTS && (!upstream || upstream.numel <= FULL_ELEMENTS);
+  const numbers: TensorNumbers = {
+    upstream: up && upstream ? writeOut(upstream.preview as Nested, upstream.numel) : null,
+    local: null,
+    edge: writeOut(edge.preview, edge.numel),
+    full,
+  };
+  if (direct || !up || !(up.length === e.length || up.length === 1)) return numbers;
+  const local = e.map((g, i) => {
+    const u = up.length === 1 ? up[0] : up[i];
+    return u !== 0 && Number.isFinite(u) ? g / u : null;
+  });
+  if (local.every((l) => l === null)) return numbers;
+  // where upstream is 0 the local derivative cannot be read off, and does not matter
+  const known = local.filter((l): l is number => l !== null);
+  const first = known[0];
+  const same = known.every((l) => Math.abs(l - first) <= 1e-6 * Math.max(1, Math.abs(first)));
+  numbers.local = same
+    ? formatNumber(first)
+    : writeOut(nest(local, edge.shape), edge.numel).replace(/\bnan\b/g, "?");
+  return numbers;
+}
 
 /** What the chain rule says about an edge, from what the run recorded. */
 export function explainChain(c: ChainInput): Chain {
@@ -197,5 +267,6 @@ export function explainChain(c: ChainInput): Chain {
     formula,
     direct,
     known,
+    numbers: tensorNumbers(c.upstream, c.edgeGrad, direct),
   };
 }

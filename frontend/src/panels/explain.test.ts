@@ -138,6 +138,7 @@ describe("explainChain", () => {
       formula: "∂out/∂input (see the op's backward)",
       direct: false,
       known: false,
+      numbers: null,
     });
     const m = explainChain({
       ...base,

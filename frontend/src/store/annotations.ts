@@ -1,6 +1,6 @@
 // What a run's trace records say about each node and edge, folded into lookup tables the
 // canvas reads. Pure: the live run and step mode's replay both fold records through here.
-import type { AutogradEntry, Summary, TraceRecord } from "../api/types";
+import type { AutogradEntry, Summary, TraceRecord, VersionError } from "../api/types";
 
 export interface Annotations {
   values: Record<string, Summary>; // node id -> its value
@@ -10,7 +10,8 @@ export interface Annotations {
   edgeGrads: Record<string, Summary>; // edge id -> what the consumer sent back along it
   notTaken: Record<string, string>; // edge id -> the `if` port whose branch did not run
   skipped: Record<string, string>; // node id -> why it did not run
-  error: { node: string | null; message: string; type: string } | null;
+  versions: Record<string, number>; // node id -> its tensor's version (with in-place ops)
+  error: ({ node: string | null; message: string; type: string } & VersionError) | null;
   autograd: {
     nodes: AutogradEntry[];
     edges: { source: string; target: string; input: number }[];
@@ -25,6 +26,7 @@ export const emptyAnnotations = (): Annotations => ({
   edgeGrads: {},
   notTaken: {},
   skipped: {},
+  versions: {},
   error: null,
   autograd: null,
 });
@@ -34,7 +36,7 @@ export const emptyAnnotations = (): Annotations => ({
 export function applyRecords(a: Annotations, records: TraceRecord[]): Annotations {
   const next = { ...a };
   const copied = new Set<keyof Annotations>();
-  const table = <K extends "values" | "cached" | "nodeGrads" | "leafGrads" | "edgeGrads" | "notTaken" | "skipped">(
+  const table = <K extends "values" | "cached" | "nodeGrads" | "leafGrads" | "edgeGrads" | "notTaken" | "skipped" | "versions">(
     k: K,
   ): Annotations[K] => {
     if (!copied.has(k)) {
@@ -48,6 +50,7 @@ export function applyRecords(a: Annotations, records: TraceRecord[]): Annotation
       case "value":
         table("values")[r.node] = r.summary;
         if (r.cached) table("cached")[r.node] = true;
+        if (r.version !== undefined) table("versions")[r.node] = r.version;
         break;
       case "node_grad":
         table("nodeGrads")[r.node] = r.summary;
@@ -65,7 +68,10 @@ export function applyRecords(a: Annotations, records: TraceRecord[]): Annotation
         table("skipped")[r.node] = r.reason;
         break;
       case "error":
-        next.error = { node: r.node, message: r.message, type: r.type };
+        {
+          const { kind: _kind, ...error } = r; // a version error's fields included
+          next.error = error;
+        }
         break;
       case "autograd":
         next.autograd = { nodes: r.nodes, edges: r.edges };
@@ -91,22 +97,24 @@ export function recordFocus(r: TraceRecord): { node?: string; edge?: string } {
 }
 
 /** A sentence for step mode's caption. */
-export function describeRecord(r: TraceRecord): string {
+export function describeRecord(r: TraceRecord, name: (id: string) => string = (id) => id): string {
   switch (r.kind) {
     case "value":
-      return `forward: ${r.node} computed${r.cached ? " (cached)" : ""}`;
+      return `forward: ${name(r.node)} computed${r.cached ? " (cached)" : ""}${
+        r.version !== undefined ? ` (version ${r.version})` : ""
+      }`;
     case "node_grad":
-      return `backward: total gradient of ${r.node}`;
+      return `backward: total gradient of ${name(r.node)}`;
     case "edge_grad":
-      return `backward: ${r.target} sends a gradient back to ${r.source}`;
+      return `backward: ${name(r.target)} sends a gradient back to ${name(r.source)}`;
     case "leaf_grad":
-      return `backward: ${r.node}${r.param ? `.${r.param}` : ""}.grad accumulated`;
+      return `backward: ${name(r.node)}${r.param ? `.${r.param}` : ""}.grad accumulated`;
     case "branch_not_taken":
-      return `${r.node}: the '${r.port}' branch does not run`;
+      return `${name(r.node)}: the '${r.port}' branch does not run`;
     case "skipped":
-      return `${r.node} skipped: ${r.reason}`;
+      return `${name(r.node)} skipped: ${r.reason}`;
     case "error":
-      return `error${r.node ? ` at ${r.node}` : ""}: ${r.message}`;
+      return `error${r.node ? ` at ${name(r.node)}` : ""}: ${r.message}`;
     case "autograd":
       return "the autograd graph the engine recorded";
   }

@@ -1,6 +1,9 @@
 // Classroom rooms (docs/training.md "Socket.IO: rooms"): a teacher starts a room and gets a
 // code; students who join follow the teacher's graph, runs, trainings and step mode live, and
 // can fork to an editable copy. Only the owner drives.
+// The room is remembered for the tab (sessionStorage: the code, the role and the owner's
+// secret), so a reload or a reconnect (to this server process or another) returns the owner to
+// its room with `room_resume` and a follower with `room_join`, by themselves.
 import { create } from "zustand";
 import { expandRecords } from "../api/summaryRows";
 import type { GraphDocument, RunFinished, RunMode, WireRecord } from "../api/types";
@@ -20,10 +23,72 @@ export interface RoomState {
 let listening = false;
 let stopSync: (() => void) | null = null;
 
+interface SavedRoom {
+  code: string;
+  role: "owner" | "follower";
+  secret?: string;
+}
+const SAVED = "wiregrad.room";
+
+function saveRoom(room: SavedRoom | null) {
+  try {
+    if (room) sessionStorage.setItem(SAVED, JSON.stringify(room));
+    else sessionStorage.removeItem(SAVED);
+  } catch {
+    /* storage disabled: a reload leaves the room */
+  }
+}
+
+function savedRoom(): SavedRoom | null {
+  try {
+    const room = JSON.parse(sessionStorage.getItem(SAVED) ?? "null");
+    return room && typeof room.code === "string" ? room : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Back into the tab's room after a reload or a reconnect. */
+async function rejoin() {
+  const saved = savedRoom();
+  if (!saved) return;
+  const conn = getConnection();
+  if (saved.role === "owner" && saved.secret) {
+    type Reply = { code?: string; error?: string };
+    const reply: Reply = await conn
+      .request<Reply>("room_resume", { code: saved.code, secret: saved.secret })
+      .catch((err: Error) => ({ error: err.message }));
+    if (reply.code) {
+      stopSync?.();
+      useRoom.setState({ code: reply.code, role: "owner" });
+      startSync(reply.code);
+      return;
+    }
+    saveRoom(null);
+    useRoom.setState({ code: null, role: null });
+    useEditor.getState().notify(`room ${saved.code} could not be resumed: ${reply.error}`, "error");
+  } else if (saved.role === "follower") {
+    const problem = await useRoom.getState().join(saved.code).catch((err: Error) => err.message);
+    if (problem) {
+      saveRoom(null);
+      endFollowing();
+      useRoom.setState({ code: null, role: null });
+      useEditor.getState().notify(`room ${saved.code}: ${problem}`, "error");
+    }
+  }
+}
+
+/** At start: listen for room events, and go back into the tab's room if it had one. */
+export function initRooms() {
+  listen();
+  if (getConnection().socket.connected) void rejoin();
+}
+
 function listen() {
   if (listening) return;
   listening = true;
   const conn = getConnection();
+  conn.on("connect", () => void rejoin());
   conn.on<{ code: string; graph: GraphDocument }>("room_graph", (m) => {
     if (useRoom.getState().role === "follower" && m.code === useRoom.getState().code) follow(m.graph);
   });
@@ -36,6 +101,7 @@ function listen() {
   });
   conn.on<{ code: string }>("room_closed", (m) => {
     if (m.code !== useRoom.getState().code) return;
+    saveRoom(null);
     endFollowing();
     useRoom.setState({ code: null, role: null });
     useEditor.getState().notify(`room ${m.code} was closed: the graph on your screen is yours now`);
@@ -85,12 +151,16 @@ export const useRoom = create<RoomState>()((set, get) => ({
 
   async create() {
     listen();
-    const reply = await getConnection().request<{ code?: string; error?: string }>("room_create", {});
+    const reply = await getConnection().request<{ code?: string; secret?: string; error?: string }>(
+      "room_create",
+      {},
+    );
     if (!reply.code) {
       useEditor.getState().notify(reply.error ?? "could not start a room", "error");
       return;
     }
     set({ code: reply.code, role: "owner" });
+    saveRoom({ code: reply.code, role: "owner", secret: reply.secret });
     startSync(reply.code);
   },
 
@@ -107,6 +177,7 @@ export const useRoom = create<RoomState>()((set, get) => ({
     }>("room_join", { code: wanted });
     if (!reply.code) return reply.error ?? `no room ${wanted}`;
     set({ code: reply.code, role: "follower" });
+    saveRoom({ code: reply.code, role: "follower" });
     useRun.setState({ following: true });
     if (reply.graph) follow(reply.graph, false);
     else useEditor.setState({ readOnly: true });
@@ -133,6 +204,7 @@ export const useRoom = create<RoomState>()((set, get) => ({
     if (!code) return;
     stopSync?.();
     stopSync = null;
+    saveRoom(null);
     await getConnection().request("room_leave", { code }).catch(() => {});
     if (role === "follower") endFollowing();
     set({ code: null, role: null });

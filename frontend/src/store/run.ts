@@ -6,6 +6,7 @@ import { Connection, type RunOptions } from "../api/socket";
 import type { RunFinished, RunMode, TraceRecord } from "../api/types";
 import { type Annotations, applyRecords, emptyAnnotations, recordFocus } from "./annotations";
 import { useEditor } from "./editor";
+import { nameOf } from "./names";
 
 export interface StepState {
   index: number; // how many of the run's records are shown
@@ -101,7 +102,7 @@ function finish(finished: RunFinished) {
   const ed = useEditor.getState();
   if (finished.status === "error" && finished.error)
     ed.notify(
-      `${finished.error.node ? `${finished.error.node}: ` : ""}${finished.error.message}`,
+      `${finished.error.node ? `${nameOf(finished.error.node)}: ` : ""}${finished.error.message}`,
       "error",
     );
   else if (finished.status === "cancelled") ed.notify("run cancelled");
@@ -180,7 +181,9 @@ export const useRun = create<RunState>()((set, get) => ({
     if ("error" in ack) {
       ed.setProblems(ack.node_errors ?? []);
       const n = ack.node_errors?.length ?? 0;
-      ed.notify(n ? `the graph has ${n} problem${n > 1 ? "s" : ""}: ${ack.node_errors![0].message}` : ack.error, "error");
+      const first = ack.node_errors?.[0];
+      const where = first?.node ? ` at ${nameOf(first.node)}` : "";
+      ed.notify(n ? `the graph has ${n} problem${n > 1 ? "s" : ""}${where}: ${first!.message}` : ack.error, "error");
       return;
     }
     ed.setProblems([]);
@@ -202,7 +205,8 @@ export const useRun = create<RunState>()((set, get) => ({
 
   enterStep() {
     if (!get().records.length) return;
-    set({ step: { index: 0, playing: true, speed: 4 }, annotations: emptyAnnotations(), focus: {} });
+    // paused at the start: the person (or the teacher) moves through it at their own pace
+    set({ step: { index: 0, playing: false, speed: 4 }, annotations: emptyAnnotations(), focus: {} });
   },
 
   exitStep() {
