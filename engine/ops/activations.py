@@ -10,9 +10,8 @@ softmin, normalize) are composites here too, so their grad_fn is the same node a
 import math
 import warnings
 
-import numpy as np
-
 from .._views import inplace
+from . import _special
 from ._common import STATE, Node, const, requires_grad, track, wrap, wrap_dim, xp
 from .elementwise import where
 from .neural import softmax
@@ -53,50 +52,43 @@ def _mask(cond, like):
     return const(cond.astype(like._data.dtype))
 
 
-def _erf_array(d, m):
-    """erf on an array, to float64 accuracy (about 1e-15). numpy has no erf (cupy has one only in
-    cupyx.scipy), so: a positive-term series for |x| < 2.5 and a continued fraction for erfc
-    beyond; a fixed number of vectorised passes over the array."""
-    z = m.asarray(d, dtype=np.float64)  # d may be a numpy scalar (0-d arithmetic gives one)
-    a = m.abs(z)
-    s = m.minimum(a, 2.5)
-    x2 = s * s
-    term = s.copy()
-    total = s.copy()
-    for n in range(40):  # erf(x) = 2/sqrt(pi) e^(-x^2) sum 2^n x^(2n+1) / (1*3*...*(2n+1))
-        term = term * (2.0 / (2 * n + 3)) * x2
-        total = total + term
-    near = total * m.exp(-x2) * (2.0 / math.sqrt(math.pi))
-    b = m.maximum(a, 2.5)
-    f = b.copy()
-    for k in range(30, 0, -1):  # erfc(x) = e^(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + ...)))
-        f = b + (k / 2.0) / f
-    far = 1.0 - m.exp(-b * b) / (math.sqrt(math.pi) * f)
-    return (m.sign(z) * m.where(a < 2.5, near, far)).astype(m.asarray(d).dtype, copy=False)
-
-
 # -- gelu -----------------------------------------------------------------------------------------
-def _gelu_derivative(d, approximate):
+def _gelu_derivative(d, approximate, cdf=None):
+    """gelu'(d) on an array; cdf, Phi(d), when the forward already has it."""
     m = xp(d)
     if approximate == "tanh":
         t = m.tanh(_SQRT_2_OVER_PI * (d + _GELU_C * d * d * d))
         du = _SQRT_2_OVER_PI * (1 + 3 * _GELU_C * d * d)
         return 0.5 * (1 + t) + 0.5 * d * (1 - t * t) * du
-    cdf = 0.5 * (1 + _erf_array(d * (1 / math.sqrt(2.0)), m))
-    return cdf + d * m.exp(-0.5 * d * d) * _INV_SQRT_2PI
+    # d * exp(-d^2 / 2) / sqrt(2 pi) + Phi(d), in one array (an array even for a 0-d d)
+    r = m.multiply(d, d, out=m.empty_like(d))
+    r *= -0.5
+    m.exp(r, out=r)
+    r *= _INV_SQRT_2PI
+    r *= d
+    r += _special.normal_cdf(d) if cdf is None else cdf
+    return r
 
 
 class GeluBackward0(Node):
-    __slots__ = ("approximate",)
+    # cdf: Phi(input) from the forward (a raw array, so the first backward skips another erf;
+    # higher orders recompute it inside gelu_backward's own node)
+    __slots__ = ("approximate", "cdf")
 
     def backward(self, g):
         (x,) = self.unpack()
-        return (gelu_backward(g, x, self.approximate),)
+        return (gelu_backward(g, x, self.approximate, _cdf=self.cdf),)
 
 
-def gelu_backward(grad_output, input, approximate="none"):
+def gelu_backward(grad_output, input, approximate="none", *, _cdf=None):
     """grad_output * gelu'(input), one op whose own node differentiates it again."""
-    out = wrap(grad_output._data * _gelu_derivative(input._data, approximate))
+    gd = grad_output._data
+    deriv = _gelu_derivative(input._data, approximate, _cdf)
+    if deriv.shape == gd.shape and deriv.dtype == gd.dtype and deriv.__class__ is gd.__class__:
+        deriv *= gd  # the derivative is a fresh array
+    else:
+        deriv = gd * deriv
+    out = wrap(deriv)
     return _record(
         out,
         GeluBackwardBackward0,
@@ -133,9 +125,11 @@ def gelu(input, approximate="none"):
     if approximate == "tanh":
         inner = _SQRT_2_OVER_PI * (d + _GELU_C * d * d * d)
         data = 0.5 * d * (1 + m.tanh(inner))
+        cdf = None
     else:
-        data = 0.5 * d * (1 + _erf_array(d * (1 / math.sqrt(2.0)), m))
-    return _record(wrap(data), GeluBackward0, (input,), (input,), approximate=approximate)
+        cdf = _special.normal_cdf(d)
+        data = d * cdf
+    return _record(wrap(data), GeluBackward0, (input,), (input,), approximate=approximate, cdf=cdf)
 
 
 # -- silu, mish -----------------------------------------------------------------------------------

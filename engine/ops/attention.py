@@ -52,9 +52,11 @@ def scaled_dot_product_attention(
     L, S = scores._data.shape[-2:]
     masked = False
     if is_causal:
-        keep = xp(scores._data).tri(L, S, dtype=bool)
-        scores = where(const(keep), scores, -math.inf)
-        masked = True
+        # an additive 0 / -inf mask: the same softmax as a where(), and its node's backward is a
+        # pass-through (the softmax already gives the masked scores zero gradient); every row
+        # keeps its first key, so no row is empty unless there are no keys
+        scores = scores + const(_causal_mask(scores._data, L, S))
+        masked = S == 0
     elif attn_mask is not None:
         md = attn_mask._data
         if md.dtype != bool and md.dtype.kind != "f":
@@ -85,6 +87,25 @@ def scaled_dot_product_attention(
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p)
     return matmul(attn, value)
+
+
+_CAUSAL = {}  # (L, S, dtype) -> the numpy causal mask: built once, read only
+
+
+def _causal_mask(like, L, S):
+    """(L, S) array of like's dtype: 0 on and below the diagonal, -inf above it."""
+    m = xp(like)
+    if m is not np:
+        return m.where(m.tri(L, S, dtype=bool), 0.0, -math.inf).astype(like.dtype)
+    key = (L, S, like.dtype)
+    mask = _CAUSAL.get(key)
+    if mask is None:
+        if len(_CAUSAL) > 32:
+            _CAUSAL.clear()
+        mask = np.where(np.tri(L, S, dtype=bool), 0.0, -math.inf).astype(like.dtype)
+        mask.flags.writeable = False
+        _CAUSAL[key] = mask
+    return mask
 
 
 def _cpp_name(dt):

@@ -17,6 +17,7 @@ from ._common import (
     wrap_dim,
     xp,
 )
+from .shape import SqueezeBackward4, UnsafeViewBackward0
 
 
 def _check_matmul(sa, sb):
@@ -89,17 +90,35 @@ class BmmBackward0(_MatmulNode):
     __slots__ = ()
 
 
-def _node_for(na, nb):
+def _node_for(na, nb, a_grad):
+    """The product node PyTorch's matmul ends in. It folds a >= 3-D input against a matrix or
+    vector into one mm / mv; a vector against a batch folds into an mv when the vector needs a
+    gradient (PyTorch skips that fold when only the batch does)."""
     if na == 1 and nb == 1:
         return DotBackward0
-    if na == 2 and nb == 1:
+    if nb == 1:
         return MvBackward0
-    if na <= 2 and nb <= 2:
+    if nb == 2:
         return MmBackward0
+    if na == 1 and a_grad:
+        return MvBackward0
     return BmmBackward0
 
 
-def matmul(input, other):
+def _unsafe_view(inner, shape=None, node_cls=UnsafeViewBackward0):
+    """inner reshaped as PyTorch's _unsafe_view (which matmul, linear and kron end in): a node
+    over inner, and a result that is not a view, so an in-place op on it is recorded as usual.
+    inner must be a fresh result that nothing else aliases."""
+    d = inner._data
+    out = wrap(d if shape is None else d.reshape(shape))
+    if inner.grad_fn is not None:
+        node = node_cls((inner,))
+        node.in_shape = d.shape
+        track(out, node)
+    return out
+
+
+def matmul(input, other, _batched_view=True):
     ad, bd = operands(input, other)
     _check_matmul(ad.shape, bd.shape)
     try:
@@ -108,9 +127,16 @@ def matmul(input, other):
         raise broadcast_error(ad.shape[:-2], bd.shape[:-2]) from None
     out = wrap(data)
     if STATE.enabled and (input._requires_grad or other._requires_grad):
-        node = _node_for(ad.ndim, bd.ndim)((input, other), (input, other))
+        na, nb, a_grad = ad.ndim, bd.ndim, input._requires_grad
+        node = _node_for(na, nb, a_grad)((input, other), (input, other))
         node.casts = grad_casts(out, input, other)
         track(out, node)
+        # a batched product ends in an _unsafe_view, except where PyTorch folds a matrix needing
+        # a gradient against a batch (it then transposes and clones; not reproduced here)
+        if _batched_view and (na >= 3 or nb >= 3) and not (na == 2 and a_grad):
+            out = _unsafe_view(out)
+        elif na == 1 and nb == 2:  # PyTorch: an mm of the vector as a row, then squeeze_(0)
+            out = _unsafe_view(out, node_cls=SqueezeBackward4)
     return out
 
 
@@ -127,7 +153,7 @@ def bmm(input, mat2):
         raise RuntimeError(
             "batch1 must be a 3D tensor" if input._data.ndim != 3 else "batch2 must be a 3D tensor"
         )
-    return matmul(input, mat2)
+    return matmul(input, mat2, _batched_view=False)
 
 
 def dot(input, other):
@@ -204,8 +230,9 @@ def linear(input, weight, bias=None):
                 else shape_ops.squeeze(out, (0,))
             )
         out = _addmm(shape_ops.reshape(input, -1, xd.shape[-1]), weight, bias)
-        node = shape_ops.ViewBackward0 if bias is not None else shape_ops.UnsafeViewBackward0
-        return shape_ops.reshape(out, out_shape, _node=node)
+        if bias is None:  # not a view in PyTorch, unlike the result with a bias
+            return _unsafe_view(out, out_shape)
+        return shape_ops.reshape(out, out_shape)
     return _addmm(input, weight, bias)
 
 
@@ -414,7 +441,6 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 # -- kron, cross ---------------------------------------------------------------------------------
 def kron(input, other):
-    from . import shape as shape_ops
 
     na, nb = input._data.ndim, other._data.ndim
     n = max(na, nb)
@@ -422,9 +448,7 @@ def kron(input, other):
     sb = (1,) * (n - nb) + other._data.shape
     a = input.reshape([x for s in sa for x in (s, 1)])
     b = other.reshape([x for s in sb for x in (1, s)])
-    return shape_ops.reshape(
-        a * b, [x * y for x, y in zip(sa, sb)], _node=shape_ops.UnsafeViewBackward0
-    )
+    return _unsafe_view(a * b, [x * y for x, y in zip(sa, sb)])
 
 
 class LinalgCrossBackward0(Node):

@@ -71,9 +71,14 @@ class _NormNode(Node):
                     gv, xh = gv.reshape(self.view), xhat.reshape(self.view)
                 axes = self.axes
                 m1 = gv.mean(axis=axes, keepdims=True)
-                m2 = (gv * xh).mean(axis=axes, keepdims=True)
-                dx = gv - m1
-                dx -= xh * m2
+                prod = gv * xh
+                m2 = prod.mean(axis=axes, keepdims=True)
+                if w is None:  # gv is the incoming gradient: leave it alone
+                    dx = gv - m1
+                else:  # gv is our own product: reuse it (each large array costs page faults)
+                    dx = gv
+                    dx -= m1
+                dx -= xp(prod).multiply(xh, m2, out=prod)
                 dx *= self.rstd
             gx = wrap(dx.reshape(gd.shape))
         return (gx, gw, gb)

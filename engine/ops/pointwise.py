@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from .._dtype import from_numpy
+from . import _special
 from ._common import STATE, Node, Tensor, broadcast_error, const, operands, track, wrap, xp
 from .elementwise import _unary, exp, pow, sqrt
 
@@ -250,87 +251,21 @@ rsqrt = _float_op("rsqrt", lambda d: 1 / xp(d).sqrt(d), RsqrtBackward0, True)
 
 
 # -- the error function family ---------------------------------------------------------------------
-# numpy has no erf: on the CPU it is computed here in float64 (to ~1e-15 relative) and cast back;
-# on the GPU cupyx.scipy.special has all three.
-_SPLIT = 1.5  # below it a power series, above it a continued fraction
-_SERIES_TERMS = 36
-_CF_TERMS = 100
-
-
-def _exp_neg_sq(x):
-    """exp(-x*x) without the rounding error of x*x (it matters when x*x is large)."""
-    m = xp(x)
-    hi = m.round(x * 4096) / 4096  # hi*hi is exact
-    return m.exp(-hi * hi) * m.exp(-(x - hi) * (x + hi))
-
-
-def _erf_series(x):
-    """erf(x) = 2/sqrt(pi) exp(-x^2) sum 2^n x^(2n+1) / (2n+1)!!: every term positive, so no
-    cancellation; accurate for |x| < _SPLIT with this many terms."""
-    x2 = x * x * 2
-    term = x.copy()
-    total = x.copy()
-    for k in range(1, _SERIES_TERMS):
-        term = term * x2 / (2 * k + 1)
-        total += term
-    return total * (2 / _SQRT_PI) * _exp_neg_sq(x)
-
-
-def _erfc_fraction(x):
-    """erfc(x) for x >= _SPLIT: exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...)))),
-    evaluated from a fixed depth upwards."""
-    t = xp(x).zeros_like(x)
-    for k in range(_CF_TERMS, 0, -1):
-        t = (k / 2) / (x + t)
-    return _exp_neg_sq(x) / _SQRT_PI / (x + t)
-
-
-def _erf_erfc(d):
-    """(erf(d), erfc(d)) as float64 arrays of d's shape, each accurate relative to itself."""
-    x = d.astype(np.float64).reshape(-1)  # 1-d: numpy gives scalars for 0-d results
-    m = xp(x)
-    ax = m.abs(x)
-    small = ax < _SPLIT
-    e = m.empty_like(ax)
-    c = m.empty_like(ax)
-    s = _erf_series(ax[small])
-    e[small], c[small] = s, 1 - s
-    big = ~small
-    f = _erfc_fraction(ax[big])  # nan stays nan: nan < _SPLIT is False
-    c[big], e[big] = f, 1 - f
-    neg = x < 0
-    e = m.where(neg, -e, e).reshape(d.shape)
-    c = m.where(neg, 2 - c, c).reshape(d.shape)
-    return e, c
-
-
-def _special(d, name):
-    return getattr(_cupyx_special(), name)(d)
-
-
-def _cupyx_special():
-    import cupyx.scipy.special
-
-    return cupyx.scipy.special
-
-
+# numpy has no erf: engine/ops/_special.py evaluates erf and erfc on arrays (float64 to a few
+# ulp, float32 in float32); on the GPU it hands them to cupyx.scipy.special, as erfinv does here.
 def _np_erf(d):
-    if d.__class__ is not np.ndarray:
-        return _special(d, "erf")
-    return _erf_erfc(d)[0].astype(d.dtype, copy=False)
+    return _special.erf(d)
 
 
 def _np_erfc(d):
-    if d.__class__ is not np.ndarray:
-        return _special(d, "erfc")
-    return _erf_erfc(d)[1].astype(d.dtype, copy=False)
+    return _special.erfc(d)
 
 
 def _np_erfinv(d):
     """Winitzki's closed form (to ~2e-3), then two Halley steps (cubic convergence) on erf; for
     |x| > 0.5 the steps solve erfc(y) = 1 - |x| instead, where 1 - |x| is exact."""
     if d.__class__ is not np.ndarray:
-        return _special(d, "erfinv")
+        return _special._cupyx_special().erfinv(d)
     x = d.astype(np.float64).reshape(-1)  # 1-d: numpy gives scalars for 0-d results
     ax = np.abs(x)
     c = 1 - ax
@@ -341,9 +276,9 @@ def _np_erfinv(d):
         y = np.sqrt(np.sqrt(p * p - log_term / a) - p)
         tail = ax > 0.5
         for _ in range(2):
-            e, ec = _erf_erfc(y)
-            f = np.where(tail, c - ec, e - ax)  # erf(y) - |x|, computed without cancellation
-            step = f / ((2 / _SQRT_PI) * _exp_neg_sq(y))
+            # erf(y) - |x|, computed without cancellation
+            f = np.where(tail, c - _special.erfc(y), _special.erf(y) - ax)
+            step = f / ((2 / _SQRT_PI) * _special.exp_neg_sq(y))
             y = y - step / (1 + y * step)
     y = np.where(ax == 1, np.inf, np.where(ax > 1, np.nan, y))
     return np.copysign(y, x).astype(d.dtype, copy=False).reshape(d.shape)

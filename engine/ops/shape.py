@@ -214,9 +214,11 @@ class SqueezeBackward4(ViewBackward0):
 
 
 class UnsafeViewBackward0(ViewBackward0):
-    """The reshape PyTorch's matmul and linear use to unfold batch dims."""
+    """The reshape PyTorch's matmul and linear use to unfold batch dims: its result is not a
+    view (in-place messages name it by its own name)."""
 
     __slots__ = ()
+    is_view = False
 
 
 def squeeze(input, dim=None):

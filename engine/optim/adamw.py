@@ -25,25 +25,37 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize)
 
     def _update(self, p, grad, group, state):
+        """One AdamW step of p, in place on p and the state, with one scratch array (the
+        gradient is never written to: it is p.grad)."""
         m = xp(grad)
-        if group["maximize"]:
-            grad = -grad
         lr = group["lr"]
+        pd = p._data
         if group["weight_decay"]:  # decoupled: the parameter shrinks, the gradient is untouched
-            p._data *= 1 - lr * group["weight_decay"]
+            pd *= 1 - lr * group["weight_decay"]
         if not state:
             state["step"] = 0
-            state["exp_avg"] = m.zeros_like(p._data)
-            state["exp_avg_sq"] = m.zeros_like(p._data)
+            state["exp_avg"] = m.zeros_like(pd)
+            state["exp_avg_sq"] = m.zeros_like(pd)
             if group["amsgrad"]:
-                state["max_exp_avg_sq"] = m.zeros_like(p._data)
+                state["max_exp_avg_sq"] = m.zeros_like(pd)
         beta1, beta2 = group["betas"]
         state["step"] += 1
         step = state["step"]
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        exp_avg += (grad - exp_avg) * (1 - beta1)  # PyTorch's lerp form
+        # exp_avg += (grad - exp_avg) * (1 - beta1), PyTorch's lerp form
+        tmp = m.empty_like(pd)  # an array even for a 0-d p, so the `out=` below work
+        if group["maximize"]:
+            m.negative(grad, out=tmp)
+            tmp -= exp_avg
+        else:
+            m.subtract(grad, exp_avg, out=tmp)
+        tmp *= 1 - beta1
+        exp_avg += tmp
+        # exp_avg_sq = exp_avg_sq * beta2 + (1 - beta2) * grad * grad (the sign does not matter)
         exp_avg_sq *= beta2
-        exp_avg_sq += (1 - beta2) * grad * grad
+        m.multiply(grad, 1 - beta2, out=tmp)
+        tmp *= grad
+        exp_avg_sq += tmp
         bias_correction1 = 1 - beta1**step
         bias_correction2_sqrt = math.sqrt(1 - beta2**step)
         if group["amsgrad"]:
@@ -51,5 +63,10 @@ class AdamW(Adam):
             second = state["max_exp_avg_sq"]
         else:
             second = exp_avg_sq
-        denom = m.sqrt(second) / bias_correction2_sqrt + group["eps"]
-        p._data -= (lr / bias_correction1) * exp_avg / denom
+        denom = m.sqrt(second, out=tmp)
+        denom /= bias_correction2_sqrt
+        denom += group["eps"]
+        # p -= lr / bias_correction1 * exp_avg / denom
+        update = m.divide(exp_avg, denom, out=tmp)
+        update *= lr / bias_correction1
+        pd -= update

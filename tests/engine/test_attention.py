@@ -357,7 +357,13 @@ def test_tiny_transformer_training_steps_vs_torch():
             opt.step()
         for (k, tp), ep in zip(tm.named_parameters(), em.parameters()):
             np.testing.assert_allclose(
-                to_np(ep), tp.detach().numpy(), rtol=1e-9, atol=1e-11, err_msg=k
+                # atol 1e-10: parameters whose true gradient is 0 (the key part of in_proj_bias)
+                # take Adam steps on rounding noise, which differs from run to run in torch
+                to_np(ep),
+                tp.detach().numpy(),
+                rtol=1e-9,
+                atol=1e-10,
+                err_msg=k,
             )
 
 
