@@ -55,31 +55,30 @@ from .autograd import (
     set_grad_enabled,
 )
 from .ops import family_modules as _family_modules
-from .ops.elementwise import (
-    abs,
-    add,
+from .ops.compare import (
     bitwise_and,
     bitwise_not,
     bitwise_or,
     bitwise_xor,
-    clamp,
-    cos,
-    div,
     eq,
-    exp,
     ge,
     gt,
     isinf,
     isnan,
     le,
-    log,
     logical_not,
     lt,
-    masked_fill,
-    maximum,
-    minimum,
-    mul,
     ne,
+)
+from .ops.elementwise import (
+    abs,
+    add,
+    clamp,
+    cos,
+    div,
+    exp,
+    log,
+    mul,
     neg,
     pow,
     reciprocal,
@@ -90,11 +89,11 @@ from .ops.elementwise import (
     sqrt,
     sub,
     tanh,
-    where,
 )
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
 from .ops.neural import log_softmax, softmax
 from .ops.reduce import amax, amin, argmax, argmin, max, mean, min, std, sum, var
+from .ops.select import masked_fill, maximum, minimum, where
 from .ops.shape import (
     broadcast_to,
     cat,

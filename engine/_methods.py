@@ -4,8 +4,8 @@ import numpy as np
 
 from . import _creation, _device, _views
 from ._tensor import Tensor, wrap
+from .ops import compare, family_modules, linalg, neural, reduce, select, shape
 from .ops import elementwise as ew
-from .ops import family_modules, linalg, neural, reduce, shape
 
 
 def _swap(fn):
@@ -39,8 +39,8 @@ _METHODS = {
     "pow": ew.pow,
     "neg": ew.neg,
     "negative": ew.neg,
-    "maximum": ew.maximum,
-    "minimum": ew.minimum,
+    "maximum": select.maximum,
+    "minimum": select.minimum,
     "exp": ew.exp,
     "log": ew.log,
     "sqrt": ew.sqrt,
@@ -54,17 +54,17 @@ _METHODS = {
     "clip": ew.clamp,
     "reciprocal": ew.reciprocal,
     "sign": ew.sign,
-    "masked_fill": ew.masked_fill,
-    "where": lambda self, condition, other: ew.where(condition, self, other),
-    "eq": ew.eq,
-    "ne": ew.ne,
-    "lt": ew.lt,
-    "le": ew.le,
-    "gt": ew.gt,
-    "ge": ew.ge,
-    "isnan": ew.isnan,
-    "isinf": ew.isinf,
-    "logical_not": ew.logical_not,
+    "masked_fill": select.masked_fill,
+    "where": lambda self, condition, other: select.where(condition, self, other),
+    "eq": compare.eq,
+    "ne": compare.ne,
+    "lt": compare.lt,
+    "le": compare.le,
+    "gt": compare.gt,
+    "ge": compare.ge,
+    "isnan": compare.isnan,
+    "isinf": compare.isinf,
+    "logical_not": compare.logical_not,
     # reductions
     "sum": reduce.sum,
     "mean": reduce.mean,
@@ -129,16 +129,16 @@ Tensor.__rmatmul__ = _swap(linalg.matmul)
 Tensor.__neg__ = ew.neg
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = ew.abs
-Tensor.__eq__ = _or_not_implemented(ew.eq)
-Tensor.__ne__ = _or_not_implemented(ew.ne)
-Tensor.__lt__ = _or_not_implemented(ew.lt)
-Tensor.__le__ = _or_not_implemented(ew.le)
-Tensor.__gt__ = _or_not_implemented(ew.gt)
-Tensor.__ge__ = _or_not_implemented(ew.ge)
-Tensor.__and__ = Tensor.__rand__ = ew.bitwise_and
-Tensor.__or__ = Tensor.__ror__ = ew.bitwise_or
-Tensor.__xor__ = Tensor.__rxor__ = ew.bitwise_xor
-Tensor.__invert__ = ew.bitwise_not
+Tensor.__eq__ = _or_not_implemented(compare.eq)
+Tensor.__ne__ = _or_not_implemented(compare.ne)
+Tensor.__lt__ = _or_not_implemented(compare.lt)
+Tensor.__le__ = _or_not_implemented(compare.le)
+Tensor.__gt__ = _or_not_implemented(compare.gt)
+Tensor.__ge__ = _or_not_implemented(compare.ge)
+Tensor.__and__ = Tensor.__rand__ = compare.bitwise_and
+Tensor.__or__ = Tensor.__ror__ = compare.bitwise_or
+Tensor.__xor__ = Tensor.__rxor__ = compare.bitwise_xor
+Tensor.__invert__ = compare.bitwise_not
 
 
 # -- in place: each is the out-of-place op written into this tensor's storage ---------------------
@@ -171,7 +171,7 @@ for _name, _op in {
     "tanh": ew.tanh,
     "sigmoid": ew.sigmoid,
     "relu": ew.relu,
-    "masked_fill": ew.masked_fill,
+    "masked_fill": select.masked_fill,
 }.items():
     setattr(Tensor, _name + "_", _inplace(_op))
 

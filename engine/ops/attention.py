@@ -6,10 +6,10 @@ import math
 import numpy as np
 
 from ._common import const, xp
-from .elementwise import where
 from .linalg import matmul
 from .neural import softmax
 from .normalization import dropout
+from .select import where
 
 __all__ = []
 METHODS = {}

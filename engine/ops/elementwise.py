@@ -7,7 +7,6 @@ import operator
 
 import numpy as np
 
-from .._dtype import from_numpy
 from ._common import (
     STATE,
     Node,
@@ -24,6 +23,7 @@ from ._common import (
     wrap,
     xp,
 )
+from .select import maximum, minimum
 
 
 def _binary(a, b, compute, node_cls, save, dunder=False):
@@ -310,160 +310,6 @@ def pow(input, exponent):
 
 def rpow(input, number):
     return pow(number, input)
-
-
-# -- maximum, minimum, where ----------------------------------------------------------------------
-class MaximumBackward0(Node):
-    """Gradient goes to the larger input; ties split it in half, as in PyTorch."""
-
-    __slots__ = ("shapes", "_wins")
-
-    def backward(self, g):
-        self.unpack()
-        sa, sb = self.shapes
-        share = const(self._wins)
-        return (
-            sum_to(g * share, sa) if self.needs_grad(0) else None,
-            sum_to(g * (1 - share), sb) if self.needs_grad(1) else None,
-        )
-
-
-class MinimumBackward0(MaximumBackward0):
-    __slots__ = ()
-
-
-def _extremum(a, b, node_cls, pick, greater):
-    ad, bd = operands(a, b)
-    if not isinstance(b, Tensor):
-        raise TypeError(
-            f"{pick.__name__}(): argument 'other' must be Tensor, not {type(b).__name__}"
-        )
-    try:
-        out = wrap(pick(ad, bd))
-    except ValueError:
-        raise broadcast_error(ad.shape, bd.shape) from None
-    if requires_grad(a, b):
-        node = node_cls((a, b), (a, b))
-        node.shapes = (ad.shape, bd.shape)
-        node.casts = grad_casts(out, a, b)
-        dt = out._data.dtype
-        node._wins = greater(ad, bd).astype(dt) + (ad == bd).astype(dt) * 0.5
-        track(out, node)
-    return out
-
-
-def maximum(input, other):
-    return _extremum(input, other, MaximumBackward0, xp(input._data).maximum, _gt)
-
-
-def minimum(input, other):
-    return _extremum(input, other, MinimumBackward0, xp(input._data).minimum, _lt)
-
-
-def _gt(x, y):
-    return x > y
-
-
-def _lt(x, y):
-    return x < y
-
-
-class WhereBackward0(Node):
-    __slots__ = ("cond", "shapes")
-
-    def backward(self, g):
-        c = const(self.cond)
-        sx, sy = self.shapes
-        return (
-            None,
-            sum_to(where(c, g, 0.0), sx) if self.needs_grad(1) else None,
-            sum_to(where(c, 0.0, g), sy) if self.needs_grad(2) else None,
-        )
-
-
-def where(condition, input=None, other=None):
-    if input is None and other is None:  # where(condition): nonzero(condition, as_tuple=True)
-        return tuple(wrap(i) for i in xp(condition._data).nonzero(condition._data))
-    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-        # two Python numbers: the first becomes a 0-d tensor of its default dtype
-        from .._creation import tensor
-
-        input = tensor(input, device=getattr(condition, "device", None))
-    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
-    if cond.dtype != bool:
-        raise RuntimeError(
-            "where expected condition to be a boolean tensor, but got a tensor "
-            f"with dtype {from_numpy(cond.dtype).legacy_name[:-6]}"
-        )
-    if isinstance(input, Tensor):
-        xd, yd = operands(input, other)
-    else:
-        yd, xd = operands(other, input)
-    try:
-        out = wrap(xp(cond).where(cond, xd, yd))
-    except ValueError:
-        raise broadcast_error(cond.shape, np.broadcast_shapes(np.shape(xd), np.shape(yd))) from None
-    if requires_grad(input, other):
-        node = WhereBackward0((None, input, other))
-        node.casts = grad_casts(out, None, input, other)
-        node.cond = cond
-        node.shapes = (np.shape(xd), np.shape(yd))
-        track(out, node)
-    return out
-
-
-class MaskedFillBackward0(Node):
-    """masked_fill with a number: the filled places get no gradient."""
-
-    __slots__ = ("mask", "in_shape")
-
-    def backward(self, g):
-        return (sum_to(where(const(self.mask), 0.0, g), self.in_shape),)
-
-
-class MaskedFillBackward1(MaskedFillBackward0):
-    """masked_fill with a 0-d tensor: it gets the sum of the gradient over the filled places."""
-
-    __slots__ = ()
-
-    def backward(self, g):
-        m = const(self.mask)
-        return (
-            sum_to(where(m, 0.0, g), self.in_shape) if self.needs_grad(0) else None,
-            where(m, g, 0.0).sum() if self.needs_grad(1) else None,
-        )
-
-
-def masked_fill(input, mask, value):
-    """input where mask is False, value where it is True, in input's dtype."""
-    md = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
-    if md.dtype != bool:
-        raise RuntimeError(
-            "masked_fill_ only supports boolean masks, but got mask with dtype "
-            f"{from_numpy(md.dtype).legacy_name[:-6].lower()}"
-        )
-    d = input._data
-    is_tensor = isinstance(value, Tensor)
-    if is_tensor and value._data.ndim:
-        raise RuntimeError(
-            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-            f"{value._data.ndim} dimension(s)."
-        )
-    v = value._data.astype(d.dtype) if is_tensor else value
-    try:
-        data = xp(d).where(md, v, d).astype(d.dtype, copy=False)
-    except ValueError:
-        raise broadcast_error(d.shape, md.shape) from None
-    out = wrap(data)
-    if requires_grad(input, value):
-        if is_tensor:
-            node = MaskedFillBackward1((input, value))
-        else:
-            node = MaskedFillBackward0((input,))
-        node.mask = xp(d).broadcast_to(md, data.shape)
-        node.in_shape = d.shape  # a mask of more dims broadcasts the result to its shape
-        track(out, node)
-    return out
 
 
 # -- unary ---------------------------------------------------------------------------------------
@@ -782,65 +628,6 @@ def _np_sigmoid(d):
 
 def _np_reciprocal(d):
     return 1 / d
-
-
-# -- comparisons and logic (no gradient) ----------------------------------------------------------
-def _compare(fn):
-    def op(input, other):
-        ad, bd = operands(input, other)
-        try:
-            return wrap(fn(ad, bd))
-        except ValueError:
-            raise broadcast_error(ad.shape, getattr(bd, "shape", ())) from None
-
-    op.__name__ = fn.__name__
-    return op
-
-
-eq = _compare(np.equal)
-ne = _compare(np.not_equal)
-lt = _compare(np.less)
-le = _compare(np.less_equal)
-gt = _compare(np.greater)
-ge = _compare(np.greater_equal)
-
-
-def _logic(name, fn):
-    def op(input, other):
-        ad, bd = operands(input, other)
-        if (
-            ad.dtype.kind == "f"
-            or getattr(bd, "dtype", np.dtype(int)).kind == "f"
-            or isinstance(bd, float)
-        ):
-            raise RuntimeError(f"\"{name}_cpu\" not implemented for 'Float'")
-        return wrap(fn(ad, bd))
-
-    return op
-
-
-bitwise_and = _logic("bitwise_and", np.bitwise_and)
-bitwise_or = _logic("bitwise_or", np.bitwise_or)
-bitwise_xor = _logic("bitwise_xor", np.bitwise_xor)
-
-
-def bitwise_not(input):
-    d = input._data
-    if d.dtype.kind == "f":
-        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
-    return wrap(~d)
-
-
-def logical_not(input):
-    return wrap(input._data == 0)
-
-
-def isnan(input):
-    return wrap(xp(input._data).isnan(input._data))
-
-
-def isinf(input):
-    return wrap(xp(input._data).isinf(input._data))
 
 
 class _no_grad:  # noqa: N801 - a tiny local twin of autograd.no_grad, to avoid an import cycle

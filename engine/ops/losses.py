@@ -26,8 +26,9 @@ from ._common import (
     xp,
 )
 from .activations import vector_norm
-from .elementwise import DivBackward0, MulBackward0, _binary, where
+from .elementwise import DivBackward0, MulBackward0, _binary
 from .neural import _check_same_size, log_softmax
+from .select import where
 
 _REDUCTIONS = ("none", "mean", "sum")
 

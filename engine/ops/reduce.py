@@ -176,7 +176,7 @@ def _with_indices(input, dim, keepdim, arg, name, node_cls):
 
 
 def max(input, dim=None, keepdim=False):
-    from .elementwise import maximum
+    from .select import maximum
 
     if dim is None:
         return _evenly(input, tuple(range(input._data.ndim)), False, _amax, MaxBackward1)
@@ -186,7 +186,7 @@ def max(input, dim=None, keepdim=False):
 
 
 def min(input, dim=None, keepdim=False):
-    from .elementwise import minimum
+    from .select import minimum
 
     if dim is None:
         return _evenly(input, tuple(range(input._data.ndim)), False, _amin, MinBackward1)
