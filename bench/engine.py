@@ -416,6 +416,9 @@ def ratio(a, b):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="few repeats, for a smoke run")
+    ap.add_argument(
+        "--only", choices=("chain", "mlp", "lenet", "transformer"), help="run just this row"
+    )
     args = ap.parse_args(argv)
 
     print("## engine benchmark\n")
@@ -425,37 +428,45 @@ def main(argv=None):
         print(f"- engine: NOT IMPORTABLE ({ENGINE_ERROR}); its columns show n/a")
     print()
 
-    chain, c_rep, c_in = bench_chain(args.quick)
-    mlp, m_rep, m_in = bench_mlp(args.quick)
-    lenet_t, l_rep, l_in = bench_lenet(args.quick)
-    tf, t_rep, t_in = bench_transformer(args.quick)
+    def run(name, bench):  # a skipped row gives no samples and is not printed
+        return bench(args.quick) if args.only in (None, name) else ({}, 0, 0)
+
+    chain, c_rep, c_in = run("chain", bench_chain)
+    mlp, m_rep, m_in = run("mlp", bench_mlp)
+    lenet_t, l_rep, l_in = run("lenet", bench_lenet)
+    tf, t_rep, t_in = run("transformer", bench_transformer)
 
     print(
         "| benchmark | engine | PyTorch CPU | numpy | engine/torch | engine/numpy |\n"
         "|---|---|---|---|---|---|"
     )
-    print(
-        f"| (a) {N_OPS}-op elementwise chain, 8x8 f32, fwd+bwd, us/op "
-        f"| {cell(chain.get('engine'))} | {cell(chain['torch'])} | - "
-        f"| {ratio(chain.get('engine'), chain['torch'])} | - |"
-    )
-    print(
-        f"| (b) MLP {D_IN}-{D_HID}-{D_OUT} SGD step, batch {BATCH}, f32, ms/step "
-        f"| {cell(mlp.get('engine'))} | {cell(mlp['torch'])} | {cell(mlp['numpy'])} "
-        f"| {ratio(mlp.get('engine'), mlp['torch'])} "
-        f"| {ratio(mlp.get('engine'), mlp['numpy'])} |"
-    )
-    print(
-        f"| (c) LeNet-5 SGD step (momentum 0.9), batch {LENET_BATCH}, 1x28x28 f32, ms/step; "
-        f"target engine/torch <= 1.5x (aim 1.0x) | {cell(lenet_t.get('engine'))} "
-        f"| {cell(lenet_t['torch'])} | - | {ratio(lenet_t.get('engine'), lenet_t['torch'])} | - |"
-    )
-    print(
-        f"| (d) pre-norm encoder layer AdamW step (causal {TF_HEADS}-head attention, GELU MLP "
-        f"{TF_FF}), batch {TF_BATCH} x seq {TF_SEQ} x width {TF_WIDTH} f32, ms/step; "
-        f"target engine/torch <= 1.5x | {cell(tf.get('engine'))} | {cell(tf['torch'])} | - "
-        f"| {ratio(tf.get('engine'), tf['torch'])} | - |"
-    )
+    if chain:
+        print(
+            f"| (a) {N_OPS}-op elementwise chain, 8x8 f32, fwd+bwd, us/op "
+            f"| {cell(chain.get('engine'))} | {cell(chain['torch'])} | - "
+            f"| {ratio(chain.get('engine'), chain['torch'])} | - |"
+        )
+    if mlp:
+        print(
+            f"| (b) MLP {D_IN}-{D_HID}-{D_OUT} SGD step, batch {BATCH}, f32, ms/step "
+            f"| {cell(mlp.get('engine'))} | {cell(mlp['torch'])} | {cell(mlp['numpy'])} "
+            f"| {ratio(mlp.get('engine'), mlp['torch'])} "
+            f"| {ratio(mlp.get('engine'), mlp['numpy'])} |"
+        )
+    if lenet_t:
+        print(
+            f"| (c) LeNet-5 SGD step (momentum 0.9), batch {LENET_BATCH}, 1x28x28 f32, ms/step; "
+            f"target engine/torch <= 1.5x (aim 1.0x) | {cell(lenet_t.get('engine'))} "
+            f"| {cell(lenet_t['torch'])} | - "
+            f"| {ratio(lenet_t.get('engine'), lenet_t['torch'])} | - |"
+        )
+    if tf:
+        print(
+            f"| (d) pre-norm encoder layer AdamW step (causal {TF_HEADS}-head attention, GELU MLP "
+            f"{TF_FF}), batch {TF_BATCH} x seq {TF_SEQ} x width {TF_WIDTH} f32, ms/step; "
+            f"target engine/torch <= 1.5x | {cell(tf.get('engine'))} | {cell(tf['torch'])} | - "
+            f"| {ratio(tf.get('engine'), tf['torch'])} | - |"
+        )
     print(
         "\nmedian over repeats (best in brackets; ratios: of medians (of bests)); "
         f"(a) {c_rep} repeats x {c_in} runs, "

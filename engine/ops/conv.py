@@ -5,6 +5,8 @@ are the three raw kernels here: ``conv`` (dT/dy: the forward), ``input`` (dT/dx:
 gradient, which is also conv_transpose) and ``weight`` (dT/dw: the weight's gradient). Each one's
 gradients are the other two, so one node class differentiates all of them to any order.
 
+When every stride is 1 the three kernels are _conv_wide's (im2col and col2im over runs of whole
+padded rows, small matmuls a sample, scratch buffers, helper threads: see that module). Otherwise
 im2col reads the zero-padded input through a strided view (no copy) and gathers it once into a
 (groups, C/groups * taps, N * positions) matrix, so the forward and the weight's gradient are one
 batched matmul each (one per group); the input's gradient is one matmul and a col2im that adds
@@ -15,6 +17,7 @@ import itertools
 
 import numpy as np
 
+from . import _conv_wide as wide
 from ._common import STATE, Node, requires_grad, track, wrap, xp
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
@@ -76,8 +79,17 @@ def _cols(x, geo):
     return view.reshape(g, cg * _prod(geo.K), n * _prod(geo.Q))
 
 
+def _wide_for(geo, *arrays):
+    """Whether the wide kernels (_conv_wide) serve a gradient: every stride 1, and the arrays
+    whose values meet the zeros spread between output rows finite (inf * 0 would be NaN there,
+    where PyTorch has none). A sum that overflows only sends a call to the general path."""
+    return wide.usable(geo) and all(bool(xp(a).isfinite(a.sum())) for a in arrays)
+
+
 def _conv_raw(x, w, geo, cols=None):
     """conv(x, w): x (N, C, *S), w (O, C/G, *K) -> (N, O, *Q)."""
+    if wide.usable(geo):
+        return wide.conv(x, w, geo)
     n, g, o = x.shape[0], geo.groups, w.shape[0]
     m = xp(x)
     if cols is None:
@@ -89,6 +101,8 @@ def _conv_raw(x, w, geo, cols=None):
 
 def _input_raw(y, w, geo):
     """The adjoint in x: y (N, O, *Q), w (O, C/G, *K) -> (N, C, *S) (conv_transpose)."""
+    if _wide_for(geo, w):
+        return wide.input_raw(y, w, geo)
     n, o = y.shape[:2]
     g = geo.groups
     cg = w.shape[1]
@@ -113,6 +127,8 @@ def _input_raw(y, w, geo):
 
 def _weight_raw(x, y, geo, cols=None):
     """The adjoint in w: x (N, C, *S), y (N, O, *Q) -> (O, C/G, *K)."""
+    if _wide_for(geo, x):
+        return wide.weight_raw(x, y, geo)
     n, c = x.shape[:2]
     o = y.shape[1]
     g = geo.groups
@@ -132,8 +148,9 @@ class ConvolutionBackward0(Node):
     (kind "input": inputs y, w) and of the weight's gradient (kind "weight": inputs x, y); a
     third input, when there is one, is the bias."""
 
-    # cols: the forward's im2col matrix, kept for the weight's gradient when no graph of the
-    # backward is recorded (with create_graph the gradient is an op of its own, and recomputes it)
+    # cols: the forward's im2col matrix (strided convolutions), kept for the weight's gradient
+    # when no graph of the backward is recorded (with create_graph the gradient is an op of its
+    # own, and recomputes it); the wide kernels rebuild theirs instead
     __slots__ = ("geo", "kind", "cols")
 
     def backward(self, g):
@@ -141,6 +158,8 @@ class ConvolutionBackward0(Node):
         geo, kind = self.geo, self.kind
         ga = gb = None
         bk = ConvolutionBackwardBackward0
+        if kind == "conv" and not STATE.enabled and _wide_for(geo, a._data, b._data):
+            return self._wide_backward(a, b, g)
         if kind == "conv":
             if self.needs_grad(0):
                 ga = _apply("input", g, b, geo, node_cls=bk)
@@ -166,6 +185,25 @@ class ConvolutionBackward0(Node):
             gbias = g.sum((0, *range(2, g._data.ndim)))
         return (ga, gb, gbias)
 
+    def _wide_backward(self, x, w, g):
+        """The conv's gradients as raw kernels (no graph is recorded): the upstream gradient is
+        spread onto the wide layout once, for the input's and the weight's gradients alike."""
+        geo, gd = self.geo, g._data
+        ga = gb = gbias = None
+        gz = gw = None
+        if self.needs_grad(0):
+            margin = wide.margin_of(geo)
+            gz = wide.spread(gd, geo, margin)
+            ga = wrap(wide.input_(gz, w._data, geo))
+            gw = gz[:, :, margin : gz.shape[2] - margin]
+        if self.needs_grad(1):
+            gb = wrap(wide.weight(x._data, gd, geo, w._data.shape, gw))
+        if len(self.next_functions) == 2:
+            return (ga, gb)
+        if self.needs_grad(2):
+            gbias = wrap(gd.sum((0, *range(2, gd.ndim))))
+        return (ga, gb, gbias)
+
 
 class ConvolutionBackwardBackward0(ConvolutionBackward0):
     __slots__ = ()
@@ -173,13 +211,16 @@ class ConvolutionBackwardBackward0(ConvolutionBackward0):
 
 def _apply(kind, a, b, geo, bias=None, node_cls=ConvolutionBackward0):
     cols = None
-    if kind == "conv":
+    bias_data = None if bias is None else bias._data
+    if kind == "conv" and wide.usable(geo):  # adds the bias itself, along the wide rows
+        data, bias_data = wide.conv(a._data, b._data, geo, bias_data), None
+    elif kind == "conv":
         cols = _cols(a._data, geo)
         data = _conv_raw(a._data, b._data, geo, cols)
     else:
         data = _RAW[kind](a._data, b._data, geo)
-    if bias is not None:
-        data += bias._data.reshape((-1,) + (1,) * (data.ndim - 2))
+    if bias_data is not None:
+        data += bias_data.reshape((-1,) + (1,) * (data.ndim - 2))
     out = wrap(data)
     if requires_grad(a, b, bias):
         node = node_cls((a, b) if bias is None else (a, b, bias), (a, b))

@@ -4,7 +4,8 @@ and fold.
 Every op here is linear in its input once its geometry (and, for max pools, the chosen indices)
 is fixed, so each is a pair of raw kernels, the map and its adjoint: the forward node's backward
 runs the adjoint in a node whose backward runs the map again (double backward to any order).
-Pools loop over the kernel's taps only, each tap one vectorised op over every window; adaptive
+Pools loop over the kernel's taps only, each tap one vectorised op over every window (max pools
+whose windows tile the input gather the taps in one copy first, see _tiled_max); adaptive
 pools and interpolation along a dim are a small (out, in) matrix applied with one matmul. The 1-d
 forms run the 2-d op on a height-1 view, as PyTorch does (their grad_fn is a SqueezeBackward1).
 """
@@ -14,6 +15,7 @@ import math
 import numpy as np
 
 from ._common import STATE, Node, track, wrap, xp
+from ._conv_scratch import scratch
 
 _FUNCTIONAL_NAMES = (
     "max_pool1d",
@@ -164,7 +166,9 @@ def _scatter(idx, in_shape, unique):
         m = xp(g)
         planes = g.size // (idx.shape[-2] * idx.shape[-1]) if g.size else 0
         hw = in_shape[-2] * in_shape[-1]
-        flat = (idx.reshape(planes, -1) + m.arange(planes)[:, None] * hw).ravel()
+        flat = scratch(m, "pool_flat", (planes, idx.size // planes if planes else 0), idx.dtype)
+        m.add(idx.reshape(planes, -1), m.arange(planes)[:, None] * hw, out=flat)
+        flat = flat.ravel()
         if unique:  # windows that never overlap pick each input at most once
             out = m.zeros(planes * hw, g.dtype)
             out[flat] = g.ravel()
@@ -173,6 +177,40 @@ def _scatter(idx, in_shape, unique):
         return out.reshape(in_shape)
 
     return adj
+
+
+def _tiled_max(x, k, q):
+    """Max pool of windows that tile x (stride == kernel, no padding or dilation, every window
+    inside x): (best, idx), or None when the input has a NaN (the tap loop handles those).
+
+    The windows' taps are gathered tap-major in one copy, so each step below is one pass over
+    contiguous memory: the max, the taps equal to it, and the first of them (PyTorch's choice
+    among ties), found as the largest of (tap is a max) * (big - tap's offset)."""
+    m = xp(x)
+    (kh, kw), (qh, qw) = k, q
+    h, w = x.shape[-2:]
+    planes = x.reshape((-1, h, w))
+    sp, sh, sw = planes.strides
+    shape = (kh, kw, planes.shape[0], qh, qw)
+    view = m.lib.stride_tricks.as_strided(planes, shape, (sh, sw, sp, sh * kh, sw * kw))
+    taps = scratch(m, "pool_taps", shape, x.dtype)
+    taps[...] = view
+    taps = taps.reshape(kh * kw, -1)
+    best = taps.max(0)
+    if x.dtype.kind == "f" and bool(m.isnan(best.sum())):  # max() carries any NaN to the sum
+        return None
+    offs = np.array([i * w + j for i in range(kh) for j in range(kw)], np.int64)
+    big = int(offs[-1]) + 1
+    small = np.min_scalar_type(-big) if big <= 32767 else np.int64
+    hit = scratch(m, "pool_hit", taps.shape, bool)
+    m.equal(taps, best, out=hit)
+    score = scratch(m, "pool_score", taps.shape, small)
+    m.multiply(hit, m.asarray((big - offs)[:, None], dtype=small), out=score)
+    score = score.max(0)
+    base = (m.arange(qh) * (kh * w))[:, None] + m.arange(qw) * kw + big
+    lead = x.shape[:-2] + (qh, qw)
+    idx = base - score.reshape(lead).astype(np.int64)
+    return best.reshape(lead), idx
 
 
 def max_pool2d(
@@ -185,8 +223,22 @@ def max_pool2d(
     x = input._data
     m = xp(x)
     geo = (k, s, d, q, p)
-    xpad = _padded(x, geo, -m.inf if x.dtype.kind == "f" else m.iinfo(x.dtype).min)
     h, w = x.shape[-2:]
+    tiled = None
+    if s == k and p == (0, 0) and d == (1, 1) and q[0] * k[0] <= h and q[1] * k[1] <= w:
+        tiled = _tiled_max(x, k, q) if x.size else None
+    if tiled is not None:
+        best, idx = tiled
+        out = _linear(
+            input,
+            _gather(idx),
+            _scatter(idx, x.shape, True),
+            MaxPool2DWithIndicesBackward0,
+            MaxPool2DWithIndicesBackwardBackward0,
+            data=best,
+        )
+        return (out, wrap(idx)) if return_indices else out
+    xpad = _padded(x, geo, -m.inf if x.dtype.kind == "f" else m.iinfo(x.dtype).min)
     # a NaN wins its window, as in PyTorch; comparing for it costs two passes a tap, so only
     # when the input has one (a NaN or an overflow makes the sum NaN: a false alarm is harmless)
     nan = x.dtype.kind == "f" and bool(m.isnan(x.sum()))

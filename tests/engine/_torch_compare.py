@@ -223,3 +223,19 @@ def compare_with_torch(name, fn, specs):
         else:
             assert ei.grad is not None, f"input {i}: engine .grad is None, torch's is not"
             assert_same_array(to_np(ei.grad), to_np(ti.grad), f"grad of input {i}", loose)
+
+
+def gradcheck_case(name, fn, specs):
+    """eg.autograd.gradcheck of fn(eg, eg_F, *inputs) with respect to the float inputs whose
+    spec asks for a gradient (the others held fixed), sampled as the torch comparisons are."""
+    rng = np.random.default_rng(seed_for(f"gradcheck-{name}"))
+    tensors = [make_tensor(eg, sample(s, rng), s) for s in specs]
+    free = [i for i, s in enumerate(specs) if s.kind == "float" and s.grad]
+
+    def f(*diff):
+        args = list(tensors)
+        for i, t in zip(free, diff):
+            args[i] = t
+        return fn(eg, eg_F, *args)
+
+    return eg.autograd.gradcheck(f, tuple(tensors[i] for i in free))

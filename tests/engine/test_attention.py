@@ -14,8 +14,7 @@ from _torch_compare import (
     eg,
     eg_F,
     f32,
-    make_tensor,
-    sample,
+    gradcheck_case,
     seed_for,
     to_np,
 )
@@ -88,17 +87,7 @@ def test_sdpa_double_backward_vs_torch(name, fn, specs):
     ],
 )
 def test_sdpa_gradcheck(name, fn, specs):
-    rng = np.random.default_rng(seed_for(f"gradcheck-{name}"))
-    tensors = [make_tensor(eg, sample(s, rng), s) for s in specs]
-    free = [i for i, s in enumerate(specs) if s.kind == "float" and s.grad]
-
-    def f(*diff):
-        args = list(tensors)
-        for i, t in zip(free, diff):
-            args[i] = t
-        return fn(eg, eg_F, *args)
-
-    assert eg.autograd.gradcheck(f, tuple(tensors[i] for i in free)) is True
+    assert gradcheck_case(name, fn, specs) is True
 
 
 def test_sdpa_dropout_seeded_and_scaled():

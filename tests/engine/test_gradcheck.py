@@ -17,10 +17,7 @@ from _torch_compare import (
     R,
     case,
     eg,
-    eg_F,
-    make_tensor,
-    sample,
-    seed_for,
+    gradcheck_case,
 )
 
 GRADCHECK = [
@@ -128,17 +125,7 @@ GRADCHECK = [
 
 @pytest.mark.parametrize("name, fn, specs", GRADCHECK)
 def test_gradcheck(name, fn, specs):
-    rng = np.random.default_rng(seed_for(f"gradcheck-{name}"))
-    tensors = [make_tensor(eg, sample(s, rng), s) for s in specs]
-    free = [i for i, s in enumerate(specs) if s.kind == "float" and s.grad]
-
-    def f(*diff):
-        args = list(tensors)
-        for i, t in zip(free, diff):
-            args[i] = t
-        return fn(eg, eg_F, *args)
-
-    assert eg.autograd.gradcheck(f, tuple(tensors[i] for i in free)) is True
+    assert gradcheck_case(name, fn, specs) is True
 
 
 def _square_function(m, correct):

@@ -15,6 +15,7 @@ from _torch_compare import (
     eg,
     eg_F,
     f32,
+    gradcheck_case,
     make_tensor,
     sample,
     seed_for,
@@ -176,17 +177,7 @@ def test_double_backward_vs_torch(name, fn, specs):
 # padding_idx changes only the gradient, not the function: finite differences cannot see it
 @pytest.mark.parametrize("name, fn, specs", DOUBLE + [c for c in CASES if c.id == "emb"])
 def test_gradcheck(name, fn, specs):
-    rng = np.random.default_rng(seed_for(f"gradcheck-{name}"))
-    tensors = [make_tensor(eg, sample(s, rng), s) for s in specs]
-    free = [i for i, s in enumerate(specs) if s.kind == "float" and s.grad]
-
-    def f(*diff):
-        args = list(tensors)
-        for i, t in zip(free, diff):
-            args[i] = t
-        return fn(eg, eg_F, *args)
-
-    assert eg.autograd.gradcheck(f, tuple(tensors[i] for i in free)) is True
+    assert gradcheck_case(name, fn, specs) is True
 
 
 # -- running statistics ----------------------------------------------------------------------------
