@@ -119,8 +119,8 @@ def test_a_document_of_one_huge_list_is_refused_fast_over_http(server):
         error = r.json()["error"]
         assert "nodes has 2,100,000 items; at most 20,000 are read" in error
         assert len(error) <= 1000
-        assert took < 1.5, took  # it took 11-15 s
-        assert mem.grew < 300 * MiB, mem.grew  # and 1.3-1.7 GB
+        # it took 11-15 s and 1.3-1.7 GB: memory is the machine-independent witness
+        assert mem.grew < 300 * MiB, (mem.grew, took)
 
 
 def test_a_run_of_one_huge_list_is_refused_fast_over_socketio(server, sio_client):
@@ -133,8 +133,9 @@ def test_a_run_of_one_huge_list_is_refused_fast_over_socketio(server, sio_client
         took = time.perf_counter() - t0
     assert "nodes has 2,100,000 items" in ack["error"]
     assert "edit.nodes has 2,100,000 items" in edit["error"]
-    assert took < 3, took
-    assert mem.grew < 400 * MiB, mem.grew
+    # the error text is no longer built from millions of validation errors: 1.3-1.7 GB and
+    # 11-15 s before; memory is the machine-independent witness (the time is only reported)
+    assert mem.grew < 400 * MiB, (mem.grew, took)
     assert rec.call("run", {"graph": graph([tensor("x", 1.0)])})["run_id"]
 
 
@@ -232,12 +233,10 @@ def test_tensor_answers_in_pages_with_the_whole_tensors_stats(server, sio_client
                 [edge("x", "y")])  # fmt: skip
     run_id, finished, _ = rec.run_to_end(doc)
     assert finished["status"] == "ok"
-    t0 = time.perf_counter()
     whole = rec.call("tensor", {"run_id": run_id, "node": "y"})
     assert whole["code"] == "too_large" and whole["numel"] == 2_000_000
     assert "ask for a page: offset and count" in whole["error"]
     page = rec.call("tensor", {"run_id": run_id, "node": "y", "offset": 1000, "count": 5})
-    assert time.perf_counter() - t0 < 2
     assert page["shape"] == [2000, 1000] and page["numel"] == 2_000_000
     assert page["offset"] == 1000 and page["values"] == [
         -1000.0,
@@ -256,13 +255,23 @@ def test_tensor_answers_in_pages_with_the_whole_tensors_stats(server, sio_client
 
 # -- import ----------------------------------------------------------------------------------------
 def test_import_of_many_repeated_names_is_linear(server):
-    head = "import engine as eg\nx = eg.tensor(1.0)\n"
-    t0 = time.perf_counter()
-    r = requests.post(server.api("/import"), json={"code": head + "b = x + 1\n" * 12000})
-    took = time.perf_counter() - t0
-    assert r.status_code == 200, r.text[:300]
-    assert len(r.json()["nodes"]) == 12001
-    assert took < 4, took  # 23 s when each line scanned every suffix taken so far
+    """Four times the lines take about four times as long (a quadratic import took 16 times:
+    23 s for 12,000 lines); the best of two tries each, so a busy moment counts less."""
+
+    def seconds(lines):
+        code = "import engine as eg\nx = eg.tensor(1.0)\n" + "b = x + 1\n" * lines
+        best = None
+        for _ in range(2):
+            t0 = time.perf_counter()
+            r = requests.post(server.api("/import"), json={"code": code})
+            took = time.perf_counter() - t0
+            assert r.status_code == 200, r.text[:300]
+            assert len(r.json()["nodes"]) == lines + 1
+            best = took if best is None else min(best, took)
+        return best
+
+    small, large = seconds(3000), seconds(12000)
+    assert large < 8 * small, (small, large)
 
 
 def test_import_has_its_own_time_budget(make_server):
