@@ -149,6 +149,9 @@ class CopySlices(Node):
 
     __slots__ = ("fn", "positions", "view_shape")
 
+    def name(self):
+        return "torch::autograd::CopySlices"  # what PyTorch's name() returns
+
     def __init__(self, root, fn, pos, view_shape):
         Node.__init__(self, (root,))
         if fn is not None:

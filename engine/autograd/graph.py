@@ -117,7 +117,7 @@ class Node:
         return type(self).__name__
 
     def __repr__(self):
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{type(self).__name__} object at {id(self):#x}>"  # as PyTorch prints nodes
 
     @property
     def metadata(self):
@@ -206,6 +206,8 @@ def _name_in_modified_message(node):
     if node.is_view:
         return "AsStrided"
     name = node.name()
+    if name.startswith("torch::"):  # CopySlices: PyTorch gives its full name
+        return name
     return name[: -len("Backward0")] if name.endswith("Backward0") else name.replace("Backward", "")
 
 

@@ -9,7 +9,17 @@ from .._views import make_view, mark_multi_output
 from ._common import STATE, Node, Tensor, track, wrap, wrap_dim, xp
 from .shape import _shape_arg, permute, transpose
 
-__all__ = ["split", "chunk", "unbind", "diagonal", "movedim", "moveaxis", "swapdims", "as_strided"]
+__all__ = [
+    "split",
+    "chunk",
+    "unbind",
+    "diagonal",
+    "movedim",
+    "moveaxis",
+    "swapaxes",
+    "swapdims",
+    "as_strided",
+]
 
 
 # -- split, chunk, unbind: one node, several views ------------------------------------------------
@@ -202,6 +212,9 @@ moveaxis = movedim
 
 def swapdims(input, dim0, dim1):
     return transpose(input, dim0, dim1)
+
+
+swapaxes = swapdims
 
 
 # -- Tensor.unfold, as_strided --------------------------------------------------------------------
