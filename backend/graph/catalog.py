@@ -773,3 +773,6 @@ register(
         code=None,  # written by the exporter, beside its dataset
     )
 )
+
+# -- in place (and getitem, the view a write can go through): their own module ----------------
+from . import catalog_inplace  # noqa: E402, F401

@@ -278,7 +278,9 @@ class _Step:
         self.port_srcs = (
             tuple(edges[0].source if edges else None for edges, _ in self.ports) if simple else None
         )
-        self.one_consumer = len(index.outgoing[nid]) == 1
+        # (with in-place ops every node gets its own gradient hook: an edge into a write may
+        # not be watchable, see _Run._write_node)
+        self.one_consumer = len(index.outgoing[nid]) == 1 and not index.inplace
         # what the backward observer needs of each edge in (see _watched_edge)
         self.watched = tuple(_watched_edge(index, e, pos) for e, pos in positions)
         node = index.nodes[nid]
@@ -296,7 +298,8 @@ def _watched_edge(index, edge, pos):
     its source, and whether it is its source's only consumer (then the edge's gradient is the
     source's too: reported with it, no hook needed)."""
     item = (edge.id, edge.source, edge.target)
-    return (pos, edge.id, item, edge.source, len(index.outgoing[edge.source]) == 1)
+    single = len(index.outgoing[edge.source]) == 1 and not index.inplace
+    return (pos, edge.id, item, edge.source, single)
 
 
 def _lined_up(next_functions, inputs, watched, flat, accumulator_of):
@@ -367,6 +370,8 @@ class _Plan(GraphIndex):
         self.steps = {nid: _Step(self, nid) for nid in self.order}
         has_if = any(spec.name == "if" for spec in self.specs.values())
         self.static_order = None if has_if else _static_order(self)
+        if self.inplace:  # statement order (validation refuses `if` beside in-place ops)
+            self.static_order = list(self.order)
         if self.static_order is not None:  # for runs that start from the last one
             order = self.static_order
             self.positions = {nid: p for p, nid in enumerate(order)}
@@ -645,7 +650,10 @@ class _Run:
         self.incoming, self.outgoing, self.order = plan.incoming, plan.outgoing, plan.order
         self.steps = plan.steps
         self.mode, self.limits = mode, limits
-        self.cache = cache if mode == "forward" else None
+        # A document with in-place ops runs uncached: a cached value may be a tensor a write
+        # of this run changes (its cache entry would then hold the new value under the old
+        # signature), and its order is the statements', not the one the cache replays.
+        self.cache = cache if mode == "forward" and not plan.inplace else None
         self.backward = mode == "backward"
         self.target = target or doc.target
         self.result = RunResult("ok", mode)
@@ -667,6 +675,11 @@ class _Run:
         # run_backward's start_grads, backward_twice, retain_graph, gradient_ones
         self.teaching = (None, False, False, False)
         self.no_grad = False  # the forward pass under no_grad (a teaching option)
+        # documents with in-place ops (_forward_statements): per node the engine node it made
+        # (its value's grad_fn then: a later write gives the tensor another), values as they
+        # were before a write changed them (the result's), and each write (node, the memory's
+        # version counter, the version it left)
+        self.made, self.shown, self.writes = {}, {}, []
 
     def check_numel(self, n, node_id):
         _check_numel(n, self.limits)
@@ -678,7 +691,9 @@ class _Run:
     def forward(self):
         self.ctx = _Context(self.device, self.limits, self.leaves, self.owner)
         try:
-            if self.plan.static_order is not None and self.cache is not None:
+            if self.plan.inplace:
+                self._forward_statements(self.plan.static_order)
+            elif self.plan.static_order is not None and self.cache is not None:
                 self._forward_cached(self.plan.static_order)
             elif self.plan.static_order is not None:
                 self._forward_fresh(self.plan.rows)
@@ -696,6 +711,90 @@ class _Run:
                 reason = self._skip_reason(nid)
                 self.result.skipped.append(nid)
                 self.record({"kind": "skipped", "node": nid, "reason": reason})
+
+    # -- documents with in-place ops ----------------------------------------------------------
+    def _forward_statements(self, order):
+        """Every node in statement order (the plan's order: document order, each node after
+        its inputs), as the exported script runs its lines: a reader before a write sees the
+        old value, one after it the new. Uncached (see __init__)."""
+        for nid in order:
+            step = self.steps[nid]
+            if step.spec.extra.get("writes"):
+                self._write_node(nid, step)
+            else:
+                self.run_node(nid)
+            self.made[nid] = self.values[nid].grad_fn
+
+    def _write_node(self, nid, step):
+        """An in-place node: its output is its input, one version later. What was queued is
+        summarised first, and every value in the memory it writes is kept as it was, so that
+        each node shows the value it had when it ran. Its edges' gradients are watched where
+        its engine node takes the inputs as they were before the write (a write through a
+        view is a CopySlices behind the view's new grad_fn: those edges get no edge_grad)."""
+        self.checkpoint()
+        self.flush()  # summaries of the values before the write
+        inputs = self._inputs(nid, step, False)
+        written = inputs[0]
+        vc = written._vc
+        for other, t in self.values.items():
+            if other not in self.shown and (t is written or (vc is not None and t._vc is vc)):
+                with eg.no_grad():
+                    self.shown[other] = t.clone()
+        before = [_grad_edge(t) for t in inputs]
+        out = self._compute(nid, step, False)
+        if self.backward and out._requires_grad:
+            gf = out.grad_fn
+            if gf is not None:
+                nf = gf.next_functions
+                mine = tuple(
+                    w
+                    for w in step.watched
+                    if before[w[0]] is not None and w[0] < len(nf) and nf[w[0]][0] is before[w[0]]
+                )
+                if mine:
+                    self.watch[gf] = (mine, None, out._output_nr)
+            out.register_hook(self._node_hook(nid))
+        self.values[nid] = out
+        self.writes.append((nid, out._vc, out._version))
+        self.recorder.queue(
+            (PLAIN, {"kind": "value", "node": nid, "version": out._version}, out, None)
+        )
+
+    def _version_error(self, target, exc):
+        """The "modified by an inplace operation" error of a backward pass, at the node whose
+        saved value was overwritten (the engine node that failed: the newest one still holding
+        a saved tensor whose version moved), naming the write that moved it."""
+        root = self.values[target].grad_fn
+        stale, seen, stack = None, set(), [root]
+        while stack:
+            node = stack.pop()
+            if node is None or node in seen:
+                continue
+            seen.add(node)
+            saved = node._saved
+            for i, t in enumerate(saved or ()):
+                want = 0 if node._versions is None else node._versions[i]
+                have = 0 if t._vc is None else t._vc[0]
+                if have != want and (stale is None or node._seq > stale[0]._seq):
+                    stale = (node, t, want, have)
+            stack.extend(f for f, _ in node.next_functions)
+        if stale is None:
+            return _NodeError(target, exc)
+        node, t, want, have = stale
+        who = self.owner.get(node)
+        saved_by = who[1] if who is not None and who[0] == "node" else None
+        by = next(
+            (w for w, vc, v in self.writes if vc is not None and vc is t._vc and v > want), None
+        )
+        err = _NodeError(saved_by or target, exc)
+        err.extra = {
+            "saved_by": saved_by,
+            "saved_op": type(node).__name__,
+            "overwritten_by": by,
+            "expected_version": want,
+            "version": have,
+        }
+        return err
 
     def _skip_reason(self, nid):
         for e in self.outgoing[nid]:
@@ -1103,6 +1202,10 @@ class _Run:
             out.register_hook(self._node_hook(nid))
         if cached:
             self.recorder.queue((CACHED, nid, None if entry[1] is not None else out, entry))
+        elif self.plan.inplace:  # with in-place ops every value says its version
+            self.recorder.queue(
+                (PLAIN, {"kind": "value", "node": nid, "version": out._version}, out, None)
+            )
         else:
             self.recorder.queue((VALUE, nid, out, entry))
 
@@ -1123,7 +1226,10 @@ class _Run:
 
     def _claim(self, nid, out):
         """Mark the engine nodes this editor node created, for the autograd view."""
-        stack = [out.grad_fn] if out.grad_fn is not None else []
+        self._claim_from(nid, out.grad_fn)
+
+    def _claim_from(self, nid, fn):
+        stack = [fn] if fn is not None else []
         while stack:
             n = stack.pop()
             if n in self.owner:
@@ -1194,6 +1300,8 @@ class _Run:
             except (Cancelled, LimitExceeded):
                 raise
             except Exception as exc:
+                if self.plan.inplace and str(exc).startswith(_MODIFIED):
+                    raise self._version_error(target, exc) from exc
                 raise _NodeError(target, exc) from exc
             grads = self.result.leaf_grads
             for key, (nid, param, t) in zip(keys, leaves):
@@ -1206,6 +1314,20 @@ class _Run:
 class _NodeError(Exception):
     def __init__(self, node, exc):
         self.node, self.exc = node, exc
+        self.extra = None  # fields the error record adds (a version error's, _version_error)
+
+
+_MODIFIED = "one of the variables needed for gradient computation has been modified by an inplace"
+
+
+def _grad_edge(t):
+    """The engine node a tensor's gradient goes to now (its grad_fn, or its AccumulateGrad),
+    None for a tensor or number without one."""
+    if not isinstance(t, eg.Tensor):
+        return None
+    if t.grad_fn is not None:
+        return t.grad_fn
+    return accumulator_of(t) if t._requires_grad else None
 
 
 def run(
@@ -1257,6 +1379,7 @@ def run(
         t0 = time.perf_counter()
         _execute(r, res, t0)
         r.flush()
+        res.values.update(r.shown)  # each value as its node made it, before later writes
         # what only the run held (its watch list, metas, signatures, ...) goes now, while the
         # collector is still paused: else its first pass would scan all of it for nothing
         del r
@@ -1325,6 +1448,8 @@ def _execute(r, res, t0):
             "message": _message(exc.exc),
             "type": type(exc.exc).__name__,
         }
+        if exc.extra:
+            res.error.update(exc.extra)
         r.record(res.error)
     except LimitExceeded as exc:
         res.status = "error"
@@ -1344,6 +1469,11 @@ def _autograd_view(r, target):
     sent again, without claiming engine nodes or walking the graph. Whether it can be is in
     the metas: per node, its params (not a source's: they only make values) and its value's
     shape, dtype, requires_grad and grad_fn type, with the branches `if` nodes took."""
+    if r.plan.inplace:  # claimed from the engine node each node made when it ran
+        for nid, fn in r.made.items():
+            r._claim_from(nid, fn)
+        roots = [r.values[target]] if target is not None else list(r.values.values())
+        return autograd_record(None, r.owner, roots=roots)
     slot = (r.plan.key, target)
     key = (tuple(r.picked.items()), tuple(r.metas))
     with _VIEWS_LOCK:

@@ -185,6 +185,9 @@ class _Exporter(GraphIndex):
                 name, k = f"{base}_{k}", k + 1
             taken.add(name)
             out[nid] = name
+            if self.specs[nid].extra.get("writes") and self._inputs(nid):
+                # an in-place op's value is its input's tensor: the same variable, written
+                out[nid] = out[self._inputs(nid)[0]]
         return out
 
     def _inputs(self, nid):
@@ -327,10 +330,18 @@ class _Exporter(GraphIndex):
         if spec.name == "labels":
             return self._labels_lines(nid, comment)
         if spec.source:
-            return [f"{v} = {self._source_code(nid)}{comment}"]
+            lines = [f"{v} = {self._source_code(nid)}{comment}"]
+            return lines + ([f"show('value', {nid!r}, {v})"] if self.inplace else [])
         if spec.name == "linear":
             return self._linear_lines(nid, args, comment)
-        return [f"{v} = {spec.code(lib, args, p)}{comment}"]
+        if spec.extra.get("writes"):  # a statement: `x.add_(1.0)`, `x[0:2] = v`
+            lines = [f"{spec.code(lib, args, p)}{comment}"]
+        else:
+            lines = [f"{v} = {spec.code(lib, args, p)}{comment}"]
+        if self.inplace:
+            # a later write changes this tensor: its value is printed now, as it is
+            lines.append(f"show('value', {nid!r}, {v})")
+        return lines
 
     def _linear_lines(self, nid, args, comment):
         p, lib, v, layer = self.params[nid], self.lib, self.var[nid], self.layer[nid]
@@ -531,7 +542,8 @@ class _Exporter(GraphIndex):
         lines += self._compute(None, hints, 0)
         if self.target:
             lines += ["", "# -- backward"]
-            lines += self._retain(None, 0)
+            if not self.inplace:  # (with writes a .grad is the latest version's: leaves only)
+                lines += self._retain(None, 0)
             why = "the graph's target" if self.target_from_doc else "the last one-element value"
             v = self.var[self.target]
             meta = self.meta.get(self.target)
@@ -544,7 +556,14 @@ class _Exporter(GraphIndex):
             else:
                 lines.append(f"{v}.backward()  # from {why}")
         lines += ["", '# -- results: "value <node> <json>" and "grad <node> <json>" lines']
-        if self.target:
+        if self.inplace:  # the values were printed as they were made; the leaves' .grad here
+            lines += [
+                s
+                for n in self.order
+                if self.target and self.specs[n].source and self.rg[n]
+                for s in self._shows(n)[1:]
+            ]
+        elif self.target:
             lines += self._mirror(None, self._shows, 0)
         else:
             lines += self._mirror(None, lambda n: self._shows(n)[:1], 0)

@@ -11,6 +11,7 @@ does nothing. Each assignment becomes a node and its inputs become edges:
     z = eg.exp(y) / F.relu(y) / y.sum(dim=0)   calls of the op registry's functions and methods
     fc = nn.Linear(3, 2); h = fc(x)            a linear node (seed from reset_parameters)
     if cond: ... y = a  else: ... y = b        an `if` node (both branches end assigning y)
+    x.add_(1.0); x[0:2] = v; x += 1            in-place nodes, and v = x[0:2] (import_inplace.py)
 
 A `# node <id> (x, y) {json}` comment on a line (as code export writes) gives the node its id,
 position and what the code cannot say (op, label, params). Header docstring, imports, the
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from . import registry
 from .datasets import GENERATORS
 from .document import ID_PATTERN, GraphDocument, parse
+from .import_inplace import InplaceLines
 from .limits import DEFAULT
 
 MAX_SOURCE = 2_000_000  # characters
@@ -263,6 +265,7 @@ class _Importer:
         self.max_seconds = max_seconds
         self.current_var = None
         self.current_line = 0
+        self.writes = InplaceLines(self, _Unsupported, _literal)  # x.add_(1), x[0] = 5., x += 1
 
     # -- helpers --------------------------------------------------------------------------------
     def problem(self, stmt, message):
@@ -421,12 +424,16 @@ class _Importer:
         if isinstance(stmt, ast.Expr):
             if isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
                 return None  # a string used as a comment
+            if isinstance(stmt.value, ast.Call) and self.writes.is_write_call(stmt.value):
+                return self.writes.expr_statement(stmt)
             if isinstance(stmt.value, ast.Call):
                 return self.call_statement(stmt.value)
             raise _Unsupported("an expression whose value is not assigned")
         if isinstance(stmt, ast.Assign):
             if len(stmt.targets) == 1 and self.dataset_arrays(stmt.targets[0], stmt.value):
                 return None
+            if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript):
+                return self.writes.setitem(stmt)
             if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name):
                 raise _Unsupported("assign to one plain variable name (x = ...)")
             self.assign(stmt.targets[0].id, stmt.value, stmt)
@@ -446,11 +453,12 @@ class _Importer:
             return None
         if isinstance(stmt, ast.Pass):
             return None
+        if isinstance(stmt, ast.AugAssign):
+            return self.writes.aug_assign(stmt)
         kind = type(stmt).__name__
         why = {
             "For": "loops are not supported: write each step as its own line",
             "While": "loops are not supported: write each step as its own line",
-            "AugAssign": "in-place updates (x += ...) are not supported: write x2 = x + ...",
             "FunctionDef": "function definitions are not supported",
             "ClassDef": "class definitions are not supported",
         }.get(kind, f"{kind} statements are not supported")
@@ -811,8 +819,14 @@ class _Importer:
             inner = node.value
             if isinstance(inner, ast.Call):
                 return self.call(inner, meta, values=True)
+        if isinstance(node, ast.Call) and self.writes.is_write_call(node):
+            nid = self.writes.write_call(node, meta)  # y = x.add_(1): x is written too
+            self.writes.bind(node.func.value, nid)
+            return nid
         if isinstance(node, ast.Call):
             return self.call(node, meta)
+        if isinstance(node, ast.Subscript):
+            return self.writes.getitem(node, meta)
         if _is_literal(node):
             raise _Unsupported("a literal must be wrapped in eg.tensor(...)")
         raise _Unsupported(f"{type(node).__name__} expressions are not supported")

@@ -21,3 +21,6 @@ class GraphIndex:
             self.incoming[e.target][e.targetPort].append(e)
             self.outgoing[e.source].append(e)
         self.order, _ = topological_order(doc)
+        # a document with in-place ops runs in statement order: `order` (document order
+        # breaking ties) is then the one order every run, export and validation keeps
+        self.inplace = any(s is not None and s.extra.get("writes") for s in self.specs.values())

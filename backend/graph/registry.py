@@ -60,6 +60,8 @@ class OpSpec:
     # extra["composite"]: the op is several engine ops, or none (`if`), so the executor cannot
     # read its edges' gradients off one node and gives each input an alias node instead.
     # extra["scalar_for"]: the port that param `scalar` stands in for while unconnected.
+    # extra["writes"]: the input port an in-place op writes into (its output is that tensor,
+    # one version later; catalog_inplace.py).
     extra: dict = field(default_factory=dict)
 
     def port(self, name):
@@ -87,6 +89,7 @@ class OpSpec:
             "outputs": list(self.outputs),
             "params": [p.describe() for p in self.params],
             "source": self.source,
+            **({"writes": self.extra["writes"]} if self.extra.get("writes") else {}),
         }
 
 

@@ -26,6 +26,7 @@ ORDER = (
     "classifier-cross-entropy",
     "detach-stops-gradient",
     "no-grad-inference",
+    "inplace-leaf",
     # text 003
     "square-of-a-sum",
     "branch-square-or-negate",
@@ -36,6 +37,9 @@ ORDER = (
     "shared-weight",
     "broadcast-sum-back",
     "softmax-expected-value",
+    "inplace-saved-overwritten",
+    "inplace-relu-safe",
+    "inplace-slice-write",
 )
 
 

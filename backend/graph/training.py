@@ -182,6 +182,14 @@ class Trainer:
                         node=nid,
                     )
                 )
+            elif index.specs[nid].extra.get("writes"):
+                problems.append(
+                    Problem(
+                        "a training cannot go through an in-place op (each step would write "
+                        "into the values the next one starts from); use its out-of-place form",
+                        node=nid,
+                    )
+                )
         if problems:
             raise GraphInvalid(problems)
 

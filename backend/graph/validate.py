@@ -286,6 +286,7 @@ def structural_problems(doc, limits=DEFAULT):
         connected = {port.name for port in spec.inputs if filled.get((n.id, port.name))}
         problems += _input_problems(n, spec, connected)
 
+    problems += inplace_problems(doc)
     _, stuck = topological_order(doc)
     if stuck:
         cycle = _find_cycle(doc, stuck)
@@ -294,6 +295,42 @@ def structural_problems(doc, limits=DEFAULT):
             problems.append(Problem(f"cycle: {text}", node=nid))
     if doc.target is not None and doc.target not in nodes:
         problems.append(Problem(f"the target '{doc.target}' is not a node of the graph"))
+    return problems
+
+
+def inplace_problems(doc):
+    """A document with in-place ops runs in statement order (its nodes' order, each node after
+    its inputs): an in-place node placed before one of its inputs would run before a value it
+    reads exists, and an `if` would pick statements by value."""
+    specs = {n.id: registry.get(n.op) for n in doc.nodes}
+    if not any(s is not None and s.extra.get("writes") for s in specs.values()):
+        return []
+    where = {n.id: i for i, n in enumerate(doc.nodes)}
+    problems = []
+    for e in doc.edges:
+        spec = specs.get(e.target)
+        if spec is None or not spec.extra.get("writes") or e.source not in where:
+            continue
+        if where[e.source] > where.get(e.target, -1):
+            problems.append(
+                Problem(
+                    f"{spec.name} writes in statement order, but its input '{e.source}' comes "
+                    f"after it in the graph: delete this node and add it again after "
+                    f"'{e.source}'",
+                    node=e.target,
+                    edge=e.id,
+                    port=e.targetPort,
+                )
+            )
+    for n in doc.nodes:
+        if n.op == "if":
+            problems.append(
+                Problem(
+                    "a graph with in-place ops runs its statements in order, which an if "
+                    "cannot keep: use where, or take the in-place ops out",
+                    node=n.id,
+                )
+            )
     return problems
 
 
@@ -371,6 +408,9 @@ def _dry_run_node(ctx, node, edges, meta, problems):
         elif spec.name == "if":
             out = inputs[1]  # either branch may run; the then-branch stands for both
         else:
+            if spec.extra.get("writes") and inputs[0] is not None:
+                # a write on a copy: the stand-ins are kept for validating the next edit
+                inputs[0] = inputs[0].clone()
             out = spec.run(ctx, inputs, params)
     except Exception as exc:  # the op's own error, in the engine's (PyTorch's) words
         # a dataset's problem names the param it is about (datasets.py)

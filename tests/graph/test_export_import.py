@@ -253,7 +253,10 @@ def _cases():
         from backend.graph.templates import list_templates, load_template
 
         for t in list_templates():
-            cases[t["id"]] = load_template(t["id"])
+            # documents with in-place ops print values as each statement leaves them and only
+            # the leaves' .grad: tests/graph/test_inplace_nodes.py runs their scripts
+            if not t["id"].startswith("inplace-"):
+                cases[t["id"]] = load_template(t["id"])
     except ImportError:  # no templates yet
         pass
     cases.update(_own_docs())
@@ -485,7 +488,7 @@ x = eg.tensor(1.0, requires_grad=True)
 for i in range(3):
     x = x * 2
 y = eg.frobnicate(x)
-x += 1
+x //= 2
 z = y + 1
 print(x)
 """

@@ -122,11 +122,13 @@ def test_every_template_runs_as_the_graph_layer_runs_it(server, sio_client, temp
     options = {"use_cache": False, "gradient_ones": ones}
     _, finished, records = c.run_to_end(doc, mode, options=options)
     expected, expected_records = run_records(parse(doc), mode, gradient_ones=ones)
-    assert finished["status"] == expected.status == "ok", finished
+    assert finished["status"] == expected.status, finished
+    # two in-place templates end in PyTorch's errors on purpose (tests/graph/test_templates.py)
+    assert expected.status == "ok" or template_id in ("inplace-leaf", "inplace-saved-overwritten")
     assert len(records) == len(expected_records)
     for got, want in zip(records, expected_records):
         assert got["kind"] == want["kind"]
-        for field in ("node", "edge", "param", "port", "source", "target"):
+        for field in ("node", "edge", "param", "port", "source", "target", "version", "message"):
             assert got.get(field) == want.get(field)
         if "summary" in want:
             assert got["summary"]["shape"] == want["summary"]["shape"]

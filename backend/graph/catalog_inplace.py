@@ -1,0 +1,235 @@
+"""The in-place ops of the editor (`add_ sub_ mul_ div_ clamp_ relu_ zero_ fill_`, `setitem`)
+and `getitem`, the view a write can go through.
+
+An in-place op writes into the tensor wired into its `input` and outputs that same tensor, one
+version later: `extra["writes"] = "input"` says so to validation (an in-place node must come
+after its input in the document), the executor (statement order, no cache, versions in the
+value records), the exporter (a statement, `x.add_(1)`, not an assignment) and the page (drawn
+as a write into its input). The engine does the rest exactly as PyTorch: the version counter,
+the leaf error, CopySlices when `input` is a view (a `getitem` node's output).
+
+An index is a param string in PyTorch's syntax (`0`, `0:2`, `:, 1`, `..., ::2`), read by
+`parse_index` with a small grammar, never by eval.
+"""
+
+import re
+
+from .registry import OpSpec, Param, Port, register
+
+WRITES = {"writes": "input"}
+CATEGORY = "in place"
+
+_PART = re.compile(r"^\s*(-?\d+)?\s*(?::\s*(-?\d+)?\s*(?::\s*(-?\d+)?\s*)?)?$")
+MAX_INDEX_PARTS = 16
+
+
+def parse_index(text):
+    """`text` (PyTorch's index syntax: ints, slices `a:b:c`, `...`, `None`, comma-separated)
+    as a Python index; ValueError in the user's words for anything else."""
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("index must not be empty: write it as in x[...], e.g. 0 or 0:2")
+    parts = text.split(",")
+    if parts[-1].strip() == "" and len(parts) > 1:
+        parts = parts[:-1]  # `0,` is the tuple (0,)
+    if len(parts) > MAX_INDEX_PARTS:
+        raise ValueError(f"index has {len(parts)} parts; at most {MAX_INDEX_PARTS}")
+    key = []
+    for part in parts:
+        p = part.strip()
+        if p == "...":
+            key.append(Ellipsis)
+            continue
+        if p == "None":
+            key.append(None)
+            continue
+        m = _PART.match(p) if p else None
+        if m is None or len(p) > 40:
+            raise ValueError(
+                f"index part '{p}' is not an integer, a slice (start:stop:step), ... or None"
+            )
+        if ":" not in p:
+            key.append(int(m.group(1)))
+            continue
+        start, stop, step = (None if g is None else int(g) for g in m.groups())
+        if step == 0:
+            raise ValueError("slice step cannot be zero")
+        key.append(slice(start, stop, step))
+    return key[0] if len(key) == 1 and "," not in text else tuple(key)
+
+
+def index_code(key):
+    """The index as it is written between brackets (`0:2`, `:, 1`)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    out = []
+    for k in parts:
+        if k is Ellipsis:
+            out.append("...")
+        elif k is None:
+            out.append("None")
+        elif isinstance(k, slice):
+            s = ("" if k.start is None else str(k.start)) + ":"
+            s += "" if k.stop is None else str(k.stop)
+            if k.step is not None:
+                s += f":{k.step}"
+            out.append(s)
+        else:
+            out.append(str(k))
+    text = ", ".join(out)
+    return text + "," if isinstance(key, tuple) and len(key) == 1 else text
+
+
+class IndexProblem(ValueError):
+    """A bad index param: validation reports it at the node's `index` (its `param`)."""
+
+    param = "index"
+
+
+def _index(p):
+    try:
+        return parse_index(p.get("index"))
+    except ValueError as exc:
+        raise IndexProblem(str(exc)) from None
+
+
+INDEX = Param("index", "str", "0", doc="the index as written in x[...]: 0, 0:2, :, 1, ...")
+SCALAR = Param(
+    "scalar", "float", None, nullable=True, doc="the number used while other is not connected"
+)
+VALUE = Param(
+    "scalar", "float", None, nullable=True, doc="the number written while value is not connected"
+)
+
+
+def _number(p):
+    v = p.get("scalar")
+    if v is None:
+        raise ValueError("no scalar is set")
+    return v
+
+
+register(
+    OpSpec(
+        "getitem",
+        "shape",
+        "input[index]: basic indexing gives a view, sharing input's memory and version",
+        (Port("input"),),
+        run=lambda ctx, ins, p: ins[0][_index(p)],
+        code=lambda lib, args, p: f"{args[0]}[{index_code(_index(p))}]",
+        params=(INDEX,),
+    )
+)
+
+# binary writes: other, or the number `scalar` while other is unconnected (as add, mul, ...)
+for _name, _doc in (
+    ("add_", "input += other, written into input"),
+    ("sub_", "input -= other, written into input"),
+    ("mul_", "input *= other, written into input"),
+    ("div_", "input /= other, written into input"),
+):
+
+    def _run(ctx, ins, p, m=_name):
+        other = ins[1] if ins[1] is not None else _number(p)
+        return getattr(ins[0], m)(other)
+
+    def _code(lib, args, p, m=_name):
+        other = args[1] if len(args) > 1 else repr(p["scalar"])
+        return f"{args[0]}.{m}({other})"
+
+    register(
+        OpSpec(
+            _name,
+            CATEGORY,
+            _doc,
+            (Port("input", doc="the tensor written"), Port("other", optional=True)),
+            run=_run,
+            code=_code,
+            params=(SCALAR,),
+            extra={**WRITES, "scalar_for": "other"},
+        )
+    )
+
+
+def _clamp_code(lib, args, p):
+    parts = [f"min={p['min']!r}"] if p.get("min") is not None else []
+    parts += [f"max={p['max']!r}"] if p.get("max") is not None else []
+    return f"{args[0]}.clamp_({', '.join(parts)})"
+
+
+register(
+    OpSpec(
+        "clamp_",
+        CATEGORY,
+        "limits input to [min, max], written into input",
+        (Port("input", doc="the tensor written"),),
+        run=lambda ctx, ins, p: ins[0].clamp_(p.get("min"), p.get("max")),
+        code=_clamp_code,
+        params=(
+            Param("min", "float", None, nullable=True),
+            Param("max", "float", 1.0, nullable=True),
+        ),
+        extra=WRITES,
+    )
+)
+register(
+    OpSpec(
+        "relu_",
+        CATEGORY,
+        "max(0, input), written into input",
+        (Port("input", doc="the tensor written"),),
+        run=lambda ctx, ins, p: ins[0].relu_(),
+        code=lambda lib, args, p: f"{args[0]}.relu_()",
+        extra=WRITES,
+    )
+)
+register(
+    OpSpec(
+        "zero_",
+        CATEGORY,
+        "fills input with zeros",
+        (Port("input", doc="the tensor written"),),
+        run=lambda ctx, ins, p: ins[0].zero_(),
+        code=lambda lib, args, p: f"{args[0]}.zero_()",
+        extra=WRITES,
+    )
+)
+register(
+    OpSpec(
+        "fill_",
+        CATEGORY,
+        "fills input with value",
+        (Port("input", doc="the tensor written"),),
+        run=lambda ctx, ins, p: ins[0].fill_(p.get("value", 0.0)),
+        code=lambda lib, args, p: f"{args[0]}.fill_({p.get('value', 0.0)!r})",
+        params=(Param("value", "float", 0.0),),
+        extra=WRITES,
+    )
+)
+
+
+def _setitem_run(ctx, ins, p):
+    x, value = ins
+    x[_index(p)] = value if value is not None else _number(p)
+    return x
+
+
+def _setitem_code(lib, args, p):
+    """A statement, not an expression: the exporter writes it as it is."""
+    value = args[1] if len(args) > 1 else repr(p["scalar"])
+    return f"{args[0]}[{index_code(_index(p))}] = {value}"
+
+
+register(
+    OpSpec(
+        "setitem",
+        CATEGORY,
+        "input[index] = value, written into input (through a view: CopySlices)",
+        (Port("input", doc="the tensor written"), Port("value", optional=True, doc="or scalar")),
+        run=_setitem_run,
+        code=_setitem_code,
+        params=(INDEX, VALUE),
+        extra={**WRITES, "scalar_for": "value", "statement": True},
+    )
+)
+
+INPLACE_OPS = tuple(n for n in ("add_", "sub_", "mul_", "div_", "clamp_", "relu_", "zero_"))
+INPLACE_OPS += ("fill_", "setitem")
