@@ -118,3 +118,11 @@ def join_room(student: Page, code: str):
     student.get_by_label("room code").fill(code)
     student.get_by_role("button", name="Join").click()
     expect(student.get_by_label("room", exact=True)).to_contain_text(f"Following room {code}")
+
+
+def click_wire(page: Page, edge: str):
+    """Click the wire `edge` itself at the middle of its curve (zoomed out, as graphs open, a
+    wire carries no label to click: canvas/detail.ts). A bezier wire is symmetric: the middle
+    of its box is on the curve, and its click area is 16 px wide."""
+    box = page.locator(f".react-flow__edge[data-id='{edge}']").bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)

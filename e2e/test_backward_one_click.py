@@ -5,7 +5,7 @@ rule and the toasts name nodes as people named them."""
 
 import re
 
-from editor import last_run, open_editor, wait_finished
+from editor import click_wire, last_run, open_editor, wait_finished
 from playwright.sync_api import expect
 
 
@@ -76,7 +76,7 @@ def test_step_texts_and_the_chain_rule_use_labels(page):
     assert "backward: L sends a gradient back to 10 - d" in seen, seen
     assert not any("diff" in s for s in seen), seen
     steps.get_by_role("button", name="exit step mode").click()
-    page.get_by_test_id("edge-diff-L").click()
+    click_wire(page, "diff-L")
     chain = page.get_by_role("region", name="chain rule")
     heading = chain.get_by_role("heading")
     expect(heading).to_have_text(re.compile(r"Chain rule on 10 - d → L\.input"))

@@ -25,6 +25,14 @@ TEXT_NUMBERS = {
 RANDOM_WEIGHTS = ["five-weight-network", "classifier-cross-entropy", "mlp-mse", "detached-encoder"]
 
 
+@pytest.fixture(autouse=True)
+def a_screen_with_room_for_the_full_text(page):
+    """These tests read every line of every node (.grad, weight.grad, edge labels): lines a
+    node draws when the fitted graph is at 11/12 zoom or more (canvas/detail.ts). Below that
+    it keeps name, value and gradient in large type, so here the screen is large."""
+    page.set_viewport_size({"width": 2400, "height": 1500})
+
+
 def open_template_from_list(page, template_id):
     open_editor(page, "square-of-a-sum")
     page.get_by_role("button", name="Templates", exact=True).click()

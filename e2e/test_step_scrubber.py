@@ -33,7 +33,8 @@ def test_step_mode_opens_paused_with_icons_and_a_scrubber(page):
     scrubber.focus()
     page.keyboard.press("End")
     expect(position).to_have_text(f"{total} / {total}")
-    expect(page.get_by_test_id("leafgrad-w1")).to_be_visible()
+    # at the fit view (compact faces: canvas/detail.ts) a leaf's .grad is its gradient line
+    expect(page.get_by_test_id("grad-w1")).to_be_visible()
     page.keyboard.press("Home")
     expect(position).to_have_text(f"0 / {total}")
     expect(page.get_by_test_id("value-L")).to_have_count(0)

@@ -4,8 +4,16 @@ tensor, which needs a gradient to start from, and the no_grad toggle."""
 
 import re
 
+import pytest
 from editor import last_run, open_editor, run_backward, value_of, wait_finished
 from playwright.sync_api import expect
+
+
+@pytest.fixture(autouse=True)
+def a_screen_with_room_for_the_full_text(page):
+    """These tests read leaves' .grad lines, which a node draws when the fitted graph is at
+    11/12 zoom or more (canvas/detail.ts): the screen is large enough for that."""
+    page.set_viewport_size({"width": 2400, "height": 1500})
 
 
 def test_a_lesson_walks_its_steps(page):

@@ -126,6 +126,16 @@ class RoomManager:
             if mine is not None:
                 return {"error": f"you own room {mine.code}; leave it before taking another"}
         taken, old = self.registry.take_over(code, key_hash(secret), sid)
+        restored = False
+        if not taken and self.registry.owner(code) is None:
+            # no such room: the server restarted (rooms in memory) or the room expired. The
+            # page's secret is the owner's word that the code was its own, and nobody holds the
+            # code now, so the owner opens it again: its students rejoin the same code by
+            # themselves. (Anyone may open a room; this one only picks its code.)
+            with self.lock:
+                free = code not in self.rooms
+            taken = free and self.registry.claim(code, sid, key_hash(secret), None)
+            old, restored = None, taken
         if not taken:
             return {"error": f"no room {code} with that secret"}
         self._stop_following(sid)
@@ -150,6 +160,7 @@ class RoomManager:
             "secret": secret,
             "graph": snap.get("graph"),
             "step": snap.get("step"),
+            "restored": restored,
         }
 
     def join(self, sid, code):

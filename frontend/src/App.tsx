@@ -9,7 +9,7 @@ import { emptyDocument } from "./doc/convert";
 import Explain from "./panels/Explain";
 import { ExportDialog, ImportDialog, OpenDialog, TemplatesDialog } from "./panels/FileDialogs";
 import { keepWorkingCopy, openDocument, openTemplate, restoreWorkingCopy } from "./panels/files";
-import { ClassroomDialog } from "./panels/Classroom";
+import { ClassroomDialog, RoomBanner } from "./panels/Classroom";
 import HelpPanel from "./panels/HelpPanel";
 import Inspector from "./panels/Inspector";
 import LessonPanel from "./panels/LessonPanel";
@@ -65,6 +65,7 @@ function Editor() {
     requestAnimationFrame(() => fitView({ padding: presenter ? 0.04 : 0.15, maxZoom: 1.25 }));
   }, [presenter, fitView]);
   // a training that starts (here, by a lesson, or by a room's owner) brings its panel up
+  const following = useRun((s) => s.following); // a student in a room: styles.css hides editing
   const training = useTraining((s) => s.trainId);
   useEffect(() => {
     if (training) setPanel("training");
@@ -74,7 +75,6 @@ function Editor() {
   useEffect(() => {
     getConnection();
     initTraining();
-    initRooms(); // back into this tab's room after a reload (store/room.ts)
     const stop = keepWorkingCopy();
     const stopShapes = keepShapes();
     (async () => {
@@ -103,6 +103,9 @@ function Editor() {
       }
       // the link has done its job: a reload now restores the working copy, edits included
       if (graph || template) history.replaceState(null, "", location.pathname);
+      // into a room (a ?room= link, or this tab's room after a reload: store/room.ts) once the
+      // page's own graph is there, so that the room's graph is the one that stays
+      initRooms();
       setReady(true);
     })();
     // the working copy survives a reload anyway; the question is for leaving the editor
@@ -126,7 +129,7 @@ function Editor() {
   useShortcuts({ layout, fit: () => fitView({ padding: 0.2, duration: 200 }), help: () => setDialog("help") });
 
   return (
-    <div className={`app ${ready ? "ready" : "loading"} ${presenter ? "presenter" : ""}`}>
+    <div className={`app ${ready ? "ready" : "loading"} ${presenter ? "presenter" : ""} ${following ? "following" : ""}`}>
       <Toolbar
         open={setDialog}
         layout={layout}
@@ -135,6 +138,7 @@ function Editor() {
         setPresenter={setPresenter}
       />
       <ConnectionBanner />
+      <RoomBanner />
       <main className="workspace">
         <Palette />
         <section className="centre">

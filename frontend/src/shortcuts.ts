@@ -17,6 +17,7 @@ export function useShortcuts(actions: { layout: () => void; fit: () => void; hel
       const handled = () => e.preventDefault();
       if (mod && key === "enter") {
         handled();
+        if (useRun.getState().following) return; // the room's owner runs (store/room.ts)
         if (e.shiftKey) runBackward();
         else useRun.getState().start("forward");
       } else if (mod && key === "z") {

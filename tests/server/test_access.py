@@ -368,6 +368,29 @@ def test_the_owner_takes_its_room_back_after_a_drop(make, sio_client):
     follower.wait_for(lambda _: got(follower, "room_closed"))
 
 
+def test_after_a_restart_the_owner_opens_its_room_again_with_the_same_code(make, sio_client):
+    """Rooms live in the server's memory: a restart loses them. The owner's page still has the
+    code and its secret; `room_resume` opens the room again under that code (nobody holds it),
+    and the students' pages, rejoining that code by themselves, follow it again."""
+    before = make()
+    created = room_client(before, sio_client).call("room_create", {"graph": times_k(1.0)})
+    code, secret = created["code"], created["secret"]
+    after = make()  # a new server: no rooms
+    student = room_client(after, sio_client)
+    assert student.call("room_join", {"code": code}) == {"error": f"no room {code}"}
+    owner = room_client(after, sio_client)
+    ack = owner.call("room_resume", {"code": code, "secret": secret})
+    assert ack["code"] == code and ack["restored"] is True and ack["graph"] is None
+    assert owner.call("room_update", {"code": code, "graph": times_k(3.0)}) == {"ok": True}
+    joined = student.call("room_join", {"code": code})
+    assert joined["code"] == code and joined["graph"] == times_k(3.0)
+    # the code is the owner's again: another secret does not take it
+    other = room_client(after, sio_client).call(
+        "room_resume", {"code": code, "secret": secrets.token_urlsafe(16)}
+    )
+    assert other == {"error": f"no room {code} with that secret"}
+
+
 def test_resuming_from_a_second_connection_takes_the_lead_from_the_first(make, sio_client):
     server = make()
     old = room_client(server, sio_client)

@@ -37,9 +37,9 @@ export default function Canvas({ presenter = false }: { presenter?: boolean }) {
   // one string, so that the canvas re-renders only when the level or the font changes
   const lod = useStore((s) => {
     const l = levelOfDetail(s.transform[2], presenter);
-    return `${l.detail}:${l.font}`;
+    return `${l.detail}:${l.font}:${l.wiring ? "wire" : ""}:${l.grads ? "" : "two-lines"}`;
   });
-  const [detail, font] = lod.split(":") as [Detail, string];
+  const [detail, font, wiring, twoLines] = lod.split(":") as [Detail, string, string, string];
   const detailed = detail === "full";
   const { screenToFlowPosition } = useReactFlow();
   const flowStore = useStoreApi();
@@ -99,7 +99,7 @@ export default function Canvas({ presenter = false }: { presenter?: boolean }) {
 
   return (
     <div
-      className={`canvas ${detailed ? "" : "zoomed-out"} lod-${detail}`}
+      className={`canvas ${detailed ? "" : "zoomed-out"} ${wiring ? "" : "no-wiring"} ${twoLines} lod-${detail}`}
       style={{ "--lod-font": `${font}px` } as CSSProperties}
       onDragOver={(e) => {
         e.preventDefault();

@@ -9,6 +9,7 @@ import { formatCompact, formatSummary } from "../format/annotate";
 import { type EditorState, useEditor } from "../store/editor";
 import { useShapes } from "../store/shapes";
 import { useDetail } from "./detail";
+import { InplaceBadge, RunErrorLine, VersionLine } from "./InplaceMarks";
 import { allFaces, displayName, leafTag, leafValue, shapeText } from "./faces";
 import { annoLines, LINE, portsOf } from "./nodeSize";
 import { useRunSlice } from "./runSlice";
@@ -74,6 +75,7 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
   const cls = [
     "op-node",
     spec?.source ? "source" : "",
+    spec?.writes ? "writes" : "",
     spec ? `cat-${spec.category.replace(/\s+/g, "-")}` : "unknown",
     problems.length || failed ? "has-problem" : "",
     skipped ? "skipped" : "",
@@ -100,6 +102,7 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
           {tag === "parameter" ? "param" : "grad"}
         </span>
       )}
+      {detailed && <InplaceBadge spec={spec} />}
       <div className="op-node-ports">
         <div className="op-node-inputs">
           {inputs.map((p) => (
@@ -178,14 +181,21 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
       </div>
       {detail === "compact" && (
         // zoomed out or presenting: the name and what arrived, in a font sized for the zoom
+        // the face line starts with the name, so an ellipsis only ever cuts the op
         <div className="lod" title={face}>
-          <div className="lod-name">{name}</div>
+          <div className="lod-name">
+            {name}
+            {face.length > name.length && <span className="lod-op">{face.slice(name.length)}</span>}
+            {isTarget && <span className="target-badge"> ◎</span>}
+          </div>
           {value && !skipped ? (
             <div className="lod-line value" data-testid={`value-${id}`}>
               {formatCompact(value)}
             </div>
           ) : (
-            <div className="lod-line leaf-value">{skipped ? "not run" : (ownValue ?? outShape ?? "")}</div>
+            <div className="lod-line leaf-value" data-testid={ownValue !== null && !skipped ? `leafvalue-${id}` : undefined}>
+              {skipped ? "not run" : (ownValue ?? outShape ?? "")}
+            </div>
           )}
           {grad && (
             <div className="lod-line lod-grad grad" data-testid={`grad-${id}`}>
@@ -194,6 +204,8 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
           )}
         </div>
       )}
+      {detailed && <VersionLine id={id} spec={spec} />}
+      {failed && <RunErrorLine id={id} />}
       {problems.map((p, i) => (
         <div key={i} className="anno problem" role="alert">
           {p.param ? `${p.param}: ` : p.port ? `${p.port}: ` : ""}

@@ -1,13 +1,14 @@
 // One wire: its producer's value and, after backward, the gradient its consumer sent back
 // along it (in the gradient colour). A branch an `if` did not take is dimmed. Wires joining the
 // same two nodes stack their labels (parallelEdges.ts).
-import { BaseEdge, EdgeLabelRenderer, type EdgeProps, getBezierPath } from "@xyflow/react";
+import { BaseEdge, EdgeLabelRenderer, type EdgeProps, getBezierPath, useStoreApi } from "@xyflow/react";
 import { memo } from "react";
 import type { WireEdge } from "../doc/convert";
 import { formatSummary } from "../format/annotate";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
 import { useDetailed } from "./detail";
+import { type Box, labelSize, placeLabel } from "./labelPlace";
 import { labelShift, parallelPlaces } from "./parallelEdges";
 import { useRunSlice } from "./runSlice";
 
@@ -24,6 +25,15 @@ function useEdgeRun(id: string, source: string, labelled: boolean) {
       focused,
     };
   });
+}
+
+type NodeLookup = ReturnType<ReturnType<typeof useStoreApi>["getState"]>["nodeLookup"];
+
+function* nodeBoxes(lookup: NodeLookup): Iterable<Box> {
+  for (const n of lookup.values()) {
+    const p = n.internals.positionAbsolute;
+    yield { x: p.x, y: p.y, width: n.measured.width ?? n.width ?? 0, height: n.measured.height ?? n.height ?? 0 };
+  }
 }
 
 function WireEdgeView(props: EdgeProps<WireEdge>) {
@@ -51,6 +61,19 @@ function WireEdgeView(props: EdgeProps<WireEdge>) {
     props.selected ? "selected" : "",
   ].join(" ");
   const hasLabel = (detailed || focused || props.selected) && (value || grad || problem || notTaken);
+  const flow = useStoreApi();
+  // the label's place: off any node (labelPlace.ts). Read from the store when drawn, not
+  // subscribed to: the edge is drawn again whenever one of its ends moves. Stacked labels of
+  // parallel edges keep the middle their stack is built around.
+  let at = { x: labelX, y: labelY };
+  if (hasLabel && !shift) {
+    const lines = [
+      notTaken ? "not taken" : value ? formatSummary(value) : "",
+      grad ? `∇ ${formatSummary(grad)}` : "",
+      problem ? problem.message.slice(0, 40) : "",
+    ].filter(Boolean);
+    at = placeLabel(path, labelSize(lines), nodeBoxes(flow.getState().nodeLookup), at);
+  }
   return (
     <>
       <BaseEdge id={id} path={path} className={cls} interactionWidth={16} />
@@ -58,7 +81,7 @@ function WireEdgeView(props: EdgeProps<WireEdge>) {
         <EdgeLabelRenderer>
           <div
             className={`wire-label ${cls}`}
-            style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY + shift}px)` }}
+            style={{ transform: `translate(-50%, -50%) translate(${at.x}px, ${at.y + shift}px)` }}
             data-testid={`edge-${id}`}
             onClick={() => useRun.getState().selectEdge(id)}
           >

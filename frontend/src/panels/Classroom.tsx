@@ -1,8 +1,71 @@
-// Classroom: start a room (the code, large, for the board) or join one with its code; while in
-// a room, a chip in the toolbar says so, with Fork (followers) and Leave.
-import { useState } from "react";
-import { useRoom } from "../store/room";
+// Classroom: start a room (the code, large, for the board, with a link and its QR code to
+// share) or join one with its code; while in a room, a chip in the toolbar says so, with Fork
+// (followers) and Leave, and a banner says plainly when the room is in trouble.
+import { useEffect, useRef, useState } from "react";
+import { roomLink, useRoom } from "../store/room";
 import Dialog from "./Dialog";
+
+/** The room's link as a QR code, drawn here (no network): phones in the room scan the board. */
+function RoomQr({ link }: { link: string }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    let live = true;
+    // loaded when a room is led, not with the editor
+    import("qrcode")
+      .then((qr) => (live && canvas.current ? qr.toCanvas(canvas.current, link, { width: 200, margin: 1 }) : undefined))
+      .catch(() => live && setFailed(true));
+    return () => {
+      live = false;
+    };
+  }, [link]);
+  return failed ? (
+    <p className="muted">(the QR code could not be drawn: share the link)</p>
+  ) : (
+    <canvas ref={canvas} className="room-qr" aria-label="QR code of the room link" width={200} height={200} />
+  );
+}
+
+function ShareRoom({ code }: { code: string }) {
+  const link = roomLink(code);
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="room-share">
+      <RoomQr link={link} />
+      <div>
+        <label htmlFor="room-link">or open this link</label>
+        <input id="room-link" aria-label="room link" readOnly value={link} onFocus={(e) => e.target.select()} />
+        <button
+          type="button"
+          className="small"
+          onClick={() =>
+            navigator.clipboard?.writeText(link).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
+        >
+          {copied ? "copied" : "copy link"}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** What is wrong with the room, for everyone in it: the server gone, the room not open yet
+ * after a restart (students wait and rejoin by themselves), or gone for good. */
+export function RoomBanner() {
+  const trouble = useRoom((s) => s.trouble);
+  if (!trouble) return null;
+  return (
+    <div className="banner room-banner" role="alert" aria-label="room problem">
+      {trouble}{" "}
+      <button type="button" className="small" onClick={() => useRoom.setState({ trouble: null })}>
+        dismiss
+      </button>
+    </div>
+  );
+}
 
 export function ClassroomDialog({ onClose }: { onClose: () => void }) {
   const { code, role } = useRoom();
@@ -16,6 +79,7 @@ export function ClassroomDialog({ onClose }: { onClose: () => void }) {
           <p className="room-code" aria-label="room code to share">
             {code}
           </p>
+          <ShareRoom code={code} />
           <p className="muted">They follow your graph, runs, trainings and step mode live.</p>
         </div>
       ) : (

@@ -1,11 +1,15 @@
-// The loss of every training step, drawn with uPlot and redrawn at most once a frame.
+// The loss of every training step, drawn with uPlot and redrawn at most once a frame, on a log
+// axis while the loss stays above 0 (lossAxis.ts).
 import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { useTraining } from "../store/training";
+import { lossScale, tickLabels } from "./lossAxis";
 
 export default function LossChart() {
   const box = useRef<HTMLDivElement>(null);
+  // the chart is made again when the axis changes kind (a new training, a loss that hits 0)
+  const scale = useTraining((s) => lossScale(s.losses));
   useEffect(() => {
     const el = box.current!;
     const chart = new uPlot(
@@ -13,8 +17,8 @@ export default function LossChart() {
         width: el.clientWidth || 300,
         height: 150,
         legend: { show: false },
-        scales: { x: { time: false } },
-        axes: [{ label: "step", size: 30 }, { size: 46 }],
+        scales: { x: { time: false }, y: scale === "log" ? { distr: 3, log: 10 } : {} },
+        axes: [{ label: "step", size: 30 }, { size: 50, values: (_u, splits) => tickLabels(splits) }],
         series: [{}, { label: "loss", stroke: "#dc2626", width: 1.5, points: { show: false } }],
       },
       [[], []],
@@ -35,6 +39,6 @@ export default function LossChart() {
       cancelAnimationFrame(frame);
       chart.destroy();
     };
-  }, []);
-  return <div className="loss-chart" ref={box} role="img" aria-label="loss chart" />;
+  }, [scale]);
+  return <div className="loss-chart" ref={box} role="img" aria-label="loss chart" data-scale={scale} />;
 }

@@ -5,6 +5,7 @@ import { useMemo, useState } from "react";
 import type { OpSpec } from "../api/types";
 import { DRAG_TYPE } from "../canvas/Canvas";
 import { useEditor } from "../store/editor";
+import { useRun } from "../store/run";
 
 /** Ops whose name, category or doc match every word of `query`, names that start with it first. */
 export function matchOps(ops: OpSpec[], query: string): OpSpec[] {
@@ -20,6 +21,19 @@ export function matchOps(ops: OpSpec[], query: string): OpSpec[] {
 }
 
 export default function Palette() {
+  const following = useRun((s) => s.following);
+  return following ? (
+    <nav className="palette following" aria-label="op palette">
+      <p className="muted">
+        You follow a room: the graph is your teacher's. <strong>Fork</strong> (top right) gives you a copy to edit.
+      </p>
+    </nav>
+  ) : (
+    <OpPalette />
+  );
+}
+
+function OpPalette() {
   const ops = useEditor((s) => s.opList);
   const [query, setQuery] = useState("");
   const { screenToFlowPosition } = useReactFlow();

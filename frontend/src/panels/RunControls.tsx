@@ -35,44 +35,55 @@ export default function RunControls() {
   const opener = useRef<HTMLButtonElement>(null);
   const close = useCallback(() => setAsking(false), []);
   const run = useRun.getState();
+  // a student in a room watches the owner's runs: no run buttons of its own (Fork for that)
+  const following = useRun((s) => s.following);
   return (
     <div className="run-controls" role="group" aria-label="run">
-      <button type="button" className="primary" aria-label="Forward" disabled={!connected} onClick={() => run.start("forward")} title="Ctrl+Enter">
-        ▶ Forward
-      </button>
-      <button
-        type="button"
-        className="primary grad"
-        aria-label="Backward"
-        disabled={!connected}
-        onClick={() => runBackward()}
-        title="backward from the target (Ctrl+Shift+Enter)"
-      >
-        ◀ Backward
-      </button>
-      <button
-        ref={opener}
-        type="button"
-        className="primary grad more"
-        aria-label="Backward options"
-        aria-haspopup="dialog"
-        aria-expanded={asking}
-        disabled={!connected}
-        onClick={() => setAsking(!asking)}
-        title="choose where backward starts, and the teaching options"
-      >
-        ▾
-      </button>
-      <button
-        type="button"
-        className="no-grad"
-        aria-pressed={noGrad}
-        onClick={() => run.setOption("no_grad", !noGrad)}
-        title="run the forward pass under torch.no_grad(): the same values, no graph recorded"
-      >
-        no_grad
-      </button>
-      {asking && <TargetPicker onDone={close} opener={opener} />}
+      {following && (
+        <span className="following-note" aria-label="runs are the teacher's">
+          your teacher runs the graph
+        </span>
+      )}
+      {!following && (
+        <>
+          <button type="button" className="primary" aria-label="Forward" disabled={!connected} onClick={() => run.start("forward")} title="Ctrl+Enter">
+            ▶ Forward
+          </button>
+          <button
+            type="button"
+            className="primary grad"
+            aria-label="Backward"
+            disabled={!connected}
+            onClick={() => runBackward()}
+            title="backward from the target (Ctrl+Shift+Enter)"
+          >
+            ◀ Backward
+          </button>
+          <button
+            ref={opener}
+            type="button"
+            className="primary grad more"
+            aria-label="Backward options"
+            aria-haspopup="dialog"
+            aria-expanded={asking}
+            disabled={!connected}
+            onClick={() => setAsking(!asking)}
+            title="choose where backward starts, and the teaching options"
+          >
+            ▾
+          </button>
+          <button
+            type="button"
+            className="no-grad"
+            aria-pressed={noGrad}
+            onClick={() => run.setOption("no_grad", !noGrad)}
+            title="run the forward pass under torch.no_grad(): the same values, no graph recorded"
+          >
+            no_grad
+          </button>
+        </>
+      )}
+      {asking && !following && <TargetPicker onDone={close} opener={opener} />}
       <span
         className="run-status"
         role="status"

@@ -14,6 +14,9 @@ import { getConnection, useRun } from "./run";
 export interface RoomState {
   code: string | null;
   role: "owner" | "follower" | null;
+  /** What is wrong with the room right now, said plainly in a banner on the page (the
+   * server is gone, the room is not open yet after a restart, it could not be reopened). */
+  trouble: string | null;
   create(): Promise<void>;
   join(code: string): Promise<string | null>;
   leave(): Promise<void>;
@@ -48,40 +51,95 @@ function savedRoom(): SavedRoom | null {
   }
 }
 
-/** Back into the tab's room after a reload or a reconnect. */
+/** How long, and how often, a follower whose room is not there (the server restarted, and the
+ * owner's page has not reopened it yet) keeps trying to rejoin it. */
+export const REJOIN_FOR_MS = 5 * 60_000;
+export const REJOIN_EVERY_MS = 2_000;
+let waitingSince: number | null = null;
+let retry: ReturnType<typeof setTimeout> | undefined;
+
+function stopWaiting() {
+  clearTimeout(retry);
+  waitingSince = null;
+}
+
+/** Back into the tab's room after a reload, a reconnect or a server restart. */
 async function rejoin() {
   const saved = savedRoom();
   if (!saved) return;
   const conn = getConnection();
   if (saved.role === "owner" && saved.secret) {
-    type Reply = { code?: string; error?: string };
+    type Reply = { code?: string; error?: string; restored?: boolean };
     const reply: Reply = await conn
       .request<Reply>("room_resume", { code: saved.code, secret: saved.secret })
       .catch((err: Error) => ({ error: err.message }));
     if (reply.code) {
       stopSync?.();
-      useRoom.setState({ code: reply.code, role: "owner" });
+      useRoom.setState({ code: reply.code, role: "owner", trouble: null });
       startSync(reply.code);
+      if (reply.restored)
+        useEditor.getState().notify(`room ${reply.code} is open again: your students rejoin it by themselves`);
       return;
     }
     saveRoom(null);
-    useRoom.setState({ code: null, role: null });
-    useEditor.getState().notify(`room ${saved.code} could not be resumed: ${reply.error}`, "error");
+    useRoom.setState({
+      code: null,
+      role: null,
+      trouble: `Room ${saved.code} could not be reopened (${reply.error}). Start a new room from Classroom and share its code.`,
+    });
   } else if (saved.role === "follower") {
     const problem = await useRoom.getState().join(saved.code).catch((err: Error) => err.message);
-    if (problem) {
-      saveRoom(null);
-      endFollowing();
-      useRoom.setState({ code: null, role: null });
-      useEditor.getState().notify(`room ${saved.code}: ${problem}`, "error");
+    if (!problem) return;
+    // not there (yet): after a restart the room is back once the owner's page reconnects
+    waitingSince ??= Date.now();
+    if (Date.now() - waitingSince < REJOIN_FOR_MS) {
+      useRoom.setState({
+        code: saved.code,
+        role: "follower",
+        trouble: `Room ${saved.code} is not open right now (${problem}): the server may have restarted. This page rejoins by itself when your teacher is back.`,
+      });
+      clearTimeout(retry);
+      retry = setTimeout(() => void rejoin(), REJOIN_EVERY_MS);
+      return;
     }
+    stopWaiting();
+    saveRoom(null);
+    endFollowing();
+    useRoom.setState({
+      code: null,
+      role: null,
+      trouble: `Room ${saved.code} did not come back: the graph on your screen is yours now.`,
+    });
   }
 }
 
 /** At start: listen for room events, and go back into the tab's room if it had one. */
 export function initRooms() {
+  const linked = roomFromLink();
+  // a room link makes this tab a follower of that room, unless it leads it already
+  if (linked && /^[A-Z2-9]{6}$/.test(linked)) {
+    if (savedRoom()?.code !== linked) saveRoom({ code: linked, role: "follower" });
+  } else if (linked !== null)
+    useRoom.setState({ trouble: `The link's room code “${linked}” is not a room code: six letters and digits, like 2TB2ZS.` });
   listen();
   if (getConnection().socket.connected) void rejoin();
+}
+
+/** The link to share for room `code`: opening it joins the room. */
+export function roomLink(code: string): string {
+  return `${location.origin}/?room=${encodeURIComponent(code)}`;
+}
+
+/** The code of a `?room=` link, taken out of the address bar (a reload rejoins from the tab's
+ * storage, and a forked copy is not pulled back into the room by it). */
+export function roomFromLink(loc: Location = location, hist: History = history): string | null {
+  const query = new URLSearchParams(loc.search);
+  const raw = query.get("room");
+  if (raw === null) return null;
+  query.delete("room");
+  const rest = query.toString();
+  hist.replaceState(null, "", loc.pathname + (rest ? `?${rest}` : "") + loc.hash);
+  return raw.trim().toUpperCase().slice(0, 40);
 }
 
 function listen() {
@@ -89,6 +147,13 @@ function listen() {
   listening = true;
   const conn = getConnection();
   conn.on("connect", () => void rejoin());
+  conn.on("disconnect", () => {
+    const { code } = useRoom.getState();
+    if (code)
+      useRoom.setState({
+        trouble: `Lost the server: room ${code} carries on when it is back (this page reconnects by itself).`,
+      });
+  });
   conn.on<{ code: string; graph: GraphDocument }>("room_graph", (m) => {
     if (useRoom.getState().role === "follower" && m.code === useRoom.getState().code) follow(m.graph);
   });
@@ -103,8 +168,8 @@ function listen() {
     if (m.code !== useRoom.getState().code) return;
     saveRoom(null);
     endFollowing();
-    useRoom.setState({ code: null, role: null });
-    useEditor.getState().notify(`room ${m.code} was closed: the graph on your screen is yours now`);
+    stopWaiting();
+    useRoom.setState({ code: null, role: null, trouble: `Room ${m.code} was closed: the graph on your screen is yours now.` });
   });
 }
 
@@ -148,6 +213,7 @@ function startSync(code: string) {
 export const useRoom = create<RoomState>()((set, get) => ({
   code: null,
   role: null,
+  trouble: null,
 
   async create() {
     listen();
@@ -159,7 +225,7 @@ export const useRoom = create<RoomState>()((set, get) => ({
       useEditor.getState().notify(reply.error ?? "could not start a room", "error");
       return;
     }
-    set({ code: reply.code, role: "owner" });
+    set({ code: reply.code, role: "owner", trouble: null });
     saveRoom({ code: reply.code, role: "owner", secret: reply.secret });
     startSync(reply.code);
   },
@@ -173,10 +239,12 @@ export const useRoom = create<RoomState>()((set, get) => ({
       records?: WireRecord[];
       run_started?: { run_id: string; mode: RunMode; target: string | null } | null;
       run_finished?: RunFinished | null;
+      step?: number | null;
       error?: string;
     }>("room_join", { code: wanted });
     if (!reply.code) return reply.error ?? `no room ${wanted}`;
-    set({ code: reply.code, role: "follower" });
+    stopWaiting();
+    set({ code: reply.code, role: "follower", trouble: null });
     saveRoom({ code: reply.code, role: "follower" });
     useRun.setState({ following: true });
     if (reply.graph) follow(reply.graph, false);
@@ -196,11 +264,19 @@ export const useRoom = create<RoomState>()((set, get) => ({
       step: null,
       focus: {},
     });
+    // where the owner is in step mode, the lesson's current record
+    if (typeof reply.step === "number" && records.length) {
+      useRun.getState().enterStep();
+      useRun.getState().setPlaying(false);
+      useRun.getState().stepTo(reply.step);
+    }
     return null;
   },
 
   async leave() {
     const { code, role } = get();
+    stopWaiting();
+    set({ trouble: null });
     if (!code) return;
     stopSync?.();
     stopSync = null;
