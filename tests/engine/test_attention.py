@@ -265,16 +265,10 @@ def test_multihead_attention_init():
 
 
 # -- TransformerEncoder ----------------------------------------------------------------------------
-def _has_gelu():
-    return hasattr(eg_F, "gelu")
-
-
 @pytest.mark.parametrize("norm_first", [False, True])
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
 @pytest.mark.parametrize("batch_first", [False, True])
 def test_encoder_layer_vs_torch(norm_first, activation, batch_first):
-    if activation == "gelu" and not _has_gelu():
-        pytest.skip("engine.nn.functional.gelu is not there yet")
     kw = dict(
         dim_feedforward=16,
         dropout=0.0,
