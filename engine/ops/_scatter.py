@@ -299,7 +299,7 @@ class ScatterReduceBackward0(Node):
             gsrc = self._prod_src(g, x, src, out)
         else:
             xd, od = x._data, out._data
-            self_hit = xd == od
+            self_hit = xp(od).asarray(xd == od)  # an array also for 0-d (== gives a scalar)
             if kept is not None:
                 self_hit &= ~self.touched
             src_hit = _sliced_like(src, index)._data == _picked(out, dim, index)
