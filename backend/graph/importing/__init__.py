@@ -1,0 +1,16 @@
+"""The parts of code import (`backend/graph/importer.py` is the entry point and walks the
+statements): each module reads one kind of line or expression into nodes.
+
+    problems.py      ImportProblem / ImportFailed (what the user sees), Unsupported (one line)
+    syntax.py        plain `ast` helpers: literals, dotted names, comments, output-only lines
+    modules.py       the script's imports, and what a dotted call name means under them
+    nodes.py         the nodes and edges read so far, their ids, the finished document
+    sources.py       eg.tensor / zeros / ones / randn / rand / arange, numpy's default_rng
+    dataset_lines.py `X, y = circle(...)` and the dataset / labels nodes made from X and y
+    layers.py        nn.Linear declarations, their calls, weights copied under no_grad
+    expressions.py   operators, comparisons, numbers as operands
+    calls.py         calls of the op registry's functions and methods
+    branches.py      `if` blocks as `if` nodes
+
+The in-place lines (`x.add_(1)`, `x[0] = v`, `x += 1`) are `backend/graph/import_inplace.py`.
+"""

@@ -1,0 +1,131 @@
+"""Expressions read from code: a variable, `+ - * / ** @`, unary minus, a comparison,
+`a if c else b`, a call (calls.py), `x[...]` (import_inplace.py); numbers as operands (a
+constant arithmetic expression such as 1 / 3 is folded into one)."""
+
+import ast
+import math
+
+from .problems import Unsupported
+from .syntax import is_literal, is_number, literal, num_name, strip_bool
+
+_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
+_CMPOPS = {ast.Gt: "gt", ast.Lt: "lt", ast.GtE: "ge", ast.LtE: "le", ast.Eq: "eq", ast.NotEq: "ne"}
+_FOLDED = {
+    ast.Add: lambda x, y: x + y,
+    ast.Sub: lambda x, y: x - y,
+    ast.Mult: lambda x, y: x * y,
+    ast.Div: lambda x, y: x / y if y else None,
+}
+
+
+class ExpressionReader:
+    def __init__(self, imp):
+        self.imp = imp  # the statement walker (importer._Importer)
+
+    def expr(self, node, meta):
+        """The node that computes `node`; `meta` names it (see ImportedGraph.add_node)."""
+        imp = self.imp
+        if isinstance(node, ast.Name):
+            return imp.ref_name(node.id)
+        if isinstance(node, ast.BinOp):
+            return self.binop(node, meta)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            if is_literal(node):
+                return imp.add_node("scalar", {"value": float(literal(node))}, [], meta)
+            return imp.add_node("neg", {}, [("input", self.operand_node(node.operand))], meta)
+        if isinstance(node, ast.Compare):
+            return self.compare(node, meta)
+        if isinstance(node, ast.IfExp):
+            cond = self.operand_node(strip_bool(node.test))
+            a, b = self.operand_node(node.body), self.operand_node(node.orelse)
+            return imp.add_node("if", {}, [("condition", cond), ("then", a), ("else", b)], meta)
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr == "values"
+            and isinstance(node.value, ast.Call)
+        ):
+            return imp.calls.call(node.value, meta, values=True)
+        if isinstance(node, ast.Call) and imp.writes.is_write_call(node):
+            nid = imp.writes.write_call(node, meta)  # y = x.add_(1): x is written too
+            imp.writes.bind(node.func.value, nid)
+            return nid
+        if isinstance(node, ast.Call):
+            return imp.calls.call(node, meta)
+        if isinstance(node, ast.Subscript):
+            return imp.writes.getitem(node, meta)
+        if is_literal(node):
+            raise Unsupported("a literal must be wrapped in eg.tensor(...)")
+        raise Unsupported(f"{type(node).__name__} expressions are not supported")
+
+    def compare(self, node, meta):
+        if len(node.ops) != 1:
+            raise Unsupported("chained comparisons are not supported")
+        op = _CMPOPS.get(type(node.ops[0]))
+        if op is None:
+            raise Unsupported(f"the comparison {type(node.ops[0]).__name__} is not supported")
+        a = self.operand_node(node.left)
+        b = self.operand_node(node.comparators[0])
+        return self.imp.add_node(op, {}, [("input", a), ("other", b)], meta)
+
+    def binop(self, node, meta):
+        if isinstance(node.op, ast.MatMult):
+            a, b = self.operand_node(node.left), self.operand_node(node.right)
+            return self.imp.add_node("matmul", {}, [("input", a), ("other", b)], meta)
+        op = _BINOPS.get(type(node.op))
+        if op is None:
+            raise Unsupported(f"the operator {type(node.op).__name__} is not supported")
+        if self.fold(node) is not None:
+            raise Unsupported("a constant must be wrapped in eg.tensor(...)")
+        lk, lv = self.operand(node.left)
+        rk, rv = self.operand(node.right)
+        if lk == "number" and op in ("add", "mul"):
+            (lk, lv), (rk, rv) = (rk, rv), (lk, lv)
+        if lk == "number":
+            lv = self.scalar(lv)
+        if rk == "number":
+            return self.imp.add_node(op, {"scalar": rv}, [("input", lv)], meta)
+        return self.imp.add_node(op, {}, [("input", lv), ("other", rv)], meta)
+
+    # -- operands -------------------------------------------------------------------------------
+    def operand(self, node):
+        """('node', id) or ('number', value)."""
+        if isinstance(node, ast.Name):
+            return "node", self.imp.ref_name(node.id)
+        if is_literal(node):
+            v = literal(node)
+            if is_number(v):
+                return "number", v
+            raise Unsupported("expected a tensor or a number")
+        folded = self.fold(node)
+        if folded is not None:
+            return "number", folded
+        return "node", self.expr(node, None)
+
+    def fold(self, node):
+        """A constant arithmetic expression (1 / 3) as a number, else None."""
+        if isinstance(node, ast.BinOp) and type(node.op) in _FOLDED:
+            a, b = node.left, node.right
+            if is_literal(a) and is_literal(b):
+                x, y = literal(a), literal(b)
+                if is_number(x) and is_number(y):
+                    try:
+                        # all four are worked out, as they always were: one that overflows
+                        # (a huge int / 3) leaves the expression unfolded, whichever op it is
+                        results = {op: f(x, y) for op, f in _FOLDED.items()}
+                    except (OverflowError, TypeError):
+                        return None
+                    return results[type(node.op)]
+        return None
+
+    def operand_node(self, node):
+        """A node id for `node`; a number becomes a scalar source."""
+        kind, v = self.operand(node)
+        if kind == "node":
+            return v
+        if not math.isfinite(float(v)):  # 1e999: JSON has no infinity to store it as
+            raise OverflowError(v)
+        return self.scalar(v)
+
+    def scalar(self, v):
+        """An unnamed scalar source holding the number v."""
+        return self.imp.add_node("scalar", {"value": float(v), "name": num_name(v)}, [], None)

@@ -1,0 +1,137 @@
+"""Tensor sources read from code: eg.tensor(value), zeros / ones / randn / rand (sizes, dtype,
+a seeded generator), eg.arange(n) and eg.arange(n).reshape(shape), and eg.tensor of numpy's
+default_rng(seed).standard_normal(shape) / .random(shape), all as `tensor` nodes."""
+
+import ast
+
+from .problems import Unsupported
+from .syntax import dtype_of_values, lists, literal
+
+SOURCE_FUNCTIONS = ("tensor", "arange", "zeros", "ones", "randn", "rand")
+
+
+class SourceReader:
+    def __init__(self, imp):
+        self.imp = imp  # the statement walker (importer._Importer)
+
+    def source(self, node, fn, meta):
+        """The tensor node of a call of `fn` (one of SOURCE_FUNCTIONS; "arange" also for
+        eg.arange(n).reshape(shape))."""
+        kwargs = {k.arg: k.value for k in node.keywords}
+        if None in kwargs:
+            raise Unsupported("**kwargs are not supported")
+        if fn == "arange" and isinstance(node.func, ast.Attribute) and node.func.attr == "reshape":
+            params, kwargs = self._arange_reshaped(node)
+        elif fn == "arange":
+            params = self._arange(node, kwargs)
+        elif fn == "tensor":
+            if len(node.args) != 1:
+                raise Unsupported("eg.tensor takes one value")
+            arg = node.args[0]
+            array = arg.value if isinstance(arg, ast.Subscript) else arg
+            if isinstance(array, ast.Name) and array.id in self.imp.datasets.arrays:
+                return self.imp.datasets.tensor(arg, array.id, kwargs, meta)
+            params = self._tensor(arg, kwargs)
+        else:
+            params = self._sized(node, fn, kwargs)
+        return self._finish(fn, params, kwargs, meta)
+
+    def _arange_reshaped(self, node):
+        """eg.arange(n).reshape(shape): (params, the keywords of the arange call)."""
+        inner = node.func.value
+        shape = (
+            literal(node.args[0]) if len(node.args) == 1 else tuple(literal(a) for a in node.args)
+        )
+        if isinstance(shape, int):
+            shape = (shape,)
+        kwargs = {k.arg: k.value for k in inner.keywords}
+        params = {"init": "arange", "shape": list(shape), "value": None}
+        params["dtype"] = self.imp.modules.dtype_in(kwargs) or "int64"
+        if len(inner.args) != 1:
+            raise Unsupported("write eg.arange(n).reshape(shape)")
+        return params, kwargs
+
+    def _arange(self, node, kwargs):
+        if len(node.args) != 1:
+            raise Unsupported("only eg.arange(n) is supported")
+        n = literal(node.args[0])
+        params = {"init": "arange", "shape": [n], "value": None}
+        params["dtype"] = self.imp.modules.dtype_in(kwargs) or "int64"
+        return params
+
+    def _tensor(self, arg, kwargs):
+        """eg.tensor(<literal>) or eg.tensor(<numpy draw>)."""
+        rnd = self.numpy_random(arg)
+        if rnd is not None:
+            rnd["dtype"] = self.imp.modules.dtype_in(kwargs) or "float64"
+            return rnd
+        value = lists(literal(arg))
+        if isinstance(value, str) or value is None:
+            raise Unsupported("eg.tensor takes numbers or nested lists of numbers")
+        dtype = self.imp.modules.dtype_in(kwargs) or dtype_of_values(value)
+        return {"value": value, "dtype": dtype}
+
+    def _sized(self, node, fn, kwargs):
+        """zeros / ones / randn / rand of sizes (as arguments, a tuple, or size=)."""
+        shape = [literal(a) for a in node.args]
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = list(shape[0])
+        if "size" in kwargs:
+            shape = list(literal(kwargs.pop("size")))
+        if not all(isinstance(s, int) and not isinstance(s, bool) for s in shape):
+            raise Unsupported(f"{fn} takes sizes (whole numbers)")
+        params = {"init": fn, "shape": shape, "value": None}
+        params["dtype"] = self.imp.modules.dtype_in(kwargs) or "float32"
+        if fn in ("randn", "rand"):
+            params["seed"] = self.seed_of(kwargs.pop("generator", None))
+        return params
+
+    def _finish(self, fn, params, kwargs, meta):
+        """requires_grad=, device= (ignored), no other keyword; then the node."""
+        rg = kwargs.pop("requires_grad", None)
+        if rg is not None:
+            rg = literal(rg)
+            if not isinstance(rg, bool):
+                raise Unsupported("requires_grad must be True or False")
+            params["requires_grad"] = rg
+        kwargs.pop("device", None)
+        if kwargs:
+            raise Unsupported(f"{fn} has no argument '{next(iter(kwargs))}' here")
+        if params.get("value") is None:
+            params.pop("value", None)
+        return self.imp.add_node("tensor", params, [], meta)
+
+    def seed_of(self, node):
+        """The seed of `eg.Generator().manual_seed(S)`; 0 when no generator is given."""
+        if node is None:
+            return 0
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "manual_seed"
+            and len(node.args) == 1
+            and self.imp.modules.is_call(node.func.value, "lib", "Generator")
+        ):
+            seed = literal(node.args[0])
+            if isinstance(seed, int) and not isinstance(seed, bool):
+                return seed
+        raise Unsupported("a generator must be written eg.Generator().manual_seed(<int>)")
+
+    def numpy_random(self, node):
+        """{init, seed, shape} for np.random.default_rng(S).standard_normal(shape) / .random."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            return None
+        draw = node.func.attr
+        rng = node.func.value
+        if not self.imp.modules.is_call(rng, "np", "random.default_rng"):
+            return None
+        if draw not in ("standard_normal", "random") or len(node.args) != 1 or len(rng.args) != 1:
+            raise Unsupported("only default_rng(seed).standard_normal(shape) or .random(shape)")
+        seed = literal(rng.args[0])
+        shape = literal(node.args[0])
+        shape = [shape] if isinstance(shape, int) else list(shape)
+        return {
+            "init": "randn" if draw == "standard_normal" else "rand",
+            "seed": seed,
+            "shape": shape,
+        }

@@ -1,0 +1,177 @@
+"""Plain `ast` helpers of code import: they read a piece of syntax and know nothing of the
+graph being built (literal values, dotted names, the node comments, output-only lines)."""
+
+import ast
+import io
+import re
+import tokenize
+
+from .problems import Unsupported
+
+# `# node <id> (x, y) {json}`, as code export writes it
+COMMENT = re.compile(
+    r"#\s*node\s+(?P<id>\S+)\s+\(\s*(?P<x>[-+0-9.eE]+)\s*,\s*(?P<y>[-+0-9.eE]+)\s*\)"
+    r"\s*(?P<extra>\{.*\})?\s*$"
+)
+
+
+def split_lines(source):
+    """Lines as Python counts them (\\n, \\r\\n or \\r), not str.splitlines (which also breaks
+    at \\x0c, \\x1c, U+2028, ...): the node comments are found by these numbers."""
+    return re.split(r"\r\n|\r|\n", source)
+
+
+def comments(source):
+    """{line: comment text} of the script."""
+    out = {}
+    if "#" not in source:
+        return out  # tokenizing costs a third of reading a long script: only when it helps
+    try:
+        # newline=None: a lone \r ends a line here as it does for ast
+        for tok in tokenize.generate_tokens(io.StringIO(source, newline=None).readline):
+            if tok.type == tokenize.COMMENT:
+                out[tok.start[0]] = tok.string
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return out
+
+
+def literal(node):
+    """The Python value of a literal (numbers, bools, None, strings, nested lists/tuples,
+    unary minus); Unsupported for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool, str)):
+        return node.value
+    if isinstance(node, ast.Constant) and node.value is None:
+        return None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = literal(node.operand)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return -v if isinstance(node.op, ast.USub) else v
+    if isinstance(node, ast.List):
+        return [literal(e) for e in node.elts]
+    if isinstance(node, ast.Tuple):
+        return tuple(literal(e) for e in node.elts)
+    raise Unsupported("expected a literal value")
+
+
+def is_literal(node):
+    try:
+        literal(node)
+        return True
+    except Unsupported:
+        return False
+
+
+def is_number(v):
+    """An int or float that is not a bool."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def lists(v):
+    """Tuples as lists, all the way down (JSON has no tuples)."""
+    return [lists(x) for x in v] if isinstance(v, (list, tuple)) else v
+
+
+def dtype_of_values(v):
+    """The dtype eg.tensor gives these values when none is written."""
+    flat = []
+
+    def walk(x):
+        if isinstance(x, (list, tuple)):
+            for y in x:
+                walk(y)
+        else:
+            flat.append(x)
+
+    walk(v)
+    if flat and all(isinstance(x, bool) for x in flat):
+        return "bool"
+    if flat and all(isinstance(x, int) for x in flat):
+        return "int64"
+    return "float32"
+
+
+def dotted(node):
+    """'a.b.c' for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def kw(call, name):
+    """The value of keyword argument `name` of a call, or None."""
+    for k in call.keywords:
+        if k.arg == name:
+            return k.value
+    return None
+
+
+def num_name(v):
+    return repr(v)
+
+
+def strip_bool(node):
+    """`bool(c)` and `c.item()` as conditions are just c."""
+    if isinstance(node, ast.Call) and not node.keywords:
+        if isinstance(node.func, ast.Name) and node.func.id == "bool" and len(node.args) == 1:
+            return node.args[0]
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "item" and not node.args:
+            return node.func.value
+    return node
+
+
+def is_new_axis(index):
+    """`[:, None]`: a column of a 1-D array."""
+    return (
+        isinstance(index, ast.Tuple)
+        and len(index.elts) == 2
+        and isinstance(index.elts[0], ast.Slice)
+        and not any((index.elts[0].lower, index.elts[0].upper, index.elts[0].step))
+        and isinstance(index.elts[1], ast.Constant)
+        and index.elts[1].value is None
+    )
+
+
+def is_main_guard(test):
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.comparators) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
+
+
+def is_output_call(node):
+    """show(...), print(...), x.retain_grad(), if t.requires_grad: ..."""
+    if isinstance(node, ast.Pass):
+        return True
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        f = node.value.func
+        if isinstance(f, ast.Name) and f.id in ("show", "print"):
+            return True
+        if isinstance(f, ast.Attribute) and f.attr == "retain_grad":
+            return True
+    return isinstance(node, (ast.If, ast.For)) and only_output(node)
+
+
+def only_output(stmt):
+    """An if or for statement holding only output lines (the results section)."""
+    if isinstance(stmt, ast.For):
+        return all(is_output_call(s) for s in stmt.body) and not stmt.orelse
+    if isinstance(stmt, ast.If):
+        return all(is_output_call(s) for s in stmt.body + stmt.orelse)
+    return False
+
+
+def assigned(stmt):
+    """The plain names an assignment binds (they are marked failed when its line fails)."""
+    if isinstance(stmt, ast.Assign):
+        return [t.id for t in stmt.targets if isinstance(t, ast.Name)]
+    return []
