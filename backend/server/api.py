@@ -69,8 +69,28 @@ def _document(data):
     try:
         doc = parse(data)
     except Exception as exc:  # pydantic's ValidationError
-        raise ApiError(f"invalid graph document: {invalid_text(exc)}", node_errors=[]) from None
+        raise ApiError(
+            f"invalid graph document: {invalid_text(exc)}",
+            node_errors=[],
+            problems=_structure_problems(exc),
+        ) from None
     return doc
+
+
+def _structure_problems(exc, limit=20):
+    """Each of a document's structure errors as one line, where it is first (`nodes[2].op:
+    field required`), for the page to list; at most `limit`, then how many more."""
+    errors = exc.errors() if hasattr(exc, "errors") else []
+    lines = []
+    for e in errors[:limit]:
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e.get("loc", ()))
+        msg = str(e.get("msg", "invalid")).replace(" or instance of GraphDocument", "")
+        msg = msg.removeprefix("Value error, ")
+        msg = msg[:1].lower() + msg[1:]
+        lines.append(f"{where.lstrip('.') or 'the document'}: {msg}")
+    if len(errors) > limit:
+        lines.append(f"and {len(errors) - limit} more")
+    return lines or [invalid_text(exc)]
 
 
 @api.get("/health")

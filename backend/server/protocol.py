@@ -127,12 +127,16 @@ class TrainRequest(BaseModel):
     graph: dict[str, Any]
     # over graph.training; checked as backend.graph.document.TrainingSettings once merged
     config: dict[str, Any] | None = None
+    # the pace a class can watch (docs/training.md); None: as fast as the machine goes
+    steps_per_second: float | None = Field(default=None, gt=0, le=1000)
 
 
 class TrainControlRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     train_id: str = Field(pattern=ID)
-    action: Literal["pause", "resume", "stop"]
+    action: Literal["pause", "resume", "stop", "pace"]
+    # for "pace": the new pace (None: as fast as it goes); the other actions ignore it
+    steps_per_second: float | None = Field(default=None, gt=0, le=1000)
 
 
 def parse(model, data, max_bytes=None):

@@ -43,6 +43,38 @@ def in_progress():
         return set(_IN_PROGRESS)
 
 
+class PacedControl(Control):
+    """A training's Control with a pace: `steps_per_second` (None: as fast as it goes) and an
+    interruptible wait between steps, so a class can watch the loss fall and the boundary move.
+    A stop, a pause or a new pace ends the wait at once."""
+
+    def __init__(self, steps_per_second=None):
+        super().__init__()
+        self.steps_per_second = steps_per_second
+
+    def pause(self):
+        with self._cond:
+            self.paused = True
+            self._cond.notify_all()  # a wait for the next step ends: the pause starts now
+
+    def set_pace(self, steps_per_second):
+        with self._cond:
+            self.steps_per_second = steps_per_second
+            self._cond.notify_all()
+
+    def wait(self, seconds):
+        """Wait up to `seconds`; True when the whole wait passed (nothing interrupted it)."""
+        with self._cond:
+            pace = self.steps_per_second
+            end = time.perf_counter() + seconds
+            while not (self.stopped or self.paused or self.steps_per_second != pace):
+                left = end - time.perf_counter()
+                if left <= 0:
+                    return True
+                self._cond.wait(left)
+            return False
+
+
 class _TimeUp(Exception):
     """A training past Limits.max_train_seconds (the trained values so far are kept)."""
 
@@ -99,6 +131,7 @@ class _Session:
         last = [clock(), clock()]  # last progress packet, last snapshot
         max_seconds = self.manager.settings.limits.max_train_seconds
         deadline = [clock() + max_seconds, None]  # the time limit; when a pause began
+        released = [clock()]  # when the last step was let go (the pace counts from there)
 
         def flush():
             if steps:
@@ -120,11 +153,26 @@ class _Session:
                     f"training; it stopped after {step:,} of {tr.steps:,} steps (fewer steps, "
                     "or a smaller batch, fit)"
                 )
-            if now - last[0] >= flush_seconds:
+            pace = self.control.steps_per_second
+            # a paced step is shown as soon as it is done: the class sees every one
+            if pace is not None or now - last[0] >= flush_seconds:
                 flush()
                 if now - last[1] >= SNAPSHOT_SECONDS:
                     self.snapshot()
                     last[1] = clock()
+            if pace is not None and step < tr.steps:
+                pace_wait(pace)
+
+        def pace_wait(pace):
+            # the time between steps is the class's, not the machine's: it is not counted
+            # against the time limit (as a pause is not)
+            before = clock()
+            due = released[0] + 1.0 / pace
+            if due > before and self.control.wait(due - before):
+                released[0] = due
+            else:
+                released[0] = clock()
+            deadline[0] += clock() - before
 
         def on_pause():
             deadline[1] = clock()
@@ -194,7 +242,7 @@ class TrainingManager:
         client = self.runs.client(sid)
         client.cancel_active()  # the run or training in progress
         train_id = uuid.uuid4().hex[:12]
-        control = Control()
+        control = PacedControl(request.steps_per_second)
         session = _Session(self, sid, train_id, trainer, control, client)
         with client.lock:
             client.active = (train_id, control)
@@ -215,7 +263,10 @@ class TrainingManager:
             session = self.sessions.get(sid)
         if session is None or session.train_id != request.train_id or session.done:
             return {"error": f"no training {request.train_id} in progress"}
-        getattr(session.control, request.action)()
+        if request.action == "pace":
+            session.control.set_pace(request.steps_per_second)
+        else:
+            getattr(session.control, request.action)()
         return {"ok": True}
 
 

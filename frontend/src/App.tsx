@@ -25,6 +25,7 @@ import { keepShapes } from "./store/shapes";
 import { getConnection, useRun } from "./store/run";
 import { initTraining, useTraining } from "./store/training";
 import { initRooms } from "./store/room";
+import { usePace } from "./store/pace";
 
 const AutogradView = lazy(() => import("./panels/AutogradView"));
 
@@ -64,6 +65,8 @@ function Editor() {
   useEffect(() => {
     requestAnimationFrame(() => fitView({ padding: presenter ? 0.04 : 0.15, maxZoom: 1.25 }));
   }, [presenter, fitView]);
+  // a training started while presenting goes at classroom pace (store/pace.ts)
+  useEffect(() => usePace.setState({ presenting: presenter }), [presenter]);
   // a training that starts (here, by a lesson, or by a room's owner) brings its panel up
   const following = useRun((s) => s.following); // a student in a room: styles.css hides editing
   const training = useTraining((s) => s.trainId);

@@ -25,9 +25,10 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   const data = await res.json().catch(() => ({ error: `${res.status} ${res.statusText}` }));
   if (!res.ok) {
     // validation problems come as node_errors; an import's as problems with line numbers
-    const problems: NodeProblem[] =
-      data.node_errors ??
-      (data.problems || []).map((p: string | { line: number; message: string }) =>
+    // (a document refused for its structure has no node_errors, `[]`, and its lines as problems)
+    const problems: NodeProblem[] = data.node_errors?.length
+      ? data.node_errors
+      : (data.problems || []).map((p: string | { line: number; message: string }) =>
         typeof p === "string" ? { message: p } : { message: `line ${p.line}: ${p.message}` },
       );
     throw new ApiError(data.error ?? `${res.status} ${res.statusText}`, res.status, problems);

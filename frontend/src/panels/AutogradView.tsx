@@ -1,8 +1,12 @@
 // The autograd graph the engine recorded in the last run: grad_fn nodes (MulBackward0, ...) and
 // AccumulateGrad leaves, read-only, laid out by elkjs with the loss on the right as the texts
-// draw it. Clicking a node selects the editor node that made it.
+// draw it. Clicking a node selects the editor node that made it. In its panel (narrow) the
+// gradients flow downwards; popped out to full screen, leftwards; either way it opens readable
+// (agViewport.ts) and zooms with the wheel or its controls.
 import {
+  Controls,
   type Edge,
+  getNodesBounds,
   Handle,
   MarkerType,
   type Node,
@@ -10,9 +14,10 @@ import {
   Position,
   ReactFlow,
   ReactFlowProvider,
+  useReactFlow,
 } from "@xyflow/react";
 import ELK from "elkjs/lib/elk.bundled.js";
-import { memo, useEffect, useMemo, useState } from "react";
+import { memo, useEffect, useMemo, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { AutogradEntry } from "../api/types";
 import { formatShape } from "../format/annotate";
@@ -21,17 +26,19 @@ import { useEditor } from "../store/editor";
 import { nameOf } from "../store/names";
 import { useRun } from "../store/run";
 import "./analysis.css";
+import { ELK_BUDGET, GAP_X, GAP_Y, layering, quickPositions, WIDTH, type XY } from "./agLayout";
+import { type AgDirection, fitZoom, initialViewport } from "./agViewport";
 
 type Autograd = NonNullable<Annotations["autograd"]>;
 
 interface AgData extends Record<string, unknown> {
   entry: AutogradEntry;
   lines: string[];
+  dir: AgDirection;
 }
 type AgNode = Node<AgData, "ag">;
 
-const WIDTH = 180;
-const LINE = 16;
+const LINE = 17;
 const PAD = 14;
 
 /** What a node says under its name: whose it is, and the shapes it holds. */
@@ -50,7 +57,9 @@ function linesOf(e: AutogradEntry): string[] {
 const heightOf = (lines: string[]) => PAD + LINE * (1 + lines.length);
 
 interface Layout {
-  key: number; // a fresh React Flow (and its fitView) for each recorded graph
+  key: number; // a fresh React Flow (and its first viewport) for each recorded graph
+  dir: AgDirection;
+  root: string | null; // the output's grad_fn: the view opens on it
   nodes: AgNode[];
   edges: Edge[];
 }
@@ -58,131 +67,28 @@ interface Layout {
 let layoutCount = 0;
 
 const elk = new ELK();
-// one layout per recorded graph: a remount, or a re-render, reuses it
-const layouts = new WeakMap<Autograd, Promise<Layout>>();
+// one layout per recorded graph and direction: a remount, or a re-render, reuses it
+const layouts = new WeakMap<Autograd, Map<AgDirection, Promise<Layout>>>();
 
-function layoutOf(g: Autograd): Promise<Layout> {
-  let p = layouts.get(g);
+function layoutOf(g: Autograd, dir: AgDirection): Promise<Layout> {
+  let byDir = layouts.get(g);
+  if (!byDir) layouts.set(g, (byDir = new Map()));
+  let p = byDir.get(dir);
   if (!p) {
-    p = computeLayout(g);
-    layouts.set(g, p);
+    p = computeLayout(g, dir);
+    byDir.set(dir, p);
   }
   return p;
 }
 
-type XY = { x: number; y: number };
-
-const GAP_X = 60; // between layers
-const GAP_Y = 24; // between nodes of a layer
-const BAND_GAP = 80; // between the bands a long graph is wrapped into
-const WRAP_AFTER = 24; // layers: a deeper graph is wrapped
-// elkjs's layered layout is worth its cost on teaching-sized graphs, but it grows with the
-// dummy nodes long edges need (a 1,000-node chain with skip edges takes tens of seconds, on the
-// main thread): past this many nodes + dummies a linear-time layering of our own is used
-const ELK_BUDGET = 120;
-
-/** Longest-path layers: 0 for the output's grad_fn (and other roots), growing toward the
- * leaves; and in each layer its nodes in the order first reached. */
-function layering(g: Autograd): { layer: Map<string, number>; layers: string[][] } {
-  const ids = new Set(g.nodes.map((n) => n.id));
-  const indeg = new Map(g.nodes.map((n) => [n.id, 0]));
-  const out = new Map<string, string[]>(g.nodes.map((n) => [n.id, []]));
-  for (const e of g.edges) {
-    if (!ids.has(e.source) || !ids.has(e.target)) continue;
-    out.get(e.source)!.push(e.target);
-    indeg.set(e.target, indeg.get(e.target)! + 1);
-  }
-  const layer = new Map<string, number>();
-  const queue = g.nodes.filter((n) => indeg.get(n.id) === 0).map((n) => n.id);
-  for (const id of queue) layer.set(id, 0);
-  for (let i = 0; i < queue.length; i++) {
-    const v = queue[i];
-    const lv = layer.get(v)!;
-    for (const t of out.get(v)!) {
-      if ((layer.get(t) ?? -1) < lv + 1) layer.set(t, lv + 1);
-      const d = indeg.get(t)! - 1;
-      indeg.set(t, d);
-      if (d === 0) queue.push(t);
-    }
-  }
-  // a cycle (autograd graphs have none) would leave nodes unreached: put them last
-  let max = 0;
-  for (const l of layer.values()) max = Math.max(max, l);
-  const layers: string[][] = [];
-  for (const v of [...queue, ...g.nodes.map((n) => n.id).filter((id) => !layer.has(id))]) {
-    if (!layer.has(v)) layer.set(v, max + 1);
-    (layers[layer.get(v)!] ??= []).push(v);
-  }
-  return { layer, layers: Array.from(layers, (l) => l ?? []) };
-}
-
-/** Linear-time positions: layers right to left, each node placed level with the average of
- * the nodes that feed it a gradient, pushed apart where they would overlap. A long graph (a
- * deep chain) is wrapped into bands of layers, one under the other, like lines of text, so it
- * keeps a screen-like shape instead of a thin strip. */
-function quickPositions(g: Autograd, heights: Map<string, number>, layers: string[][]): Map<string, XY> {
-  const parents = new Map<string, string[]>(g.nodes.map((n) => [n.id, []]));
-  for (const e of g.edges) parents.get(e.target)?.push(e.source);
-  const top = new Map<string, number>();
-  const centre = (id: string) => top.get(id)! + heights.get(id)! / 2;
-  const extent: { lo: number; hi: number }[] = [];
-  for (const ids of layers) {
-    const want = ids.map((id, i) => {
-      const ps = parents.get(id)!.filter((p) => top.has(p));
-      return {
-        id,
-        y: ps.length ? ps.reduce((a, p) => a + centre(p), 0) / ps.length : i * (heights.get(id)! + GAP_Y),
-      };
-    });
-    want.sort((a, b) => a.y - b.y);
-    let bottom = -Infinity;
-    let drift = 0;
-    const placed = want.map(({ id, y }) => {
-      const h = heights.get(id)!;
-      const t = Math.max(y - h / 2, bottom + GAP_Y);
-      bottom = t + h;
-      drift += t - (y - h / 2);
-      return { id, t };
-    });
-    const shift = placed.length ? drift / placed.length : 0; // centre the layer on its targets
-    let lo = Infinity;
-    let hi = -Infinity;
-    for (const { id, t } of placed) {
-      top.set(id, t - shift);
-      lo = Math.min(lo, t - shift);
-      hi = Math.max(hi, t - shift + heights.get(id)!);
-    }
-    extent.push({ lo, hi });
-  }
-
-  // layers per band: about twice as wide as tall overall, and no wrapping for shallow graphs
-  const L = layers.length;
-  const colW = WIDTH + GAP_X;
-  const meanH = extent.reduce((a, e) => a + (e.hi - e.lo), 0) / Math.max(1, L) + BAND_GAP;
-  const perBand = L <= WRAP_AFTER ? L : Math.max(WRAP_AFTER / 2, Math.ceil(Math.sqrt((2 * L * meanH) / colW)));
-  const pos = new Map<string, XY>();
-  let offset = 0;
-  for (let b = 0; b * perBand < L; b++) {
-    const band = layers.slice(b * perBand, (b + 1) * perBand);
-    const ext = extent.slice(b * perBand, (b + 1) * perBand);
-    const lo = Math.min(...ext.map((e) => e.lo));
-    const hi = Math.max(...ext.map((e) => e.hi));
-    band.forEach((ids, k) => {
-      const x = (Math.min(perBand, L) - 1 - k) * colW;
-      for (const id of ids) pos.set(id, { x, y: top.get(id)! - lo + offset });
-    });
-    offset += hi - lo + BAND_GAP;
-  }
-  return pos;
-}
-
-async function elkPositions(g: Autograd, heights: Map<string, number>): Promise<Map<string, XY>> {
+async function elkPositions(g: Autograd, heights: Map<string, number>, dir: AgDirection): Promise<Map<string, XY>> {
   const out = await elk.layout({
     id: "root",
     layoutOptions: {
       "elk.algorithm": "layered",
       // an edge runs from a node to one of its next_functions: toward the leaves, leftwards
-      "elk.direction": "LEFT",
+      // (or, in the narrow panel, downwards: the output's grad_fn at the top)
+      "elk.direction": dir,
       "elk.layered.spacing.nodeNodeBetweenLayers": String(GAP_X),
       "elk.spacing.nodeNode": String(GAP_Y),
       "elk.layered.nodePlacement.strategy": "BRANDES_KOEPF",
@@ -193,7 +99,7 @@ async function elkPositions(g: Autograd, heights: Map<string, number>): Promise<
   return new Map((out.children ?? []).map((c) => [c.id, { x: c.x ?? 0, y: c.y ?? 0 }]));
 }
 
-async function computeLayout(g: Autograd): Promise<Layout> {
+async function computeLayout(g: Autograd, want: AgDirection): Promise<Layout> {
   const lines = new Map(g.nodes.map((n) => [n.id, linesOf(n)]));
   const heights = new Map(g.nodes.map((n) => [n.id, heightOf(lines.get(n.id)!)]));
   const fanOut = new Map<string, number>();
@@ -201,19 +107,20 @@ async function computeLayout(g: Autograd): Promise<Layout> {
   const { layer, layers } = layering(g);
   let dummies = 0;
   for (const e of g.edges) dummies += Math.max(0, (layer.get(e.target) ?? 0) - (layer.get(e.source) ?? 0) - 1);
-  const pos =
-    g.nodes.length + dummies <= ELK_BUDGET
-      ? await elkPositions(g, heights)
-      : quickPositions(g, heights, layers);
+  const small = g.nodes.length + dummies <= ELK_BUDGET;
+  const dir = small ? want : "LEFT"; // the linear-time layout runs leftwards only
+  const pos = small ? await elkPositions(g, heights, dir) : quickPositions(g, heights, layers);
   return {
     key: ++layoutCount,
+    dir,
+    root: layers[0]?.[0] ?? null,
     nodes: g.nodes.map((n) => ({
       id: n.id,
       type: "ag",
       position: pos.get(n.id) ?? { x: 0, y: 0 },
       width: WIDTH,
       height: heights.get(n.id)!,
-      data: { entry: n, lines: lines.get(n.id)! },
+      data: { entry: n, lines: lines.get(n.id)!, dir },
       draggable: false,
       connectable: false,
       ariaLabel: `${n.name}${n.node ? ` of ${nameOf(n.node)}` : ""}`,
@@ -231,27 +138,47 @@ async function computeLayout(g: Autograd): Promise<Layout> {
 }
 
 const AgNodeView = memo(function AgNodeView({ data }: NodeProps<AgNode>) {
-  const { entry, lines } = data;
+  const { entry, lines, dir } = data;
   const leaf = entry.name === "AccumulateGrad";
+  const down = dir === "DOWN";
   return (
     <div className={`ag-node${leaf ? " ag-leaf" : ""}`} title={entry.node ? `click to select ${nameOf(entry.node)}` : undefined}>
-      {/* gradients flow in on the right (from the loss) and out on the left (to the leaves) */}
-      <Handle type="target" position={Position.Right} isConnectable={false} className="ag-handle" />
+      {/* gradients flow in from the loss's side (right, or top) and out toward the leaves */}
+      <Handle type="target" position={down ? Position.Top : Position.Right} isConnectable={false} className="ag-handle" />
       <div className="ag-name">{entry.name}</div>
       {lines.map((l, i) => (
         <div key={i} className="ag-line">
           {l}
         </div>
       ))}
-      <Handle type="source" position={Position.Left} isConnectable={false} className="ag-handle" />
+      <Handle type="source" position={down ? Position.Bottom : Position.Left} isConnectable={false} className="ag-handle" />
     </div>
   );
 });
 
 const nodeTypes = { ag: AgNodeView };
 
+/** The first viewport, once React Flow knows its size: readable, on the output's grad_fn. */
+function useReadableStart(layout: Layout, box: React.RefObject<HTMLDivElement | null>) {
+  const { setViewport } = useReactFlow();
+  const [fitted, setFitted] = useState<boolean | null>(null);
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const bounds = getNodesBounds(layout.nodes);
+    const r = layout.nodes.find((n) => n.id === layout.root);
+    const root = r ? { ...r.position, width: WIDTH, height: r.height ?? 0 } : null;
+    const v = initialViewport(bounds, root, el.clientWidth, el.clientHeight, layout.dir);
+    void setViewport({ x: v.x, y: v.y, zoom: v.zoom });
+    setFitted(v.fitted);
+  }, [layout, box, setViewport]);
+  return fitted;
+}
+
 function Graph({ layout }: { layout: Layout }) {
   const [hover, setHover] = useState<string | null>(null);
+  const box = useRef<HTMLDivElement>(null);
+  const fitted = useReadableStart(layout, box);
   // editor nodes selected on the canvas light up their autograd nodes
   const selected = useEditor(
     useShallow((s) => s.nodes.filter((n) => n.selected).map((n) => n.id)),
@@ -289,52 +216,72 @@ function Graph({ layout }: { layout: Layout }) {
   );
 
   return (
-    <ReactFlow<AgNode>
-      id="autograd-flow"
-      nodes={nodes}
-      edges={edges}
-      nodeTypes={nodeTypes}
-      fitView
-      fitViewOptions={{ maxZoom: 1, padding: 0.1 }}
-      minZoom={0.05}
-      nodesDraggable={false}
-      nodesConnectable={false}
-      elementsSelectable={false}
-      edgesFocusable={false}
-      deleteKeyCode={null}
-      onlyRenderVisibleElements={layout.nodes.length > 200}
-      proOptions={{ hideAttribution: true }}
-      onNodeClick={(_, n) => {
-        const owner = n.data.entry.node;
-        if (owner) useEditor.getState().select([owner]);
-      }}
-      onNodeMouseEnter={(_, n) => setHover(n.id)}
-      onNodeMouseLeave={() => setHover(null)}
-    />
+    <div className="ag-flow-box" ref={box} data-fitted={fitted === null ? undefined : String(fitted)}>
+      <ReactFlow<AgNode>
+        id="autograd-flow"
+        nodes={nodes}
+        edges={edges}
+        nodeTypes={nodeTypes}
+        minZoom={0.05}
+        maxZoom={3}
+        nodesDraggable={false}
+        nodesConnectable={false}
+        elementsSelectable={false}
+        edgesFocusable={false}
+        deleteKeyCode={null}
+        onlyRenderVisibleElements={layout.nodes.length > 200}
+        proOptions={{ hideAttribution: true }}
+        onNodeClick={(_, n) => {
+          const owner = n.data.entry.node;
+          if (owner) useEditor.getState().select([owner]);
+        }}
+        onNodeMouseEnter={(_, n) => setHover(n.id)}
+        onNodeMouseLeave={() => setHover(null)}
+      >
+        <Controls showInteractive={false} position="bottom-right" aria-label="autograd zoom" />
+      </ReactFlow>
+    </div>
   );
 }
 
 export default function AutogradView() {
   const autograd = useRun((s) => s.annotations.autograd);
-  const [laid, setLaid] = useState<{ of: Autograd; layout: Layout } | null>(null);
+  const [full, setFull] = useState(false); // popped out over the whole window
+  const [laid, setLaid] = useState<{ of: Autograd; full: boolean; layout: Layout } | null>(null);
   const [failed, setFailed] = useState<string | null>(null);
 
   useEffect(() => {
     if (!autograd) return;
     let live = true;
     setFailed(null);
-    layoutOf(autograd).then(
-      (layout) => live && setLaid({ of: autograd, layout }),
+    // the panel is narrow: downwards; the full window: whichever way shows it larger
+    const dirs: AgDirection[] = full ? ["LEFT", "DOWN"] : ["DOWN"];
+    Promise.all(dirs.map((d) => layoutOf(autograd, d))).then(
+      (options) => {
+        const zoom = (l: Layout) => fitZoom(getNodesBounds(l.nodes), innerWidth, innerHeight - 40);
+        const layout = options.reduce((a, b) => (zoom(b) > zoom(a) + 0.01 ? b : a));
+        if (live) setLaid({ of: autograd, full, layout });
+      },
       (err: unknown) => live && setFailed(err instanceof Error ? err.message : String(err)),
     );
     return () => {
       live = false;
     };
-  }, [autograd]);
+  }, [autograd, full]);
 
-  const current = laid && laid.of === autograd ? laid.layout : null;
+  useEffect(() => {
+    if (!full) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") setFull(false);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [full]);
+
+  const current = laid && laid.of === autograd && laid.full === full ? laid.layout : null;
+  const flow = current?.dir === "DOWN" ? "top to bottom" : "right to left";
   return (
-    <section className="ag-panel" role="region" aria-label="autograd graph">
+    <section className={`ag-panel${full ? " ag-full" : ""}`} role="region" aria-label="autograd graph">
       {!autograd ? (
         <p className="ag-empty">Run backward to see the graph autograd recorded</p>
       ) : failed ? (
@@ -345,10 +292,15 @@ export default function AutogradView() {
         <p className="ag-empty">Laying out {autograd.nodes.length} nodes…</p>
       ) : (
         <>
-          <p className="ag-caption">
-            {autograd.nodes.length} autograd nodes; gradients flow right to left, from the output's
-            grad_fn to the AccumulateGrad leaves.
-          </p>
+          <div className="ag-head">
+            <p className="ag-caption">
+              {autograd.nodes.length} autograd nodes; gradients flow {flow}, from the output's grad_fn to
+              the AccumulateGrad leaves.
+            </p>
+            <button type="button" className="small" onClick={() => setFull(!full)} title={full ? "Escape" : undefined}>
+              {full ? "close full screen" : "full screen"}
+            </button>
+          </div>
           <div className="ag-flow">
             {/* its own provider: a second, independent React Flow store beside the editor's */}
             <ReactFlowProvider key={current.key}>

@@ -15,7 +15,7 @@ export default function LossChart() {
     const chart = new uPlot(
       {
         width: el.clientWidth || 300,
-        height: 150,
+        height: 110, // with the boundary below it, both fit the panel at 1280x800
         legend: { show: false },
         scales: { x: { time: false }, y: scale === "log" ? { distr: 3, log: 10 } : {} },
         axes: [{ label: "step", size: 30 }, { size: 50, values: (_u, splits) => tickLabels(splits) }],

@@ -7,12 +7,10 @@ import type { Nested, TensorReply } from "../api/types";
 import { formatNumber, formatShape } from "../format/annotate";
 import { getConnection, type TensorRef, useRun } from "../store/run";
 import "./analysis.css";
+import { heatmapLayout } from "./heatmapLayout";
 
 const TABLE_MAX = 400;
 const PAGE_MAX = 262_144; // the server's `max_tensor_page`: the most one answer holds
-const HEATMAP_PX = 320; // the heatmap's longer side, for square-ish matrices
-const HEATMAP_MAX = 640; // no side longer (long thin ones are squeezed)
-const HEATMAP_MIN = 8; // nor shorter
 
 interface Loaded {
   shape: number[];
@@ -135,8 +133,6 @@ function colourOf(v: number, range: number): [number, number, number] {
   ];
 }
 
-const clamp = (px: number) => Math.max(HEATMAP_MIN, Math.min(HEATMAP_MAX, px));
-
 function Heatmap({ values, rows, cols }: { values: number[]; rows: number; cols: number }) {
   const ref = useRef<HTMLCanvasElement>(null);
   const [hover, setHover] = useState<{ i: number; j: number } | null>(null);
@@ -148,7 +144,7 @@ function Heatmap({ values, rows, cols }: { values: number[]; rows: number; cols:
     }
     return m;
   }, [values, rows, cols]);
-  const cell = Math.max(1, Math.min(24, Math.floor(HEATMAP_PX / Math.max(rows, cols))));
+  const { cell, width, height } = heatmapLayout(rows, cols);
 
   useEffect(() => {
     const canvas = ref.current;
@@ -176,17 +172,21 @@ function Heatmap({ values, rows, cols }: { values: number[]; rows: number; cols:
   const size = `${rows}×${cols}`;
   return (
     <figure className="tv-heatmap">
-      <canvas
-        ref={ref}
-        width={cols}
-        height={rows}
-        style={{ width: clamp(cols * cell), height: clamp(rows * cell) }}
-        role="img"
-        aria-label={`heatmap ${size}`}
-        title={`heatmap ${size}: blue negative, white 0, red positive (±${formatNumber(range)})`}
-        onMouseMove={onMove}
-        onMouseLeave={() => setHover(null)}
-      />
+      {/* square cells of at least MIN_CELL px: a tensor larger than the panel scrolls */}
+      <div className="tv-heatmap-scroll" tabIndex={0} aria-label={`heatmap ${size}, scrollable`}>
+        <canvas
+          ref={ref}
+          width={cols}
+          height={rows}
+          style={{ width, height }}
+          data-cell={cell}
+          role="img"
+          aria-label={`heatmap ${size}`}
+          title={`heatmap ${size}: blue negative, white 0, red positive (±${formatNumber(range)})`}
+          onMouseMove={onMove}
+          onMouseLeave={() => setHover(null)}
+        />
+      </div>
       <figcaption className="tv-hover" aria-live="polite">
         {hover
           ? `[${hover.i}, ${hover.j}] = ${formatNumber(values[hover.i * cols + hover.j])}`

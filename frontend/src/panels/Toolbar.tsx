@@ -4,6 +4,7 @@ import { useEditor } from "../store/editor";
 import { RoomChip } from "./Classroom";
 import { downloadDocument, openDocument, saveToServer, uploadDocument } from "./files";
 import RunControls from "./RunControls";
+import UploadReport from "./UploadReport";
 
 export type DialogName = "templates" | "open" | "export" | "import" | "help" | "classroom" | null;
 
@@ -95,6 +96,7 @@ export default function Toolbar(props: {
         <RoomChip />
       </div>
       <RunControls />
+      <UploadReport />
     </header>
   );
 }

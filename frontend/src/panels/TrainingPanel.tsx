@@ -9,6 +9,7 @@ import { useRun } from "../store/run";
 import { useTraining } from "../store/training";
 import BoundaryView from "./BoundaryView";
 import LossChart from "./LossChart";
+import SpeedControl from "./SpeedControl";
 
 export function trainingSettings(): TrainingSettings {
   const ed = useEditor.getState();
@@ -200,6 +201,7 @@ export default function TrainingPanel() {
         {settings.optimizer === "sgd" && number("momentum", "momentum")}
         {number("steps", "steps")}
         {number("batch_size", "batch size (0: all)")}
+        <SpeedControl disabled={following} />
       </div>
       <div className="train-buttons">
         {!active ? (
@@ -234,8 +236,10 @@ export default function TrainingPanel() {
           {error}
         </p>
       )}
-      <LossChart />
-      <BoundaryView />
+      <div className="train-views">
+        <LossChart />
+        <BoundaryView />
+      </div>
     </section>
   );
 }

@@ -5,6 +5,8 @@ import type { GraphDocument } from "../api/types";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
 import { readWorkingCopy, writeWorkingCopy } from "../store/workingCopies";
+import { checkUpload } from "./uploadCheck";
+import { useUploadReport } from "./UploadReport";
 
 /** Replace the open graph, asking first when it has unsaved changes. */
 export function openDocument(
@@ -50,23 +52,13 @@ export function downloadDocument() {
   downloadText(file, JSON.stringify(doc, null, 2));
 }
 
-/** Read an uploaded JSON document; the server checks it is a document before it is opened. */
+/** An uploaded file: read and checked (JSON, then the server's validation) before the open
+ * graph is replaced; only a file that is a graph document gets as far as "Discard the unsaved
+ * changes?". What is wrong with it is shown as a list (UploadReport). */
 export async function uploadDocument(file: File) {
-  const ed = useEditor.getState();
-  let doc: GraphDocument;
-  try {
-    doc = JSON.parse(await file.text());
-  } catch {
-    ed.notify(`${file.name} is not JSON`, "error");
-    return;
-  }
-  try {
-    await api.validate(doc); // 400 when it is not a graph document at all
-  } catch (err) {
-    ed.notify(`${file.name} is not a Wiregrad graph: ${(err as Error).message}`, "error");
-    return;
-  }
-  openDocument(doc);
+  const check = await checkUpload(await file.text(), (doc) => api.validate(doc));
+  if (check.kind === "ok") openDocument(check.doc);
+  else useUploadReport.setState({ report: { file: file.name, check } });
 }
 
 // The working copy: written shortly after each change, read back when the page loads.

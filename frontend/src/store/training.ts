@@ -10,6 +10,7 @@ import type {
   TrainSnapshot,
 } from "../api/types";
 import { useEditor } from "./editor";
+import { currentPace, type Pace } from "./pace";
 import { getConnection, useRun } from "./run";
 
 export type TrainStatus = "idle" | "starting" | "running" | "paused" | TrainFinished["status"];
@@ -25,6 +26,8 @@ export interface TrainingState {
   error: string | null;
   start(settings: TrainingSettings): Promise<void>;
   control(action: "pause" | "resume" | "stop"): Promise<void>;
+  /** A new pace for the training in progress (the server holds it between steps). */
+  setPace(pace: Pace): Promise<void>;
 }
 
 let listening = false;
@@ -127,7 +130,12 @@ export const useTraining = create<TrainingState>()((set, get) => ({
     early = [];
     let ack: { train_id?: string; error?: string; node_errors?: NodeProblem[] };
     try {
-      ack = await getConnection().request("train", { graph: ed.document(), config: settings });
+      const pace = currentPace();
+      ack = await getConnection().request("train", {
+        graph: ed.document(),
+        config: settings,
+        ...(pace !== null ? { steps_per_second: pace } : {}),
+      });
     } catch (err) {
       replayEarly(null);
       set({ status: "error", error: (err as Error).message });
@@ -153,6 +161,19 @@ export const useTraining = create<TrainingState>()((set, get) => ({
       .catch((e: Error) => ({ error: e.message }));
     if (reply.error) useEditor.getState().notify(reply.error, "error");
     else if (action !== "stop") set({ status: action === "pause" ? "paused" : "running" });
+  },
+
+  async setPace(pace) {
+    const { trainId, status } = get();
+    if (!trainId || !(status === "running" || status === "paused")) return;
+    const reply = await getConnection()
+      .request<{ ok?: boolean; error?: string }>("train_control", {
+        train_id: trainId,
+        action: "pace",
+        steps_per_second: pace,
+      })
+      .catch((e: Error) => ({ error: e.message }));
+    if (reply.error) useEditor.getState().notify(reply.error, "error");
   },
 }));
 

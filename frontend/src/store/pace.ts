@@ -1,0 +1,42 @@
+// How fast a training goes (docs/training.md, `steps_per_second`): as fast as the machine can,
+// or at a pace a class can watch. The default is "classroom pace" while the page presents or
+// leads a room, else the machine's speed; a choice the user makes wins over the default.
+import { create } from "zustand";
+import { useRoom } from "./room";
+
+/** Steps per second; null: as fast as the machine goes. */
+export type Pace = number | null;
+
+export const CLASSROOM_PACE = 20;
+/** The speed control's choices, fastest first. */
+export const PACES: readonly Pace[] = [null, 100, CLASSROOM_PACE, 5];
+
+export interface PaceState {
+  choice: Pace | undefined; // undefined: none made, the default applies
+  presenting: boolean; // presenter mode is on (App sets it)
+}
+
+export const usePace = create<PaceState>()(() => ({ choice: undefined, presenting: false }));
+
+/** The pace a training gets: the user's choice, else classroom pace for a class. */
+export function paceFor(choice: Pace | undefined, presenting: boolean, leading: boolean): Pace {
+  if (choice !== undefined) return choice;
+  return presenting || leading ? CLASSROOM_PACE : null;
+}
+
+/** Why the pace is what it is, for the control's note (null: nothing to explain). */
+export function paceReason(choice: Pace | undefined, presenting: boolean, leading: boolean): string | null {
+  if (choice !== undefined || !(presenting || leading)) return null;
+  return `classroom pace while ${presenting ? "presenting" : "leading a room"}`;
+}
+
+export function paceLabel(p: Pace): string {
+  if (p === null) return "max";
+  return p === CLASSROOM_PACE ? `${p} /s (classroom)` : `${p} /s`;
+}
+
+/** The pace now, from the stores (presenting, leading a room). */
+export function currentPace(): Pace {
+  const { choice, presenting } = usePace.getState();
+  return paceFor(choice, presenting, useRoom.getState().role === "owner");
+}
