@@ -4,7 +4,7 @@ import { useEffect, useRef } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { useTraining } from "../store/training";
-import { lossScale, tickLabels } from "./lossAxis";
+import { logSplits, lossScale, tickLabels } from "./lossAxis";
 
 export default function LossChart() {
   const box = useRef<HTMLDivElement>(null);
@@ -18,7 +18,20 @@ export default function LossChart() {
         height: 110, // with the boundary below it, both fit the panel at 1280x800
         legend: { show: false },
         scales: { x: { time: false }, y: scale === "log" ? { distr: 3, log: 10 } : {} },
-        axes: [{ label: "step", size: 30 }, { size: 50, values: (_u, splits) => tickLabels(splits) }],
+        axes: [
+          { label: "step", size: 30 },
+          {
+            size: 50,
+            values: (_u, splits) => tickLabels(splits),
+            // on a log axis uPlot labels only the powers of ten: label every tick logSplits gives
+            ...(scale === "log"
+              ? {
+                  splits: (_u: unknown, _i: number, min: number, max: number) => logSplits(min, max),
+                  filter: (_u: unknown, splits: number[]) => splits,
+                }
+              : {}),
+          },
+        ],
         series: [{}, { label: "loss", stroke: "#dc2626", width: 1.5, points: { show: false } }],
       },
       [[], []],

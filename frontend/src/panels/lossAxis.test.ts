@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lossScale, tickLabels } from "./lossAxis";
+import { logSplits, lossScale, tickLabels } from "./lossAxis";
 
 describe("the loss axis", () => {
   it("is logarithmic while every loss is above zero", () => {
@@ -18,5 +18,12 @@ describe("the loss axis", () => {
     const labels = tickLabels([1e-5, 1e-4, 0.001, 0.01, 0.1, 1]);
     expect(new Set(labels).size).toBe(6);
     expect(labels).toEqual(["1e-5", "0.0001", "0.001", "0.01", "0.1", "1"]);
+  });
+
+  it("puts at least three ticks on a log axis, whatever the range", () => {
+    expect(logSplits(1e-5, 2)).toEqual([1e-5, 1e-4, 0.001, 0.01, 0.1, 1]);
+    expect(logSplits(0.05, 0.6)).toEqual([0.05, 0.1, 0.2, 0.5]);
+    expect(logSplits(0.29, 0.95)).toEqual([0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]);
+    expect(logSplits(0, 1)).toEqual([]);
   });
 });

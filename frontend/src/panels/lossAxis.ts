@@ -16,3 +16,28 @@ export function lossScale(losses: ArrayLike<number>): LossScale {
 export function tickLabels(splits: number[]): string[] {
   return splits.map((v) => (v == null ? "" : formatNumber(v)));
 }
+
+/** Where a log axis puts its ticks between min and max: the powers of ten, and 2 and 5 times
+ * them when that leaves fewer than three (a loss from 0.3 to 0.9 would otherwise show no tick,
+ * or "1" alone); every step of the decade when even those are too few. */
+export function logSplits(min: number, max: number): number[] {
+  if (!(min > 0) || !(max >= min)) return [];
+  const lo = Math.floor(Math.log10(min));
+  const hi = Math.ceil(Math.log10(max));
+  const pick = (mantissas: number[]) => {
+    const out: number[] = [];
+    for (let k = lo; k <= hi; k++) {
+      for (const m of mantissas) {
+        const v = m * 10 ** k;
+        if (v >= min * (1 - 1e-9) && v <= max * (1 + 1e-9)) out.push(Number(v.toPrecision(12)));
+      }
+    }
+    return out;
+  };
+  for (const mantissas of [[1], [1, 2, 5], [1, 2, 3, 4, 5, 6, 7, 8, 9]]) {
+    const ticks = pick(mantissas);
+    if (ticks.length >= 3) return ticks;
+  }
+  return pick([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+}
+
