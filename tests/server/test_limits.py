@@ -255,23 +255,16 @@ def test_tensor_answers_in_pages_with_the_whole_tensors_stats(server, sio_client
 
 # -- import ----------------------------------------------------------------------------------------
 def test_import_of_many_repeated_names_is_linear(server):
-    """Four times the lines take about four times as long (a quadratic import took 16 times:
-    23 s for 12,000 lines); the best of two tries each, so a busy moment counts less."""
-
-    def seconds(lines):
-        code = "import engine as eg\nx = eg.tensor(1.0)\n" + "b = x + 1\n" * lines
-        best = None
-        for _ in range(2):
-            t0 = time.perf_counter()
-            r = requests.post(server.api("/import"), json={"code": code})
-            took = time.perf_counter() - t0
-            assert r.status_code == 200, r.text[:300]
-            assert len(r.json()["nodes"]) == lines + 1
-            best = took if best is None else min(best, took)
-        return best
-
-    small, large = seconds(3000), seconds(12000)
-    assert large < 8 * small, (small, large)
+    """12,000 lines reusing one name: 23 s when each line scanned every id taken so far, about
+    1 s now. The bound only tells the two algorithms apart, with room for a busy machine (a
+    ratio of two sizes was tried and is noisier: the layout after the import is not linear)."""
+    code = "import engine as eg\nx = eg.tensor(1.0)\n" + "b = x + 1\n" * 12000
+    t0 = time.perf_counter()
+    r = requests.post(server.api("/import"), json={"code": code})
+    took = time.perf_counter() - t0
+    assert r.status_code == 200, r.text[:300]
+    assert len(r.json()["nodes"]) == 12001
+    assert took < 10, took
 
 
 def test_import_has_its_own_time_budget(make_server):
