@@ -239,3 +239,19 @@ def gradcheck_case(name, fn, specs):
         return fn(eg, eg_F, *args)
 
     return eg.autograd.gradcheck(f, tuple(tensors[i] for i in free))
+
+
+def assert_same_error(expr, make_env):
+    """`expr` (a string, evaluated with the names make_env(m) gives) raises in torch, and the
+    engine raises the same exception type with the same first line."""
+
+    def run(m):
+        try:
+            eval(expr, make_env(m))
+        except Exception as e:  # noqa: BLE001 - comparing what each library raises
+            return type(e), str(e).split("\n")[0]
+        return None
+
+    want, got = run(torch), run(eg)
+    assert want is not None, f"torch does not raise for {expr}"
+    assert got == want

@@ -6,7 +6,18 @@ gradients, every leaf's .grad, grad_fn names, errors word for word, gradcheck.""
 import numpy as np
 import pytest
 import torch
-from _torch_compare import NZ, D, Fixed, Mask, R, case, compare_with_torch, eg, grad_fn_name
+from _torch_compare import (
+    NZ,
+    D,
+    Fixed,
+    Mask,
+    R,
+    assert_same_error,
+    case,
+    compare_with_torch,
+    eg,
+    grad_fn_name,
+)
 
 
 def T(m, values):
@@ -307,17 +318,7 @@ ERRORS = [
 
 @pytest.mark.parametrize("expr", ERRORS)
 def test_errors(expr):
-    def run(m):
-        x = m.ones(3, 4, dtype=m.float64)
-        try:
-            eval(expr, {"m": m, "x": x, "T": T})
-        except Exception as e:  # noqa: BLE001 - comparing what each library raises
-            return type(e), str(e).split("\n")[0]
-        return None
-
-    want, got = run(torch), run(eg)
-    assert want is not None
-    assert got == want
+    assert_same_error(expr, lambda m: {"m": m, "x": m.ones(3, 4, dtype=m.float64), "T": T})
 
 
 def test_inplace_forms():

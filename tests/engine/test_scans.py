@@ -11,6 +11,7 @@ from _torch_compare import (
     D,
     Fixed,
     R,
+    assert_same_error,
     case,
     compare_with_torch,
     eg,
@@ -301,18 +302,10 @@ ERRORS = [
 
 @pytest.mark.parametrize("expr", ERRORS)
 def test_errors(expr):
-    def run(m):
-        x = m.ones(3, 4, dtype=m.float64)
-        xi = m.ones(3, 4, dtype=m.int64)
-        try:
-            eval(expr, {"m": m, "x": x, "xi": xi})
-        except Exception as e:  # noqa: BLE001 - comparing what each library raises
-            return type(e), str(e).split("\n")[0]
-        return None
-
-    want, got = run(torch), run(eg)
-    assert want is not None
-    assert got == want
+    assert_same_error(
+        expr,
+        lambda m: {"m": m, "x": m.ones(3, 4, dtype=m.float64), "xi": m.ones(3, 4, dtype=m.int64)},
+    )
 
 
 def test_prod_double_backward_with_zero():
