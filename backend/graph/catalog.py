@@ -418,6 +418,7 @@ register(
         (Port("condition"), Port("then"), Port("else")),
         run=lambda ctx, ins, p: ins[1] if ins[1] is not None else ins[2],  # the executor picks
         code=lambda lib, args, p: f"{args[1]} if {args[0]} else {args[2]}",
+        branches=True,
         extra={"composite": True},
     )
 )

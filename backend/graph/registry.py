@@ -57,6 +57,10 @@ class OpSpec:
     params: tuple[Param, ...] = ()
     outputs: tuple[str, ...] = ("out",)
     source: bool = False  # a leaf-making op: tensor, parameter, scalar
+    # Control flow: the op's first input is a condition that picks which one of its other
+    # inputs is computed at all (`if`); the executor demands only that branch, export writes a
+    # conditional expression, and validation dry-runs both branches.
+    branches: bool = False
     # extra["composite"]: the op is several engine ops, or none (`if`), so the executor cannot
     # read its edges' gradients off one node and gives each input an alias node instead.
     # extra["scalar_for"]: the port that param `scalar` stands in for while unconnected.
