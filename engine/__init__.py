@@ -91,7 +91,6 @@ from .ops.elementwise import (
     tanh,
 )
 from .ops.linalg import bmm, dot, matmul, mm, mv, outer
-from .ops.neural import log_softmax, softmax
 from .ops.reduce import amax, amin, argmax, argmin, max, mean, min, std, sum, var
 from .ops.select import masked_fill, maximum, minimum, where
 from .ops.shape import (
@@ -112,6 +111,7 @@ from .ops.shape import (
     unflatten,
     unsqueeze,
 )
+from .ops.softmax import log_softmax, softmax
 
 for _family in _family_modules():  # the op families' public functions (engine/ops/__init__.py)
     globals().update({_name: getattr(_family, _name) for _name in _family.__all__})

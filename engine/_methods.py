@@ -4,7 +4,7 @@ import numpy as np
 
 from . import _creation, _device, _views
 from ._tensor import Tensor, wrap
-from .ops import compare, family_modules, linalg, neural, reduce, select, shape
+from .ops import compare, family_modules, linalg, reduce, select, shape, softmax
 from .ops import elementwise as ew
 
 
@@ -77,8 +77,8 @@ _METHODS = {
     "var": reduce.var,
     "std": reduce.std,
     # softmax family
-    "softmax": neural.softmax,
-    "log_softmax": neural.log_softmax,
+    "softmax": softmax.softmax,
+    "log_softmax": softmax.log_softmax,
     # linear algebra
     "matmul": linalg.matmul,
     "mm": linalg.mm,

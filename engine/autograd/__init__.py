@@ -1,7 +1,7 @@
 """engine.autograd: backward, grad, custom Functions, gradcheck and the grad modes."""
 
 from .. import _tensor
-from .engine import run_backward
+from .backward_pass import run_backward
 from .function import Function, FunctionCtx
 from .grad_mode import (
     enable_grad,

@@ -3,15 +3,9 @@
 from ..ops import family_modules as _family_modules
 from ..ops.elementwise import leaky_relu, relu, sigmoid, tanh
 from ..ops.linalg import linear
-from ..ops.neural import (
-    binary_cross_entropy,
-    cross_entropy,
-    l1_loss,
-    log_softmax,
-    mse_loss,
-    nll_loss,
-    softmax,
-)
+from ..ops.loss_basics import binary_cross_entropy, l1_loss, mse_loss
+from ..ops.losses import cross_entropy, nll_loss
+from ..ops.softmax import log_softmax, softmax
 
 _FAMILY_FUNCTIONAL = {}
 for _family in _family_modules():  # the op families' functional forms (engine/ops/__init__.py)

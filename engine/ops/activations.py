@@ -13,8 +13,8 @@ import warnings
 from .._views import inplace
 from . import _special
 from ._common import STATE, Node, const, requires_grad, track, wrap, wrap_dim, xp
-from .neural import softmax
 from .select import where
+from .softmax import softmax
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946

@@ -27,8 +27,9 @@ from ._common import (
 )
 from .activations import vector_norm
 from .elementwise import DivBackward0, MulBackward0, _binary
-from .neural import _check_same_size, log_softmax
+from .loss_basics import _check_same_size
 from .select import where
+from .softmax import log_softmax
 
 _REDUCTIONS = ("none", "mean", "sum")
 

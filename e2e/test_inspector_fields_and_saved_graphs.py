@@ -1,4 +1,4 @@
-"""Fixes from a review of the inspector and the file dialogs, driven as a person would: a
+"""The inspector and the file dialogs in detail, driven as a person would: a
 number too large for a float is refused at its field, a student following a room sees
 read-only fields, saved graphs show the dates they were saved, a clicked Forward keeps its
 colours, and a bad upload is explained without pydantic's links."""

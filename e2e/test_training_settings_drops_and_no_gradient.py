@@ -1,4 +1,4 @@
-"""Fixes from a review of the editor, driven as a person would: short trainings keep their
+"""Details of the editor, driven as a person would: short trainings keep their
 progress (their first packets can overtake the ack that names them), training settings refuse
 bad values at the field, the first node dropped on an empty canvas lands under the cursor, and
 the chain-rule panel names the real reason when no gradient flows along an edge."""

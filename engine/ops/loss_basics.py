@@ -1,83 +1,13 @@
-"""softmax, log_softmax and the losses, with PyTorch's node names and argument checks."""
+"""The checks every loss shares (reduction, input and target sizes) and the first three losses:
+mse_loss, l1_loss and binary_cross_entropy, each one fused node with PyTorch's name. The
+other losses (nll_loss, cross_entropy, ...) live in losses.py."""
 
 import warnings
 
 import numpy as np
 
-from ._common import STATE, Node, Tensor, const, float_data, sum_to, track, wrap, wrap_dim, xp
+from ._common import STATE, Node, Tensor, const, sum_to, track, wrap, xp
 
-
-class SoftmaxBackward0(Node):
-    __slots__ = ("dim",)
-    saves_output = True
-
-    def backward(self, g):
-        (y,) = self.unpack()
-        return (y * (g - (g * y).sum(self.dim, keepdim=True)),)
-
-
-def softmax(input, dim=None, dtype=None):
-    if dtype is not None:  # PyTorch casts the input first
-        input = input.to(dtype)
-    d = float_data(input)
-    dim = _softmax_dim(dim, d.ndim)
-    m = xp(d)
-    if d.size == 0:  # nothing to normalise (and no maximum to subtract)
-        out = wrap(d.copy())
-    else:
-        e = m.exp(d - d.max(axis=dim, keepdims=True)) if d.ndim else m.ones_like(d)
-        out = wrap(e / e.sum(axis=dim, keepdims=True))
-    if STATE.enabled and input._requires_grad:
-        node = SoftmaxBackward0((input,), (out.detach(),))
-        node.dim = dim
-        track(out, node)
-    return out
-
-
-class LogSoftmaxBackward0(Node):
-    __slots__ = ("dim",)
-    saves_output = True
-
-    def backward(self, g):
-        (y,) = self.unpack()
-        return (g - y.exp() * g.sum(self.dim, keepdim=True),)
-
-
-def log_softmax(input, dim=None, dtype=None):
-    if dtype is not None:
-        input = input.to(dtype)
-    d = float_data(input)
-    dim = _softmax_dim(dim, d.ndim)
-    m = xp(d)
-    if d.ndim == 0:
-        data = d * 0
-    elif d.size == 0:
-        data = d.copy()
-    else:
-        shifted = d - d.max(axis=dim, keepdims=True)
-        data = shifted - m.log(m.exp(shifted).sum(axis=dim, keepdims=True))
-    out = wrap(data)
-    if STATE.enabled and input._requires_grad:
-        node = LogSoftmaxBackward0((input,), (out.detach(),))
-        node.dim = dim
-        track(out, node)
-    return out
-
-
-def _softmax_dim(dim, ndim):
-    if dim is None:  # PyTorch's legacy implicit choice (it warns; so do we)
-        warnings.warn(
-            "Implicit dimension choice for softmax has been deprecated. Change the "
-            "call to include dim=X as an argument.",
-            UserWarning,
-            stacklevel=3,
-        )
-        dim = 0 if ndim in (0, 1, 3) else 1
-    dim = wrap_dim(dim, ndim)
-    return dim if ndim else None  # a 0-d tensor: over no axis at all
-
-
-# -- losses ---------------------------------------------------------------------------------------
 _REDUCTIONS = ("none", "mean", "sum")
 
 
@@ -188,20 +118,6 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
         node.reduction, node.weight = reduction, None if w is None else const(w)
         track(out, node)
     return out
-
-
-def nll_loss(*args, **kwargs):
-    """Kept for engine.nn.functional's import; the full loss lives in engine/ops/losses.py."""
-    from .losses import nll_loss as full
-
-    return full(*args, **kwargs)
-
-
-def cross_entropy(*args, **kwargs):
-    """Kept for engine.nn.functional's import; the full loss lives in engine/ops/losses.py."""
-    from .losses import cross_entropy as full
-
-    return full(*args, **kwargs)
 
 
 def _as_tensor(x, like):

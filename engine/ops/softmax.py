@@ -1,0 +1,75 @@
+"""softmax and log_softmax, with PyTorch's node names and its implicit-dim warning."""
+
+import warnings
+
+from ._common import STATE, Node, float_data, track, wrap, wrap_dim, xp
+
+
+class SoftmaxBackward0(Node):
+    __slots__ = ("dim",)
+    saves_output = True
+
+    def backward(self, g):
+        (y,) = self.unpack()
+        return (y * (g - (g * y).sum(self.dim, keepdim=True)),)
+
+
+def softmax(input, dim=None, dtype=None):
+    if dtype is not None:  # PyTorch casts the input first
+        input = input.to(dtype)
+    d = float_data(input)
+    dim = _softmax_dim(dim, d.ndim)
+    m = xp(d)
+    if d.size == 0:  # nothing to normalise (and no maximum to subtract)
+        out = wrap(d.copy())
+    else:
+        e = m.exp(d - d.max(axis=dim, keepdims=True)) if d.ndim else m.ones_like(d)
+        out = wrap(e / e.sum(axis=dim, keepdims=True))
+    if STATE.enabled and input._requires_grad:
+        node = SoftmaxBackward0((input,), (out.detach(),))
+        node.dim = dim
+        track(out, node)
+    return out
+
+
+class LogSoftmaxBackward0(Node):
+    __slots__ = ("dim",)
+    saves_output = True
+
+    def backward(self, g):
+        (y,) = self.unpack()
+        return (g - y.exp() * g.sum(self.dim, keepdim=True),)
+
+
+def log_softmax(input, dim=None, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    d = float_data(input)
+    dim = _softmax_dim(dim, d.ndim)
+    m = xp(d)
+    if d.ndim == 0:
+        data = d * 0
+    elif d.size == 0:
+        data = d.copy()
+    else:
+        shifted = d - d.max(axis=dim, keepdims=True)
+        data = shifted - m.log(m.exp(shifted).sum(axis=dim, keepdims=True))
+    out = wrap(data)
+    if STATE.enabled and input._requires_grad:
+        node = LogSoftmaxBackward0((input,), (out.detach(),))
+        node.dim = dim
+        track(out, node)
+    return out
+
+
+def _softmax_dim(dim, ndim):
+    if dim is None:  # PyTorch's legacy implicit choice (it warns; so do we)
+        warnings.warn(
+            "Implicit dimension choice for softmax has been deprecated. Change the "
+            "call to include dim=X as an argument.",
+            UserWarning,
+            stacklevel=3,
+        )
+        dim = 0 if ndim in (0, 1, 3) else 1
+    dim = wrap_dim(dim, ndim)
+    return dim if ndim else None  # a 0-d tensor: over no axis at all
