@@ -7,13 +7,14 @@ so that every problem is reported at once, tied to its node or edge.
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from .limits import capped, check_document_lists
 
 FORMAT = "wiregrad.graph"
-VERSION = 1
+VERSION = 2  # 2 added `modules`; a version 1 document (without them) still loads as it is
 ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
+MODULE_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"  # a Python class name: how export writes it
 
 
 class Position(BaseModel):
@@ -85,10 +86,26 @@ class TrainingSettings(BaseModel):
     seed: int = Field(default=0, ge=0, le=2**31 - 1, description="seeds the minibatch order")
 
 
+class ModuleDef(BaseModel):
+    """A subgraph used as a node (modules.py): like an nn.Module class, defined once."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(pattern=MODULE_NAME, description="the class name in exported code")
+    doc: str = Field(default="", max_length=2000)
+    nodes: list[Node] = Field(default_factory=list)
+    edges: list[Edge] = Field(default_factory=list)
+    inputs: list[str] = Field(
+        default_factory=list, description="ids of its module_input nodes, in forward's order"
+    )
+    outputs: list[str] = Field(
+        default_factory=list, description="ids of its module_output nodes, in forward's order"
+    )
+
+
 class GraphDocument(BaseModel):
     model_config = ConfigDict(extra="forbid")
     format: Literal["wiregrad.graph"] = FORMAT
-    version: Literal[1] = VERSION
+    version: Literal[1, 2] = 1
     name: str = Field(default="untitled", max_length=200)
     description: str = Field(default="", max_length=10000)
     nodes: list[Node] = Field(default_factory=list)
@@ -96,12 +113,21 @@ class GraphDocument(BaseModel):
     target: str | None = Field(default=None, description="the scalar node backward starts from")
     lesson: list[LessonStep] = Field(default_factory=list)
     training: TrainingSettings | None = None
+    modules: list[ModuleDef] = Field(
+        default_factory=list, description="subgraphs used as nodes (op `module`); version 2"
+    )
     # True on a document snapshot.edit_nodes made: its nodes that are an earlier document's
     # own objects are as they were (not part of the JSON)
     _edit: bool = PrivateAttr(default=False)
     # each node id's index in `nodes`, made by snapshot.edit_nodes and handed on to the
     # documents it makes from this one (their ids are where these are); checked at each use
     _positions: dict | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _modules_need_version_2(self):
+        if self.modules and self.version < 2:
+            raise ValueError("modules need a document of version 2 (this one says version 1)")
+        return self
 
     def node(self, node_id):
         for n in self.nodes:
@@ -130,6 +156,6 @@ def json_schema() -> dict:
     """The JSON Schema of the format, generated from the models (committed as
     docs/graph-format.schema.json and checked by a test)."""
     schema = GraphDocument.model_json_schema()
-    schema["$id"] = "https://wiregrad.dev/schemas/graph-v1.json"
-    schema["title"] = "Wiregrad graph document, version 1"
+    schema["$id"] = "https://wiregrad.dev/schemas/graph-v2.json"
+    schema["title"] = "Wiregrad graph document, versions 1 and 2 (modules)"
     return schema

@@ -48,8 +48,14 @@ def check_document_lists(data, max_items=MAX_LIST_ITEMS):
     their selections) are longer than a document can need; O(number of lesson steps)."""
     if not isinstance(data, dict):
         return
-    for key in ("nodes", "edges", "lesson"):
+    for key in ("nodes", "edges", "lesson", "modules"):
         check_list(data.get(key), key, max_items)
+    modules = data.get("modules")
+    if isinstance(modules, list):
+        for m in modules:
+            if isinstance(m, dict):
+                for key in ("nodes", "edges"):
+                    check_list(m.get(key), f"a module's {key}", max_items)
     lesson = data.get("lesson")
     if isinstance(lesson, list):
         total = sum(

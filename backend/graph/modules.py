@@ -1,0 +1,227 @@
+"""Modules: named subgraphs a document defines once and uses as nodes (like `nn.Module`).
+
+A document of version 2 may list `modules`: each a name (its class name in exported code), its
+own nodes and edges, and which of its nodes are its inputs (`module_input`) and outputs
+(`module_output`), in the order `forward` takes and returns them. A node with op `module` and
+param `module` set to a definition's name is an instance of it; its ports are the
+definition's input and output node ids.
+
+Everything that runs a document (validation, execution, training) runs its flat form, which
+`flatten` makes: each instance `b` is replaced by copies of its definition's nodes with ids
+`b/<inner id>` (nested instances give `a/b/<id>`; `/` is not allowed in a document's own ids,
+so a path never collides with one). The input and output nodes stay in the flat graph as
+identity nodes, so the edge into an instance's port and the edges inside it each carry their
+own value and gradient, streamed under their own ids; the page shows an instance's ports from
+its `b/<port>` nodes and an opened module from the `b/` ids.
+
+Each instance has its own parameters, as two `Block()`s in PyTorch do:
+- param `seed` (default 0) is added to the seed of every source node inside it, so two
+  instances of a randomly initialised definition start from different values;
+- param `state` maps an inner node's path to params that replace the definition's for this
+  instance only (what training writes back: the trained values of `b/w` go to `b`'s state
+  under `w`).
+Edits to a definition reach every instance; `state` entries whose node is gone are ignored.
+"""
+
+MODULE_OP = "module"
+INPUT_OP = "module_input"
+OUTPUT_OP = "module_output"
+SEP = "/"
+MAX_DEPTH = 16  # modules nested deeper than this are refused (a definition using itself, too)
+SEED_RANGE = 2**31
+
+from . import catalog_modules  # noqa: E402, F401  (registers module_input, module_output)
+
+
+class ModuleProblems(ValueError):
+    """A document whose modules cannot be unpacked; `.problems` says where."""
+
+    def __init__(self, problems):
+        self.problems = problems
+        super().__init__("; ".join(p.message for p in problems))
+
+
+def flatten(doc, max_nodes=None):
+    """The document with every module instance unpacked (the document itself when it has
+    none). ModuleProblems names each instance or edge that cannot be unpacked."""
+    if not doc.modules:
+        return doc
+    problems = definition_problems(doc)
+    if problems:
+        raise ModuleProblems(problems)
+    unpacker = _Unpacker(doc, max_nodes)
+    try:
+        nodes, edges = unpacker.expand(doc.nodes, doc.edges, "", 0, {}, ())
+    except _TooBig as big:  # stopped at once: a few nested modules can stand for billions
+        raise ModuleProblems(
+            [_problem(f"the graph unpacks to more than {big.args[0]:,} nodes (the limit)")]
+        ) from None
+    if unpacker.problems:
+        raise ModuleProblems(unpacker.problems)
+    return doc.model_copy(update={"nodes": nodes, "edges": edges, "modules": [], "version": 1})
+
+
+class _TooBig(Exception):
+    pass
+
+
+def instance_of(path):
+    """('b', 'w') for the flat id 'b/w'; (None, path) for a node outside any module."""
+    head, sep, rest = path.partition(SEP)
+    return (head, rest) if sep else (None, path)
+
+
+def write_state(doc, path, params):
+    """Store `params` for the flat node `path` where flatten reads them: the params of a top
+    level node itself, or the `state` of the outermost instance that holds it. Returns the
+    node whose params changed (a copy put into doc.nodes)."""
+    head, rest = instance_of(path)
+    node_id = head if head is not None else path
+    for i, n in enumerate(doc.nodes):
+        if n.id == node_id:
+            if head is None:
+                new = n.model_copy(update={"params": {**n.params, **params}})
+            else:
+                state = dict(n.params.get("state") or {})
+                state[rest] = {**state.get(rest, {}), **params}
+                new = n.model_copy(update={"params": {**n.params, "state": state}})
+            doc.nodes[i] = new
+            return new
+    raise KeyError(node_id)
+
+
+class _Unpacker:
+    def __init__(self, doc, max_nodes):
+        self.defs = {m.name: m for m in doc.modules}
+        self.max_nodes = max_nodes
+        self.count = 0
+        self.problems = []
+
+    def _problem(self, message, **where):
+        self.problems.append(_problem(message, **where))
+
+    def expand(self, nodes, edges, prefix, seed, state, stack):
+        """The nodes and edges of one graph level with ids under `prefix`; instances inside
+        it unpacked. `seed` is added to source seeds, `state` replaces inner params."""
+        out_nodes, out_edges = [], []
+        # where an edge into or out of an instance port really goes: (instance, port) -> id
+        port_nodes = {}
+        for n in nodes:
+            if n.op == MODULE_OP:
+                inner = self._instance(n, prefix, seed, state, stack)
+                if inner is None:
+                    continue
+                i_nodes, i_edges, ports = inner
+                out_nodes += i_nodes
+                out_edges += i_edges
+                port_nodes[n.id] = ports
+                continue
+            params = n.params
+            own = state.get(n.id)
+            if own:
+                params = {**params, **own}
+            if seed and "seed" in params:
+                params = {**params, "seed": (int(params["seed"]) + seed) % SEED_RANGE}
+            if prefix or params is not n.params:
+                n = n.model_copy(update={"id": prefix + n.id, "params": params})
+            out_nodes.append(n)
+            self.count += 1
+            if self.max_nodes is not None and self.count > self.max_nodes:
+                raise _TooBig(self.max_nodes)
+        for e in edges:
+            update = {}
+            if prefix:
+                update = {
+                    "id": prefix + e.id,
+                    "source": prefix + e.source,
+                    "target": prefix + e.target,
+                }
+            if e.source in port_nodes:
+                ports = port_nodes[e.source]
+                if e.sourcePort not in ports["out"]:
+                    self._problem(
+                        f"module {ports['name']} has no output {e.sourcePort!r}",
+                        edge=prefix + e.id,
+                    )
+                    continue
+                update["source"], update["sourcePort"] = ports["out"][e.sourcePort], "out"
+            if e.target in port_nodes:
+                ports = port_nodes[e.target]
+                if e.targetPort not in ports["in"]:
+                    self._problem(
+                        f"module {ports['name']} has no input {e.targetPort!r}",
+                        edge=prefix + e.id,
+                    )
+                    continue
+                update["target"], update["targetPort"] = ports["in"][e.targetPort], "input"
+            out_edges.append(e.model_copy(update=update) if update else e)
+        return out_nodes, out_edges
+
+    def _instance(self, n, prefix, seed, state, stack):
+        name = n.params.get("module")
+        path = prefix + n.id
+        m = self.defs.get(name) if isinstance(name, str) else None
+        if m is None:
+            known = ", ".join(sorted(self.defs)) or "none"
+            self._problem(f"unknown module {name!r} (defined: {known})", node=path, param="module")
+            return None
+        if name in stack or len(stack) >= MAX_DEPTH:
+            self._problem(
+                f"module {name} contains itself (through {' → '.join(stack + (name,))})"
+                if name in stack
+                else f"modules are nested more than {MAX_DEPTH} deep",
+                node=path,
+            )
+            return None
+        own_seed = n.params.get("seed", 0)
+        if not isinstance(own_seed, int) or isinstance(own_seed, bool) or own_seed < 0:
+            self._problem("seed must be a whole number ≥ 0", node=path, param="seed")
+            return None
+        inner_state = _state_under(state, n.id)
+        own_state = n.params.get("state") or {}
+        if not isinstance(own_state, dict):
+            self._problem("state must map inner node ids to params", node=path, param="state")
+            return None
+        for key, params in own_state.items():
+            if isinstance(params, dict):
+                inner_state[key] = {**params, **inner_state.get(key, {})}  # outer state wins
+        nodes, edges = self.expand(
+            m.nodes, m.edges, path + SEP, seed + own_seed, inner_state, stack + (name,)
+        )
+        ports = {
+            "name": name,
+            "in": {i: path + SEP + i for i in m.inputs},
+            "out": {o: path + SEP + o for o in m.outputs},
+        }
+        return nodes, edges, ports
+
+
+def _state_under(state, instance_id):
+    """The entries of `state` for nodes inside the instance `instance_id`, keyed from there."""
+    lead = instance_id + SEP
+    return {k[len(lead) :]: v for k, v in state.items() if k.startswith(lead)}
+
+
+def _problem(message, **where):
+    from .validate import Problem  # validate.py imports this module: import when needed
+
+    return Problem(message, **where)
+
+
+def definition_problems(doc):
+    """Problems of the definitions themselves, tied to the definition's inner node: inputs
+    and outputs that are not input/output nodes of the definition, repeated names."""
+    problems = []
+    seen = set()
+    for m in doc.modules:
+        if m.name in seen:
+            problems.append(_problem(f"module {m.name} is defined twice"))
+        seen.add(m.name)
+        ops = {n.id: n.op for n in m.nodes}
+        for kind, ids, op in (("input", m.inputs, INPUT_OP), ("output", m.outputs, OUTPUT_OP)):
+            for i in ids:
+                if ops.get(i) != op:
+                    problems.append(
+                        _problem(f"module {m.name}: its {kind} {i!r} is not a {op} node inside it")
+                    )
+    return problems
