@@ -3,8 +3,8 @@ edge, inside the module and into its ports, carries PyTorch's value and gradient
 with their own parameters; problems named where they are."""
 
 import numpy as np
-import pytest
 import pydantic
+import pytest
 import torch
 from _docs import edge, node, tensor
 
