@@ -6,7 +6,8 @@ clients owns or follows what, the locks) and asks the registry for the shared pa
 Shared per room: its owner (a Socket.IO sid, on whichever process), the SHA-256 of the owner's
 secret (the teacher's page keeps the secret, to take the room back after a reload or from
 another process), the graph and lesson step, and the owner's last run as its followers were
-sent it (the `run_started` payload, records, `run_finished`, whether some were left out).
+sent it (the `run_started` payload, records, `run_finished`, whether some were left out), and
+the owner's last training as room_training.py folds it (bounded).
 
 In Redis, a room is three keys (`wiregrad:room:CODE`, `...:run`, `...:records`) that expire a
 day after the room's last change, so a room whose every process died does not stay forever.
@@ -43,6 +44,7 @@ class MemoryRegistry:
                 "records": [],
                 "run_finished": None,
                 "truncated": False,
+                "training": None,
             }
             return True
 
@@ -96,7 +98,8 @@ class MemoryRegistry:
             room = self.rooms.get(code)
             if room is None:
                 return None
-            snap = {k: room[k] for k in ("graph", "step", "run_started", "run_finished")}
+            keys = ("graph", "step", "run_started", "run_finished", "training")
+            snap = {k: room[k] for k in keys}
             snap["records"] = list(room["records"])
             snap["truncated"] = room["truncated"]
             return snap
@@ -128,7 +131,15 @@ class RedisRegistry:
             return False
         pipe = self.redis.pipeline()
         pipe.delete(run, records)
-        pipe.hset(room, mapping={"secret": secret_hash, "graph": _dump(graph), "step": "null"})
+        pipe.hset(
+            room,
+            mapping={
+                "secret": secret_hash,
+                "graph": _dump(graph),
+                "step": "null",
+                "training": "null",
+            },
+        )
         pipe.expire(room, ROOM_TTL)
         pipe.execute()
         return True
@@ -214,6 +225,7 @@ class RedisRegistry:
             "run_finished": _load(last.get("finished")),
             "records": [fastjson.loads(r) for r in recs],
             "truncated": last.get("truncated") == "1",
+            "training": _load(fields.get("training")),
         }
 
 

@@ -14,7 +14,9 @@ The owner's `room_update` and `room_step` go to the followers as `room_graph` an
 its runs' packets (and any other per-client packet that is passed to `mirror`, such as a
 training's `train_*` events) go to them too, the same payloads the owner gets. The room keeps
 its owner's last run (its `run_started`, its records up to `max_records`, a pack counted as the
-records it stands for, its `run_finished`) so that a late joiner sees what everyone sees.
+records it stands for, its `run_finished`) and its last training (room_training.py: the loss
+points so far, downsampled, the last snapshot, how it ended) so that a late joiner sees what
+everyone sees.
 
 Thread safety: runs and trainings call `mirror` from their worker threads while handlers join,
 leave and close rooms. `self.lock` guards the tables (code -> room, owner sid -> room,
@@ -35,6 +37,7 @@ from ..graph.document import invalid_text
 from ..graph.records import count as record_count
 from .auth import key_hash
 from .room_registry import MemoryRegistry
+from .room_training import TrainingRecord
 
 CODE_ALPHABET = string.ascii_uppercase + "23456789"
 CODE_LENGTH = 6
@@ -78,6 +81,7 @@ class Room:
         self.followers = set()
         self.closed = False
         self.run = None  # _LastRun
+        self.training = None  # room_training.TrainingRecord of the owner's last training
         self.timer = None  # the grace timer while the owner is away
         self.lock = threading.Lock()
 
@@ -199,6 +203,7 @@ class RoomManager:
                 "run_started": snap["run_started"],
                 "records": snap["records"],
                 "run_finished": snap["run_finished"] if snap["run_started"] else None,
+                "training": snap.get("training"),
             }
             if snap["truncated"]:
                 ack["records_truncated"] = True
@@ -281,6 +286,9 @@ class RoomManager:
 
     # -- internals -----------------------------------------------------------------------------
     def _remember(self, room, event, payload):
+        if event.startswith("train_"):
+            self._remember_training(room, event, payload)
+            return
         if event == "run_started":
             room.run = _LastRun(payload)
             self.registry.run_started(room.code, payload)
@@ -301,6 +309,14 @@ class RoomManager:
             self.registry.run_records(room.code, keep, run.truncated)
         elif event == "run_finished":
             self.registry.run_finished(room.code, payload)
+
+    def _remember_training(self, room, event, payload):
+        """The owner's last training, bounded, in the registry for late joiners."""
+        if event == "train_started":
+            room.training = TrainingRecord(payload)
+        elif room.training is None or not room.training.add(event, payload):
+            return  # an older training's late packet
+        self.registry.set(room.code, "training", room.training.to_json())
 
     def _emit(self, room, event, payload):
         # followers on other processes are reached through the message queue
@@ -352,7 +368,7 @@ class RoomManager:
                 "room_closed", {"code": room.code}, to=room.name, namespace=NAMESPACE
             )
             followers, room.followers = room.followers, set()
-            room.run = None
+            room.run = room.training = None
             self.socketio.close_room(room.name, namespace=NAMESPACE)
         with self.lock:  # (a join that came after `closed` was set cleans up after itself)
             for sid in followers:

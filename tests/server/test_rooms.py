@@ -80,6 +80,7 @@ def test_create_join_leave(client):
         "run_started": None,
         "records": [],
         "run_finished": None,
+        "training": None,
     }
     assert follower.call("room_leave", {"code": code}) == {"ok": True}
     assert follower.call("room_leave", {"code": code}) == {"error": f"you are not in room {code}"}
