@@ -29,6 +29,7 @@ import logging
 import secrets
 import string
 import threading
+import time
 
 from flask_socketio import join_room, leave_room
 
@@ -40,6 +41,7 @@ from .room_registry import MemoryRegistry
 from .room_training import TrainingRecord
 
 CODE_ALPHABET = string.ascii_uppercase + "23456789"
+TRAINING_WRITE_SECONDS = 0.25
 CODE_LENGTH = 6
 OWNER_ONLY = "only the room's owner can drive it"
 NAMESPACE = "/"
@@ -82,6 +84,7 @@ class Room:
         self.closed = False
         self.run = None  # _LastRun
         self.training = None  # room_training.TrainingRecord of the owner's last training
+        self.training_written = 0.0  # time.monotonic() of its last write to the registry
         self.timer = None  # the grace timer while the owner is away
         self.lock = threading.Lock()
 
@@ -203,7 +206,9 @@ class RoomManager:
                 "run_started": snap["run_started"],
                 "records": snap["records"],
                 "run_finished": snap["run_finished"] if snap["run_started"] else None,
-                "training": snap.get("training"),
+                # the owner's process has the training as it is now; another process has
+                # the registry's copy, at most TRAINING_WRITE_SECONDS old
+                "training": room.training.to_json() if room.training else snap.get("training"),
             }
             if snap["truncated"]:
                 ack["records_truncated"] = True
@@ -316,7 +321,15 @@ class RoomManager:
             room.training = TrainingRecord(payload)
         elif room.training is None or not room.training.add(event, payload):
             return  # an older training's late packet
-        self.registry.set(room.code, "training", room.training.to_json())
+        # Written through at most every TRAINING_WRITE_SECONDS: with Redis each write is the
+        # whole record (up to ~20 KB), and a fast training sends hundreds of packets a second.
+        # The start and the end are always written, so a joiner never sees a finished training
+        # as running; between them it may miss the last fraction of a second of loss points.
+        now = time.monotonic()
+        final = event in ("train_started", "train_finished")
+        if final or now - room.training_written >= TRAINING_WRITE_SECONDS:
+            room.training_written = now
+            self.registry.set(room.code, "training", room.training.to_json())
 
     def _emit(self, room, event, payload):
         # followers on other processes are reached through the message queue
