@@ -6,9 +6,9 @@ import { api } from "./api/http";
 import Canvas from "./canvas/Canvas";
 import { layoutPositions } from "./canvas/layout";
 import { emptyDocument } from "./doc/convert";
+import { keepWorkingCopy, openDocument, openTemplate, restoreWorkingCopy } from "./doc/files";
 import Explain from "./panels/Explain";
 import { ExportDialog, ImportDialog, OpenDialog, TemplatesDialog } from "./panels/FileDialogs";
-import { keepWorkingCopy, openDocument, openTemplate, restoreWorkingCopy } from "./panels/files";
 import { ClassroomDialog, RoomBanner } from "./panels/Classroom";
 import HelpPanel from "./panels/HelpPanel";
 import Inspector from "./panels/Inspector";
@@ -66,7 +66,7 @@ function Editor() {
     requestAnimationFrame(() => fitView({ padding: presenter ? 0.04 : 0.15, maxZoom: 1.25 }));
   }, [presenter, fitView]);
   // a training started while presenting goes at classroom pace (store/pace.ts)
-  useEffect(() => usePace.setState({ presenting: presenter }), [presenter]);
+  useEffect(() => usePace.getState().setPresenting(presenter), [presenter]);
   // a training that starts (here, by a lesson, or by a room's owner) brings its panel up
   const following = useRun((s) => s.following); // a student in a room: styles.css hides editing
   const training = useTraining((s) => s.trainId);

@@ -1,8 +1,9 @@
 // The keyboard shortcuts (listed for users in panels/HelpPanel.tsx).
 import { useEffect } from "react";
-import { saveToServer } from "./panels/files";
+import { saveToServer } from "./doc/files";
 import { runBackward } from "./panels/RunControls";
 import { useEditor } from "./store/editor";
+import { askToMake, unpack } from "./store/modules";
 import { useRun } from "./store/run";
 
 export function useShortcuts(actions: { layout: () => void; fit: () => void; help: () => void }) {
@@ -32,6 +33,12 @@ export function useShortcuts(actions: { layout: () => void; fit: () => void; hel
       else if (mod && key === "d") {
         handled();
         ed.duplicateSelection();
+      } else if (mod && key === "g") {
+        handled();
+        const picked = ed.nodes.filter((n) => n.selected);
+        if (!e.shiftKey) askToMake();
+        else if (picked.length === 1 && picked[0].data.op === "module") unpack(picked[0].id);
+        else ed.notify("select one module instance to unpack", "error");
       } else if (mod && key === "a") {
         handled();
         ed.select(ed.nodes.map((n) => n.id));

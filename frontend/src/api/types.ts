@@ -5,6 +5,9 @@ export interface PortSpec {
   optional: boolean;
   variadic: boolean;
   doc: string;
+  /** Set where no gradient flows back through this input: why, in the page's words, with
+   * `{op}` and `{source}` to fill in (backend/graph/registry.py, Port.no_grad). */
+  no_grad?: string;
 }
 
 export type ParamType = "float" | "int" | "bool" | "choice" | "dims" | "shape" | "tensor" | "str";
@@ -30,6 +33,7 @@ export interface OpSpec {
   params: ParamSpec[];
   source: boolean;
   writes?: string; // an in-place op: the input port it writes into (docs/graph-format.md)
+  branches?: boolean; // control flow (`if`): the first input picks which other one is computed
 }
 
 export interface DocNode {
@@ -55,9 +59,19 @@ export interface LessonStep {
   options?: Record<string, boolean>;
 }
 
+/** A subgraph used as a node (op `module`, param `module` its name): docs/graph-format.md. */
+export interface ModuleDef {
+  name: string; // a Python class name: how export writes it
+  doc?: string;
+  nodes: DocNode[];
+  edges: DocEdge[];
+  inputs: string[]; // ids of its module_input nodes: the instance's input ports, in order
+  outputs: string[]; // ids of its module_output nodes: its output ports
+}
+
 export interface GraphDocument {
   format: "wiregrad.graph";
-  version: 1;
+  version: 1 | 2; // 2 added `modules`
   name: string;
   description: string;
   nodes: DocNode[];
@@ -65,6 +79,7 @@ export interface GraphDocument {
   target: string | null;
   lesson: LessonStep[];
   training?: TrainingSettings | null;
+  modules?: ModuleDef[]; // version 2 only
 }
 
 // JSON has no NaN or Infinity: the server spells them "nan", "inf" and "-inf"
@@ -156,6 +171,8 @@ export interface VersionError {
 
 export interface NodeProblem {
   message: string;
+  /** A problem the editor offers a fix for: "stale_values" (docs/protocol.md). */
+  code?: string | null;
   node?: string | null;
   edge?: string | null;
   port?: string | null;
@@ -231,6 +248,17 @@ export interface TrainSnapshot {
   params: Record<string, Summary>;
   grads: Record<string, Summary>;
   boundary?: Boundary;
+}
+
+/** A room's last training as a joiner's `room_join` ack carries it (docs/training.md). */
+export interface RoomTraining {
+  train_id: string;
+  steps: number;
+  params: string[];
+  status: "running" | "ok" | "stopped" | "error";
+  progress: { steps: number[]; losses: number[] };
+  snapshot: TrainSnapshot | null;
+  finished: Omit<TrainFinished, "graph"> | null;
 }
 
 export interface TrainFinished {

@@ -16,16 +16,21 @@ import type { OpNode, WireEdge } from "../doc/convert";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
 import { type Detail, DetailLevel, levelOfDetail } from "./detail";
-import OpNodeView from "./OpNodeView";
+import MakeModuleDialog from "../panels/MakeModuleDialog";
+import Breadcrumbs from "../panels/Breadcrumbs";
+import { addInstance, openInstance } from "../store/modules";
+import ModuleMenu, { type MenuAt } from "./ModuleMenu";
+import NodeSwitch from "./ModuleNodeView";
 import QuickAdd from "./QuickAdd";
 import { dropQueuedFit, OPEN_FIT, useShowOpened } from "./showOpened";
 import WireEdgeView from "./WireEdgeView";
 
-const nodeTypes = { op: OpNodeView };
+const nodeTypes = { op: NodeSwitch }; // an op, or a module instance (ModuleNodeView.tsx)
 const edgeTypes = { wire: WireEdgeView };
 const NO_NODES: OpNode[] = [];
 const NO_EDGES: WireEdge[] = [];
 export const DRAG_TYPE = "application/x-wiregrad-op";
+export const MODULE_DRAG_TYPE = "application/x-wiregrad-module"; // a module of the document
 
 export default function Canvas({ presenter = false }: { presenter?: boolean }) {
   const nodes = useEditor((s) => s.nodes);
@@ -44,6 +49,14 @@ export default function Canvas({ presenter = false }: { presenter?: boolean }) {
   const { screenToFlowPosition } = useReactFlow();
   const flowStore = useStoreApi();
   const layingOut = useShowOpened();
+  const [menu, setMenu] = useState<MenuAt | null>(null);
+  const closeMenu = useCallback(() => setMenu(null), []);
+  const menuAt = (event: MouseEvent, node: string | null) => {
+    event.preventDefault();
+    if (useEditor.getState().readOnly) return;
+    const box = (event.target as HTMLElement).closest(".canvas")?.getBoundingClientRect();
+    if (box) setMenu({ x: event.clientX - box.left, y: event.clientY - box.top, node });
+  };
   const [quickAdd, setQuickAdd] = useState<{ x: number; y: number; flow: { x: number; y: number } } | null>(null);
   // a wire dropped on a port that refuses it: the reason, where it was dropped, for a while
   const [refused, setRefused] = useState<{ x: number; y: number; text: string } | null>(null);
@@ -78,6 +91,13 @@ export default function Canvas({ presenter = false }: { presenter?: boolean }) {
     (event: DragEvent) => {
       event.preventDefault();
       if (useEditor.getState().readOnly) return;
+      const module = event.dataTransfer.getData(MODULE_DRAG_TYPE);
+      if (module) {
+        dropQueuedFit(flowStore);
+        const at = screenToFlowPosition({ x: event.clientX, y: event.clientY });
+        addInstance(module, { x: at.x - 60, y: at.y - 20 });
+        return;
+      }
       const op = event.dataTransfer.getData(DRAG_TYPE) || event.dataTransfer.getData("text/plain");
       if (!op || !useEditor.getState().ops[op]) return;
       // a fit waiting for nodes (New, Fit on an empty canvas) would move this one off the cursor
@@ -121,6 +141,13 @@ export default function Canvas({ presenter = false }: { presenter?: boolean }) {
           onConnectEnd={onConnectEnd}
           isValidConnection={isValidConnection}
           onNodeDragStart={() => useEditor.getState().beginChange()}
+          onNodeDoubleClick={(_, n) => n.data.op === "module" && openInstance(n.id)}
+          onNodeContextMenu={(e, n) => {
+            // a node right-clicked outside the selection is the one meant
+            if (!n.selected) useEditor.getState().select([n.id]);
+            menuAt(e, n.id);
+          }}
+          onSelectionContextMenu={(e) => menuAt(e, null)}
           onEdgeClick={(_, e) => useRun.getState().selectEdge(e.id)}
           onPaneClick={() => useRun.getState().selectEdge(null)}
           nodesDraggable={!readOnly}
@@ -138,6 +165,9 @@ export default function Canvas({ presenter = false }: { presenter?: boolean }) {
           <Controls showInteractive={false} />
         </ReactFlow>
       </DetailLevel.Provider>
+      <Breadcrumbs />
+      <MakeModuleDialog />
+      {menu && <ModuleMenu at={menu} onClose={closeMenu} />}
       {refused && (
         <div className="wire-refused" role="alert" aria-label="wire refused" style={{ left: refused.x, top: refused.y }}>
           {refused.text}

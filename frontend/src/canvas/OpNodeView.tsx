@@ -12,7 +12,9 @@ import { useDetail } from "./detail";
 import { InplaceBadge, RunErrorLine, VersionLine } from "./InplaceMarks";
 import { allFaces, displayName, leafTag, leafValue, shapeText } from "./faces";
 import { annoLines, LINE, portsOf } from "./nodeSize";
+import StaleOffer from "./StaleOffer";
 import { useRunSlice } from "./runSlice";
+import { useRunKey } from "../store/modules";
 
 /** What the latest run says about node `id`. */
 function useNodeRun(id: string) {
@@ -55,17 +57,19 @@ function faceOf(s: EditorState, id: string): string | undefined {
 
 function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
   const spec = useEditor((s) => s.ops[data.op]);
-  const problems = useNodeProblems(id);
-  const isTarget = useEditor((s) => s.meta.target === id);
+  // inside an opened module, the opened instance's records (`l1/<id>`): doc/modules.ts
+  const key = useRunKey(id);
+  const problems = useNodeProblems(key);
+  const isTarget = useEditor((s) => s.meta.target === id && !s.meta.open?.length); // the graph's own
   const { value, cached, grad, leafGrad, weightGrad, biasGrad, skipped, failed, focused } =
-    useNodeRun(id);
+    useNodeRun(key);
   // the level of detail at this zoom (canvas/detail.ts): full text; name and value in large
   // type; or, far out, no text (stripe colours say what arrived)
   const detail = useDetail();
   const detailed = detail === "full";
   const face = useEditor((s) => faceOf(s, id)) ?? `${id} = ${data.op}`;
   // far out no port is drawn: the shapes' arrival then re-renders no node
-  const inferred = useShapes((s) => (detail === "none" ? undefined : s.shapes[id]));
+  const inferred = useShapes((s) => (detail === "none" ? undefined : s.shapes[key]));
   const name = displayName({ id, ...data });
   const tag = leafTag({ id, ...data }, spec);
   // before any run a leaf shows the value it holds; after one, what the run computed
@@ -205,13 +209,14 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
         </div>
       )}
       {detailed && <VersionLine id={id} spec={spec} />}
-      {failed && <RunErrorLine id={id} />}
+      {failed && <RunErrorLine id={key} />}
       {problems.map((p, i) => (
         <div key={i} className="anno problem" role="alert">
           {p.param ? `${p.param}: ` : p.port ? `${p.port}: ` : ""}
           {p.message}
         </div>
       ))}
+      <StaleOffer id={id} inNode={detailed} />
     </div>
   );
 }

@@ -11,15 +11,17 @@ import { useDetailed } from "./detail";
 import { type Box, labelSize, placeLabel } from "./labelPlace";
 import { labelShift, parallelPlaces } from "./parallelEdges";
 import { useRunSlice } from "./runSlice";
+import { useRunKey } from "../store/modules";
 
 /** What the latest run says about edge `id`. The producer's value is only ever shown in a
  * label: an edge drawn without one does not re-render when that value arrives. */
-function useEdgeRun(id: string, source: string, labelled: boolean) {
+function useEdgeRun(id: string, source: string, port: string, labelled: boolean) {
   return useRunSlice((s) => {
     const a = s.annotations;
     const focused = s.focus.edge === id;
     return {
-      value: labelled || focused ? a.values[source] : undefined,
+      // a module instance's output port: the value of its output node (doc/modules.ts)
+      value: labelled || focused ? (a.values[source] ?? a.values[`${source}/${port}`]) : undefined,
       grad: a.edgeGrads[id],
       notTaken: a.notTaken[id],
       focused,
@@ -41,8 +43,15 @@ function WireEdgeView(props: EdgeProps<WireEdge>) {
   // zoomed far out, labels would be specks: the wire's colour says what arrived on it, and
   // a thousand labels fewer keep panning and streaming smooth
   const detailed = useDetailed();
-  const { value, grad, notTaken, focused } = useEdgeRun(id, source, detailed || !!props.selected);
-  const problem = useEditor((s) => s.problems.find((p) => p.edge === id));
+  // inside an opened module, the opened instance's records (`l1/<id>`)
+  const key = useRunKey(id);
+  const { value, grad, notTaken, focused } = useEdgeRun(
+    key,
+    useRunKey(source),
+    props.sourceHandleId ?? "out",
+    detailed || !!props.selected,
+  );
+  const problem = useEditor((s) => s.problems.find((p) => p.edge === key));
   const shift = labelShift(useEditor((s) => parallelPlaces(s.edges, s.nodes, s.ops).get(id)));
   const [path, labelX, labelY] = getBezierPath({
     sourceX,

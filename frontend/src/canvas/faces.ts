@@ -142,7 +142,11 @@ export function expression(n: FaceNode, spec: OpSpec | undefined, inputs: Inputs
   const op = n.op;
   if (INFIX[op]) return `${arg("input")} ${INFIX[op]} ${arg("other")}`;
   if (op === "neg") return `-${arg("input")}`;
-  if (op === "if") return `${arg("then")} if ${arg("condition")} else ${arg("else")}`;
+  if (spec?.branches) {
+    // control flow: `then if condition else other`, the ports in the registry's order
+    const [cond, first, second] = spec.inputs.map((p) => arg(p.name));
+    return `${first} if ${cond} else ${second}`;
+  }
   if (op === "where") return call("where", [arg("condition"), arg("input"), arg("other")]);
   if (op === "linear") {
     const W = `W${formatParamShape(n)}`;

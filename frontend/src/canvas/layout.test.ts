@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { OpSpec } from "../api/types";
 import type { OpNode } from "../doc/convert";
-import { isStacked } from "./layout";
+import { isStacked, quickLayout } from "./layout";
 import { nodeSize } from "./nodeSize";
-import { quickLayout } from "./quickLayout";
 
 const box = (id: string, height = 80) => ({ id, width: 180, height });
 const link = (source: string, target: string) => ({ source, target });

@@ -1,7 +1,7 @@
 // Graph documents (the server's format) <-> React Flow's nodes and edges. The document is the
 // truth that is saved, exported and run; React Flow's objects carry it for the canvas.
 import type { Edge, Node, NodeHandle } from "@xyflow/react";
-import type { DocEdge, DocNode, GraphDocument } from "../api/types";
+import type { DocEdge, DocNode, GraphDocument, ModuleDef } from "../api/types";
 
 export interface OpNodeData extends Record<string, unknown> {
   op: string;
@@ -18,6 +18,18 @@ export interface DocMeta {
   target: string | null;
   lesson: GraphDocument["lesson"];
   training: GraphDocument["training"];
+  version?: 1 | 2;
+  modules?: ModuleDef[]; // the definitions (one open on the canvas is current in `open`)
+  open?: Frame[]; // the modules opened, outermost first (doc/modules.ts); none: the graph
+}
+
+/** A module opened on the canvas: the instance and the level it was opened from (its nodes and
+ * edges, as they were), which the canvas shows again when the module is closed. */
+export interface Frame {
+  instance: string;
+  module: string;
+  nodes: OpNode[];
+  edges: WireEdge[];
 }
 
 export function emptyDocument(name = "untitled"): GraphDocument {
@@ -36,7 +48,8 @@ export function emptyDocument(name = "untitled"): GraphDocument {
 export type SizeOf = (op: string) => { width: number; height: number; handles: NodeHandle[] } | undefined;
 
 export function toFlowNode(n: DocNode, sizeOf?: SizeOf): OpNode {
-  const size = sizeOf?.(n.op);
+  // a module instance's ports come from its definition: React Flow measures it when drawn
+  const size = n.op === "module" ? undefined : sizeOf?.(n.op);
   return {
     id: n.id,
     type: "op",
@@ -70,6 +83,9 @@ export function fromDocument(doc: GraphDocument, sizeOf?: SizeOf) {
       target: doc.target ?? null,
       lesson: doc.lesson ?? [],
       training: doc.training ?? null,
+      version: doc.version ?? 1,
+      modules: doc.modules ?? [],
+      open: [],
     } as DocMeta,
   };
 }
@@ -105,6 +121,8 @@ export function toDocument(nodes: OpNode[], edges: WireEdge[], meta: DocMeta): G
     lesson: meta.lesson ?? [],
   };
   if (meta.training) doc.training = meta.training; // absent, not null, when there is none
+  if (meta.modules?.length) doc.modules = meta.modules;
+  if (meta.modules?.length || meta.version === 2) doc.version = 2;
   return doc;
 }
 

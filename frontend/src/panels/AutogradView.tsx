@@ -1,6 +1,6 @@
 // The autograd graph the engine recorded in the last run: grad_fn nodes (MulBackward0, ...) and
-// AccumulateGrad leaves, read-only, laid out by elkjs with the loss on the right as the texts
-// draw it. Clicking a node selects the editor node that made it. In its panel (narrow) the
+// AccumulateGrad leaves, read-only, laid out in layers (agLayout.ts) with the loss on the right
+// as the texts draw it. Clicking a node selects the editor node that made it. In its panel (narrow) the
 // gradients flow downwards; popped out to full screen, leftwards; either way it opens readable
 // (agViewport.ts) and zooms with the wheel or its controls.
 import {
@@ -16,7 +16,6 @@ import {
   ReactFlowProvider,
   useReactFlow,
 } from "@xyflow/react";
-import ELK from "elkjs/lib/elk.bundled.js";
 import { memo, useEffect, useMemo, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { AutogradEntry } from "../api/types";
@@ -26,7 +25,7 @@ import { useEditor } from "../store/editor";
 import { nameOf } from "../store/names";
 import { useRun } from "../store/run";
 import "./analysis.css";
-import { ELK_BUDGET, GAP_X, GAP_Y, layering, quickPositions, WIDTH, type XY } from "./agLayout";
+import { agPositions, WIDTH } from "./agLayout";
 import { type AgDirection, fitZoom, initialViewport } from "./agViewport";
 
 type Autograd = NonNullable<Annotations["autograd"]>;
@@ -66,7 +65,6 @@ interface Layout {
 
 let layoutCount = 0;
 
-const elk = new ELK();
 // one layout per recorded graph and direction: a remount, or a re-render, reuses it
 const layouts = new WeakMap<Autograd, Map<AgDirection, Promise<Layout>>>();
 
@@ -81,39 +79,16 @@ function layoutOf(g: Autograd, dir: AgDirection): Promise<Layout> {
   return p;
 }
 
-async function elkPositions(g: Autograd, heights: Map<string, number>, dir: AgDirection): Promise<Map<string, XY>> {
-  const out = await elk.layout({
-    id: "root",
-    layoutOptions: {
-      "elk.algorithm": "layered",
-      // an edge runs from a node to one of its next_functions: toward the leaves, leftwards
-      // (or, in the narrow panel, downwards: the output's grad_fn at the top)
-      "elk.direction": dir,
-      "elk.layered.spacing.nodeNodeBetweenLayers": String(GAP_X),
-      "elk.spacing.nodeNode": String(GAP_Y),
-      "elk.layered.nodePlacement.strategy": "BRANDES_KOEPF",
-    },
-    children: g.nodes.map((n) => ({ id: n.id, width: WIDTH, height: heights.get(n.id)! })),
-    edges: g.edges.map((e, i) => ({ id: `e${i}`, sources: [e.source], targets: [e.target] })),
-  });
-  return new Map((out.children ?? []).map((c) => [c.id, { x: c.x ?? 0, y: c.y ?? 0 }]));
-}
-
 async function computeLayout(g: Autograd, want: AgDirection): Promise<Layout> {
   const lines = new Map(g.nodes.map((n) => [n.id, linesOf(n)]));
   const heights = new Map(g.nodes.map((n) => [n.id, heightOf(lines.get(n.id)!)]));
   const fanOut = new Map<string, number>();
   for (const e of g.edges) fanOut.set(e.source, (fanOut.get(e.source) ?? 0) + 1);
-  const { layer, layers } = layering(g);
-  let dummies = 0;
-  for (const e of g.edges) dummies += Math.max(0, (layer.get(e.target) ?? 0) - (layer.get(e.source) ?? 0) - 1);
-  const small = g.nodes.length + dummies <= ELK_BUDGET;
-  const dir = small ? want : "LEFT"; // the linear-time layout runs leftwards only
-  const pos = small ? await elkPositions(g, heights, dir) : quickPositions(g, heights, layers);
+  const { dir, root, pos } = await agPositions(g, heights, want);
   return {
     key: ++layoutCount,
     dir,
-    root: layers[0]?.[0] ?? null,
+    root,
     nodes: g.nodes.map((n) => ({
       id: n.id,
       type: "ag",

@@ -60,7 +60,7 @@ export function RoomBanner() {
   return (
     <div className="banner room-banner" role="alert" aria-label="room problem">
       {trouble}{" "}
-      <button type="button" className="small" onClick={() => useRoom.setState({ trouble: null })}>
+      <button type="button" className="small" onClick={() => useRoom.getState().dismissTrouble()}>
         dismiss
       </button>
     </div>

@@ -1,38 +1,34 @@
 // The chain rule on the selected edge: the gradient arriving at the consumer's output times
 // the consumer's local derivative for this input is the gradient the edge carries back.
 import { type ReactNode, useMemo } from "react";
-import type { Summary } from "../api/types";
+import type { OpSpec, Summary } from "../api/types";
 import { formatNumber, formatShape } from "../format/annotate";
 import { useEditor } from "../store/editor";
 import { nameOf } from "../store/names";
+import { runKey } from "../doc/modules";
+import { useScope } from "../store/modules";
 import { useRun } from "../store/run";
 import "./analysis.css";
 import { type Chain, explainChain } from "./chainRule";
 
 const EMPTY: Record<string, unknown> = {};
 
-const COMPARISONS = new Set(["gt", "lt", "ge", "le", "eq", "ne"]);
-
 /** Why a backward run sent no gradient along the edge from `source` into `consumer`'s `port`:
- * the consumer has no derivative for that input (detach, a comparison, a condition), the
- * source does not require grad, or no gradient reached the consumer at all. */
+ * the consumer has no derivative for that input (the registry says so: the port's `no_grad`
+ * in GET /api/ops, e.g. detach, a comparison, a condition), the source does not require
+ * grad, or no gradient reached the consumer at all. */
 export function noGradientReason(c: {
   source: string;
   consumer: string;
   op: string | null;
   port: string;
+  spec?: OpSpec; // the consumer's op, as GET /api/ops describes it
   sourceValue?: Summary; // the source's value in the run (its requires_grad)
   consumerGrad?: Summary; // the consumer's own gradient in the run
 }): string {
   const { source, consumer, op, port } = c;
-  if (op === "detach") return "detach sends no gradient back to its input: it cuts the graph here.";
-  if (op && COMPARISONS.has(op))
-    return `a comparison (${op}) has no gradient: nothing flows back along this edge.`;
-  if ((op === "where" || op === "if") && port === "condition")
-    return `the condition of ${op} has no gradient: it only picks which values pass, so nothing flows back to ${source}.`;
-  if (op === "labels") return "labels has no gradient: a dataset's labels are data, not a function of it.";
-  if (op === "cross_entropy" && port === "target")
-    return "cross_entropy's target holds class indices (integers): it has no gradient.";
+  const why = c.spec?.inputs.find((p) => p.name === port)?.no_grad;
+  if (why) return why.replaceAll("{op}", op ?? "?").replaceAll("{source}", source);
   if (c.sourceValue && !c.sourceValue.requires_grad)
     return `${source} does not require grad, so autograd does not track it.`;
   if (!c.consumerGrad)
@@ -51,10 +47,13 @@ export default function Explain() {
   const otherConnected = useEditor((s) =>
     edge ? s.edges.some((e) => e.target === edge.target && e.targetHandle === "other") : false,
   );
-  const upstream = useRun((s) => (edge ? s.annotations.nodeGrads[edge.target] : undefined));
-  const edgeGrad = useRun((s) => (edgeId ? s.annotations.edgeGrads[edgeId] : undefined));
-  const notTaken = useRun((s) => (edgeId ? s.annotations.notTaken[edgeId] : undefined));
-  const sourceValue = useRun((s) => (edge ? s.annotations.values[edge.source] : undefined));
+  const consumerSpec = useEditor((s) => (consumer ? s.ops[consumer.op] : undefined));
+  // inside an opened module, the opened instance's records (`l1/<id>`: doc/modules.ts)
+  const scope = useScope();
+  const upstream = useRun((s) => (edge ? s.annotations.nodeGrads[runKey(scope, edge.target)] : undefined));
+  const edgeGrad = useRun((s) => (edgeId ? s.annotations.edgeGrads[runKey(scope, edgeId)] : undefined));
+  const notTaken = useRun((s) => (edgeId ? s.annotations.notTaken[runKey(scope, edgeId)] : undefined));
+  const sourceValue = useRun((s) => (edge ? s.annotations.values[runKey(scope, edge.source)] : undefined));
   const backwardDone = useRun(
     (s) =>
       s.mode === "backward" &&
@@ -105,6 +104,7 @@ export default function Explain() {
           consumer: C,
           op: consumer?.op ?? null,
           port,
+          spec: consumerSpec,
           sourceValue,
           consumerGrad: upstream,
         })}
@@ -206,6 +206,22 @@ export default function Explain() {
           ×
         </button>
       </header>
+      {(sourceValue || edgeGrad) && (
+        <div className="inspector-actions">
+          {/* the edge's tensors in the tensor viewer: its value is its producer's (the server
+              keeps it once, by node), its gradient the edge's own */}
+          {sourceValue && edge && (
+            <button type="button" onClick={() => useRun.getState().view({ node: runKey(scope, edge.source), kind: "value" })}>
+              view value
+            </button>
+          )}
+          {edgeGrad && (
+            <button type="button" onClick={() => useRun.getState().view({ edge: runKey(scope, edgeId), kind: "grad" })}>
+              view gradient
+            </button>
+          )}
+        </div>
+      )}
       {body}
     </section>
   );

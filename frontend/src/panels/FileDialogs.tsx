@@ -6,7 +6,7 @@ import { shareLink } from "../api/owner";
 import type { GraphInfo, RevisionInfo } from "../api/types";
 import { useEditor } from "../store/editor";
 import Dialog from "./Dialog";
-import { downloadText, openDocument, openTemplate } from "./files";
+import { downloadText, openDocument, openTemplate } from "../doc/files";
 
 export function TemplatesDialog({ onClose }: { onClose: () => void }) {
   const [list, setList] = useState<{ id: string; name: string; description: string }[] | null>(null);

@@ -4,6 +4,8 @@ import { useShallow } from "zustand/react/shallow";
 import { formatShape, formatSummary } from "../format/annotate";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
+import { useRunKey } from "../store/modules";
+import ModuleInspector from "./ModuleInspector";
 import ParamField from "./ParamField";
 
 /** Following a room as a student: the owner's graph is shown, and edits go nowhere. */
@@ -39,8 +41,9 @@ function NodeInspector({ id }: { id: string }) {
   const spec = useEditor((s) => (node ? s.ops[node.data.op] : undefined));
   const problems = useEditor(useShallow((s) => s.problems.filter((p) => p.node === id)));
   const isTarget = useEditor((s) => s.meta.target === id);
-  const value = useRun((s) => s.annotations.values[id]);
-  const grad = useRun((s) => s.annotations.nodeGrads[id]);
+  const key = useRunKey(id); // inside an opened module: the opened instance's records
+  const value = useRun((s) => s.annotations.values[key]);
+  const grad = useRun((s) => s.annotations.nodeGrads[key]);
   const hasRun = useRun((s) => s.runId !== null);
   const readOnly = useFollowing();
   if (!node) return null;
@@ -53,7 +56,13 @@ function NodeInspector({ id }: { id: string }) {
       <h2>
         {id} <span className="muted">{node.data.op}</span>
       </h2>
-      {spec ? <p className="doc">{spec.doc}</p> : <p className="field-error">unknown op {node.data.op}</p>}
+      {node.data.op === "module" ? (
+        <ModuleInspector id={id} readOnly={readOnly} />
+      ) : spec ? (
+        <p className="doc">{spec.doc}</p>
+      ) : (
+        <p className="field-error">unknown op {node.data.op}</p>
+      )}
       <div className="param-field">
         <label htmlFor="node-label">label</label>
         <input
@@ -113,11 +122,11 @@ function NodeInspector({ id }: { id: string }) {
           )}
           {hasRun && (
             <div className="inspector-actions">
-              <button type="button" onClick={() => useRun.getState().view({ node: id, kind: "value" })}>
+              <button type="button" onClick={() => useRun.getState().view({ node: key, kind: "value" })}>
                 view value
               </button>
               {grad && (
-                <button type="button" onClick={() => useRun.getState().view({ node: id, kind: "grad" })}>
+                <button type="button" onClick={() => useRun.getState().view({ node: key, kind: "grad" })}>
                   view gradient
                 </button>
               )}
@@ -130,10 +139,13 @@ function NodeInspector({ id }: { id: string }) {
 }
 
 /** Params that do nothing in the node's current state: a tensor with a literal value ignores
- * shape, init and seed, so they are hidden until the value is cleared. */
+ * shape, init and seed, so they are hidden until the value is cleared; so does a digits
+ * dataset its noise, labels and CSV fields. */
 function hiddenParams(op: string, params: Record<string, unknown>): Set<string> {
   if ((op === "tensor" || op === "parameter") && params.value != null)
     return new Set(["shape", "init", "seed"]);
+  // scikit-learn's digits: images and their classes, no noise, no CSV (datasets.py)
+  if (op === "dataset" && params.kind === "digits") return new Set(["noise", "labels", "csv", "features", "target"]);
   return new Set();
 }
 

@@ -12,7 +12,7 @@ export async function playStep(step: LessonStep) {
   ed.select(step.select.filter((id) => ed.nodes.some((n) => n.id === id)));
   const run = useRun.getState();
   // a step that runs, runs with its own options (and none it does not name)
-  if (step.run) useRun.setState({ options: { ...(step.options ?? {}) } });
+  if (step.run) run.setOptions({ ...(step.options ?? {}) });
   if (step.run === "forward" || step.run === "backward") await run.start(step.run);
   else if (step.run === "train") await useTraining.getState().start(trainingSettings());
 }

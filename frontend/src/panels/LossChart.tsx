@@ -10,6 +10,9 @@ export default function LossChart() {
   const box = useRef<HTMLDivElement>(null);
   // the chart is made again when the axis changes kind (a new training, a loss that hits 0)
   const scale = useTraining((s) => lossScale(s.losses));
+  // how many points it draws, from which step: tests (and a room joiner's check) read them
+  const points = useTraining((s) => s.steps.length);
+  const first = useTraining((s) => (s.steps.length ? s.steps[0] : null));
   useEffect(() => {
     const el = box.current!;
     const chart = new uPlot(
@@ -53,5 +56,15 @@ export default function LossChart() {
       chart.destroy();
     };
   }, [scale]);
-  return <div className="loss-chart" ref={box} role="img" aria-label="loss chart" data-scale={scale} />;
+  return (
+    <div
+      className="loss-chart"
+      ref={box}
+      role="img"
+      aria-label="loss chart"
+      data-scale={scale}
+      data-points={points}
+      data-first={first ?? ""}
+    />
+  );
 }

@@ -6,6 +6,7 @@ import type { OpSpec } from "../api/types";
 import { DRAG_TYPE } from "../canvas/Canvas";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
+import PaletteModules, { useModuleNames } from "./PaletteModules";
 
 /** Ops whose name, category or doc match every word of `query`, names that start with it first. */
 export function matchOps(ops: OpSpec[], query: string): OpSpec[] {
@@ -37,6 +38,7 @@ function OpPalette() {
   const ops = useEditor((s) => s.opList);
   const [query, setQuery] = useState("");
   const { screenToFlowPosition } = useReactFlow();
+  const modules = useModuleNames(query); // the document's own, listed under "modules"
   const groups = useMemo(() => {
     const out = new Map<string, OpSpec[]>();
     for (const op of matchOps(ops, query)) {
@@ -44,16 +46,15 @@ function OpPalette() {
       list.push(op);
       out.set(op.category, list);
     }
+    if (modules.length && !out.has("modules")) out.set("modules", []);
     return [...out.entries()];
-  }, [ops, query]);
+  }, [ops, query, modules]);
 
-  const addAtCentre = (op: string) => {
+  const centre = () => {
     const el = document.querySelector(".canvas")?.getBoundingClientRect();
-    const at = el
-      ? screenToFlowPosition({ x: el.x + el.width / 2, y: el.y + el.height / 2 })
-      : { x: 0, y: 0 };
-    useEditor.getState().addNode(op, at);
+    return el ? screenToFlowPosition({ x: el.x + el.width / 2, y: el.y + el.height / 2 }) : { x: 0, y: 0 };
   };
+  const addAtCentre = (op: string) => useEditor.getState().addNode(op, centre());
 
   return (
     <nav className="palette" aria-label="op palette">
@@ -68,6 +69,7 @@ function OpPalette() {
         <section key={category} aria-label={category}>
           <h3>{category}</h3>
           <ul>
+            {category === "modules" && <PaletteModules names={modules} centre={centre} />}
             {list.map((op) => (
               <li
                 key={op.name}

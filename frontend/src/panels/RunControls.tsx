@@ -5,6 +5,7 @@
 import { type RefObject, useCallback, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { RunFinished } from "../api/types";
+import { graphLevel } from "../doc/modules";
 import { defaultTarget, targetChoices } from "../doc/target";
 import { readableName } from "../canvas/faces";
 import { useEditor } from "../store/editor";
@@ -14,8 +15,8 @@ import { usePopover } from "./usePopover";
 
 /** Where one click on Backward starts: the document's target, else the default guess. */
 export function backwardTarget(): string | null {
-  const { nodes, edges, meta } = useEditor.getState();
-  return defaultTarget(nodes, edges, useRun.getState().annotations.values, meta.target);
+  const { nodes, edges } = graphLevel(useEditor.getState()); // a module may be open
+  return defaultTarget(nodes, edges, useRun.getState().annotations.values, useEditor.getState().meta.target);
 }
 
 /** Backward from the default target, as the button and Ctrl+Shift+Enter do it. */
@@ -117,14 +118,15 @@ function runSummary(f: RunFinished) {
 }
 
 function TargetPicker({ onDone, opener }: { onDone: () => void; opener: RefObject<HTMLButtonElement | null> }) {
-  const nodes = useEditor(useShallow((s) => s.nodes.map((n) => n.id)));
+  // the graph's nodes, also while a module is open on the canvas
+  const nodes = useEditor(useShallow((s) => graphLevel(s).nodes.map((n) => n.id)));
   // a label as written ("y = y * 2  (pass 3)"): several nodes may share one name
   const names = useEditor(
-    useShallow((s) => s.nodes.map((n) => n.data.label || readableName({ id: n.id, ...n.data }))),
+    useShallow((s) => graphLevel(s).nodes.map((n) => n.data.label || readableName({ id: n.id, ...n.data }))),
   );
   const ref = useRef<HTMLDivElement>(null);
   usePopover(ref, onDone, opener);
-  const edges = useEditor((s) => s.edges);
+  const edges = useEditor((s) => graphLevel(s).edges);
   const docTarget = useEditor((s) => s.meta.target);
   const values = useRun((s) => s.annotations.values);
   const ids = nodes.map((id) => ({ id }));

@@ -22,7 +22,7 @@ export default function SpeedControl({ disabled }: { disabled: boolean }) {
         title="steps per second: a slower pace lets a class watch the loss fall and the boundary move"
         onChange={(e) => {
           const next: Pace = e.target.value === "max" ? null : Number(e.target.value);
-          usePace.setState({ choice: next });
+          usePace.getState().choose(next);
           void useTraining.getState().setPace(next);
         }}
       >

@@ -1,13 +1,16 @@
 // One tensor of the latest run: a node's value or gradient, an edge's gradient, or a linear
 // node's weight/bias. Fetched on demand (summaries carry only previews): first its shape and the
 // whole tensor's stats (a page of 0 elements), then only the part shown (the first elements of a
-// vector, the first 2-D slice of a matrix, at most PAGE_MAX), as a table or a heatmap.
-import { type MouseEvent, useEffect, useMemo, useRef, useState } from "react";
+// vector, the first 2-D slice of a matrix, at most PAGE_MAX), as a table or a heatmap; a 3-D or
+// 4-D tensor also as images (ImageGrid.tsx), which fetches the pages of samples it draws.
+import { useEffect, useState } from "react";
 import type { Nested, TensorReply } from "../api/types";
 import { formatNumber, formatShape } from "../format/annotate";
 import { getConnection, type TensorRef, useRun } from "../store/run";
 import "./analysis.css";
-import { heatmapLayout } from "./heatmapLayout";
+import Heatmap from "./Heatmap";
+import ImageGrid, { ImageModes } from "./ImageGrid";
+import { imageDims, imagesByDefault } from "./imageGrid";
 
 const TABLE_MAX = 400;
 const PAGE_MAX = 262_144; // the server's `max_tensor_page`: the most one answer holds
@@ -121,81 +124,6 @@ function statsOf(values: number[]): Stats {
 }
 
 /** White at 0, toward blue for negatives and red for positives, saturating at ±range. */
-function colourOf(v: number, range: number): [number, number, number] {
-  if (Number.isNaN(v)) return [160, 160, 160];
-  const t = Math.max(-1, Math.min(1, range > 0 ? v / range : 0));
-  const [r, g, b] = t < 0 ? [37, 99, 235] : [220, 38, 38];
-  const k = Math.abs(t);
-  return [255 + (r - 255) * k, 255 + (g - 255) * k, 255 + (b - 255) * k].map(Math.round) as [
-    number,
-    number,
-    number,
-  ];
-}
-
-function Heatmap({ values, rows, cols }: { values: number[]; rows: number; cols: number }) {
-  const ref = useRef<HTMLCanvasElement>(null);
-  const [hover, setHover] = useState<{ i: number; j: number } | null>(null);
-  const range = useMemo(() => {
-    let m = 0;
-    for (let k = 0; k < rows * cols; k++) {
-      const a = Math.abs(values[k]);
-      if (Number.isFinite(a) && a > m) m = a;
-    }
-    return m;
-  }, [values, rows, cols]);
-  const { cell, width, height } = heatmapLayout(rows, cols);
-
-  useEffect(() => {
-    const canvas = ref.current;
-    const ctx = canvas?.getContext("2d");
-    if (!canvas || !ctx) return;
-    // one pixel per element; CSS scales it up without smoothing
-    const img = ctx.createImageData(cols, rows);
-    for (let k = 0; k < rows * cols; k++) {
-      const [r, g, b] = colourOf(values[k], range);
-      img.data[4 * k] = r;
-      img.data[4 * k + 1] = g;
-      img.data[4 * k + 2] = b;
-      img.data[4 * k + 3] = 255;
-    }
-    ctx.putImageData(img, 0, 0);
-  }, [values, rows, cols, range]);
-
-  const onMove = (e: MouseEvent<HTMLCanvasElement>) => {
-    const box = e.currentTarget.getBoundingClientRect();
-    const j = Math.floor(((e.clientX - box.left) / box.width) * cols);
-    const i = Math.floor(((e.clientY - box.top) / box.height) * rows);
-    if (i >= 0 && i < rows && j >= 0 && j < cols) setHover({ i, j });
-  };
-
-  const size = `${rows}×${cols}`;
-  return (
-    <figure className="tv-heatmap">
-      {/* square cells of at least MIN_CELL px: a tensor larger than the panel scrolls */}
-      <div className="tv-heatmap-scroll" tabIndex={0} aria-label={`heatmap ${size}, scrollable`}>
-        <canvas
-          ref={ref}
-          width={cols}
-          height={rows}
-          style={{ width, height }}
-          data-cell={cell}
-          role="img"
-          aria-label={`heatmap ${size}`}
-          title={`heatmap ${size}: blue negative, white 0, red positive (±${formatNumber(range)})`}
-          onMouseMove={onMove}
-          onMouseLeave={() => setHover(null)}
-        />
-      </div>
-      <figcaption className="tv-hover" aria-live="polite">
-        {hover
-          ? `[${hover.i}, ${hover.j}] = ${formatNumber(values[hover.i * cols + hover.j])}`
-          : `${size}, colour scale ±${formatNumber(range)}`}
-      </figcaption>
-    </figure>
-  );
-}
-
 function ValueTable({ values, rows, cols, vector }: { values: number[]; rows: number; cols: number; vector: boolean }) {
   const colIdx = Array.from({ length: cols }, (_, j) => j);
   return (
@@ -231,8 +159,12 @@ function ValueTable({ values, rows, cols, vector }: { values: number[]; rows: nu
   );
 }
 
-function Body({ data }: { data: Loaded }) {
+type FetchPage = (offset: number, count: number) => Promise<number[]>;
+
+function Body({ data, grad, fetchPage }: { data: Loaded; grad: boolean; fetchPage: FetchPage }) {
   const { shape, values } = data;
+  const dims = imageDims(shape);
+  const [images, setImages] = useState(imagesByDefault(shape));
   const s = data.stats ?? statsOf(values);
   const stat = (label: string, v: number) => (
     <div className="tv-stat">
@@ -265,6 +197,8 @@ function Body({ data }: { data: Loaded }) {
           <ValueTable values={values} rows={1} cols={TABLE_MAX} vector />
         </>
       );
+  } else if (dims && images) {
+    view = <ImageGrid dims={dims} grad={grad} pageMax={PAGE_MAX} fetchPage={fetchPage} />;
   } else {
     view = (
       <>
@@ -320,6 +254,7 @@ function Body({ data }: { data: Loaded }) {
           <dd>{s.inf}</dd>
         </div>
       </dl>
+      {dims && <ImageModes images={images} setImages={setImages} />}
       {view}
     </>
   );
@@ -364,6 +299,11 @@ export default function TensorViewer() {
 
   if (!ref) return null;
   const title = titleOf(ref);
+  // a page of this tensor, for the image grid (a new grid for each tensor: Body's key)
+  const fetchPage: FetchPage = (offset, count) =>
+    getConnection()
+      .tensor(runId ?? "", edge ? { edge } : { node: node ?? "" }, ref.kind, param, { offset, count })
+      .then((reply) => unpack(reply, reply).values);
   // a result for another tensor (or run) is stale: loading until this one's arrives
   const fetched: Fetch = result.key === key ? result : { key, state: "loading" };
 
@@ -387,7 +327,9 @@ export default function TensorViewer() {
           {fetched.message}
         </p>
       )}
-      {fetched.state === "ok" && <Body data={fetched} />}
+      {fetched.state === "ok" && (
+        <Body key={key} data={fetched} grad={ref.kind === "grad"} fetchPage={fetchPage} />
+      )}
     </section>
   );
 }

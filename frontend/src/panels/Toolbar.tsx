@@ -1,8 +1,10 @@
-// The toolbar: the graph's name, the File, Edit and Teach groups, and the run controls.
+// The toolbar: the graph's name, the File, Edit and Teach groups, and the run controls, in one
+// row at 1280 px (the less-used commands are in MoreMenu; Undo, Redo and Help are icons).
 import { emptyDocument } from "../doc/convert";
+import { openDocument, saveToServer } from "../doc/files";
 import { useEditor } from "../store/editor";
 import { RoomChip } from "./Classroom";
-import { downloadDocument, openDocument, saveToServer, uploadDocument } from "./files";
+import MoreMenu from "./MoreMenu";
 import RunControls from "./RunControls";
 import UploadReport from "./UploadReport";
 
@@ -24,7 +26,7 @@ export default function Toolbar(props: {
   return (
     <header className="toolbar">
       <span className="brand">Wiregrad</span>
-      <span className="doc-name" aria-label="graph name">
+      <span className="doc-name" aria-label="graph name" title={name}>
         {name}
         {dirty ? " •" : ""}
         {revision ? <span className="muted"> r{revision}</span> : null}
@@ -42,48 +44,20 @@ export default function Toolbar(props: {
         <button type="button" onClick={() => saveToServer()} title="Ctrl+S">
           Save
         </button>
-        <button type="button" onClick={() => saveToServer(true)}>
-          Save as new
-        </button>
-        <button type="button" onClick={downloadDocument}>
-          Download
-        </button>
-        <label className="button">
-          Upload
-          <input
-            type="file"
-            accept=".json,application/json"
-            aria-label="upload a graph document"
-            hidden
-            onChange={(e) => {
-              const f = e.target.files?.[0];
-              if (f) uploadDocument(f);
-              e.target.value = "";
-            }}
-          />
-        </label>
-        <button type="button" onClick={() => props.open("export")}>
-          Export
-        </button>
-        <button type="button" onClick={() => props.open("import")}>
-          Import
-        </button>
+        <MoreMenu open={props.open} layout={props.layout} />
       </div>
       <div role="group" aria-label="edit" className="group">
-        <button type="button" onClick={ed.undo} disabled={!canUndo} title="Ctrl+Z">
-          Undo
+        <button type="button" className="icon" aria-label="Undo" onClick={ed.undo} disabled={!canUndo} title="Undo (Ctrl+Z)">
+          ↶
         </button>
-        <button type="button" onClick={ed.redo} disabled={!canRedo} title="Ctrl+Shift+Z">
-          Redo
-        </button>
-        <button type="button" onClick={props.layout} title="L">
-          Auto-layout
+        <button type="button" className="icon" aria-label="Redo" onClick={ed.redo} disabled={!canRedo} title="Redo (Ctrl+Shift+Z)">
+          ↷
         </button>
         <button type="button" className="presenting" onClick={props.fit} title="F">
           Fit view
         </button>
-        <button type="button" onClick={() => props.open("help")} title="?">
-          Help
+        <button type="button" className="icon" aria-label="Help" onClick={() => props.open("help")} title="Help (?)">
+          ?
         </button>
       </div>
       <div role="group" aria-label="teach" className="group">

@@ -3,6 +3,7 @@
 import { useEffect, useId, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { TrainingSettings } from "../api/types";
+import { graphLevel } from "../doc/modules";
 import { defaultTarget } from "../doc/target";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
@@ -14,8 +15,8 @@ import SpeedControl from "./SpeedControl";
 export function trainingSettings(): TrainingSettings {
   const ed = useEditor.getState();
   const saved = ed.meta.training;
-  const loss =
-    saved?.loss ?? defaultTarget(ed.nodes, ed.edges, useRun.getState().annotations.values, ed.meta.target);
+  const top = graphLevel(ed); // the graph's nodes, also while a module is open on the canvas
+  const loss = saved?.loss ?? defaultTarget(top.nodes, top.edges, useRun.getState().annotations.values, ed.meta.target);
   return {
     loss,
     output: saved?.output ?? null,
@@ -128,7 +129,7 @@ function SettingField(props: {
 
 export default function TrainingPanel() {
   useEditor((s) => s.meta.training); // re-render when the settings change
-  const nodeIds = useEditor(useShallow((s) => s.nodes.map((n) => n.id)));
+  const nodeIds = useEditor(useShallow((s) => graphLevel(s).nodes.map((n) => n.id)));
   const following = useRun((s) => s.following);
   const { status, step, total, loss, error } = useTraining(
     useShallow((s) => ({

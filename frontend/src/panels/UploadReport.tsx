@@ -1,19 +1,14 @@
 // What an upload found, before anything on screen is replaced: a file that cannot be opened and
 // why, or a document whose nodes have problems, each one a line, with "Open anyway".
-import { create } from "zustand";
+import { openDocument } from "../doc/files";
 import { useEditor } from "../store/editor";
+import { useUploadReport } from "../store/uploadReport";
 import Dialog from "./Dialog";
-import { openDocument } from "./files";
-import type { UploadCheck } from "./uploadCheck";
-
-type Report = { file: string; check: Exclude<UploadCheck, { kind: "ok" }> };
-
-export const useUploadReport = create<{ report: Report | null }>(() => ({ report: null }));
 
 export default function UploadReport() {
   const report = useUploadReport((s) => s.report);
   if (!report) return null;
-  const close = () => useUploadReport.setState({ report: null });
+  const close = useUploadReport.getState().close;
   const { file, check } = report;
   const problems = check.problems;
   return (

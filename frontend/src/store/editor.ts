@@ -19,9 +19,9 @@ import {
   freshId,
   fromDocument,
   type OpNode,
-  toDocument,
   type WireEdge,
 } from "../doc/convert";
+import { closeAll, composeDocument } from "../doc/modules";
 import { nodeSize } from "../canvas/nodeSize";
 import { History } from "../doc/history";
 import { connectionProblem } from "../doc/wiring";
@@ -69,6 +69,8 @@ export interface EditorState extends Snapshot {
   checkConnection(c: Connection | WireEdge): string | null;
   addNode(op: string, position: XYPosition): string;
   setParam(id: string, name: string, value: unknown): void;
+  /** Several params of one node in one undoable edit (`undefined` takes a param out). */
+  setParams(id: string, patch: Record<string, unknown>): void;
   setLabel(id: string, label: string): void;
   setMeta(meta: Partial<DocMeta>): void;
   setPositions(positions: Record<string, XYPosition>): void;
@@ -83,7 +85,13 @@ export interface EditorState extends Snapshot {
   setProblems(problems: NodeProblem[]): void;
   notify(text: string, tone?: "info" | "error"): void;
   markSaved(graphId: string, revision: number): void;
+  /** A copy of no stored graph, unsaved (a room's graph, forked): saving makes a new graph. */
+  markUnsavedCopy(): void;
+  setReadOnly(on: boolean): void;
   applyTrainedValues(doc: GraphDocument): void;
+  /** Another level of the graph at once (store/modules.ts: a module made, opened, closed,
+   * unpacked); an `edit` is one undo step. */
+  setLevel(level: Partial<Snapshot>, edit: boolean): void;
 }
 
 const history = new History<Snapshot>();
@@ -153,7 +161,7 @@ export const useEditor = create<EditorState>()((set, get) => {
 
     document() {
       const { nodes, edges, meta } = get();
-      return toDocument(nodes, edges, meta);
+      return composeDocument(nodes, edges, meta); // the graph, with the modules open written back
     },
 
     onNodesChange(changes) {
@@ -220,6 +228,20 @@ export const useEditor = create<EditorState>()((set, get) => {
           const params = { ...n.data.params };
           if (value === undefined) delete params[name];
           else params[name] = value;
+          return { ...n, data: { ...n.data, params } };
+        }),
+      });
+    },
+
+    setParams(id, patch) {
+      change({
+        nodes: get().nodes.map((n) => {
+          if (n.id !== id) return n;
+          const params = { ...n.data.params };
+          for (const [name, value] of Object.entries(patch)) {
+            if (value === undefined) delete params[name];
+            else params[name] = value;
+          }
           return { ...n, data: { ...n.data, params } };
         }),
       });
@@ -337,16 +359,32 @@ export const useEditor = create<EditorState>()((set, get) => {
       set({ graphId, revision, dirty: false });
     },
 
+    markUnsavedCopy() {
+      set({ dirty: true, graphId: null, revision: null });
+    },
+
+    setReadOnly(on) {
+      set({ readOnly: on });
+    },
+
     /** Take the params of `doc`'s nodes (a trained copy of this graph) as one undoable edit;
      * positions, selection and everything else stay as they are. */
     applyTrainedValues(doc) {
       const trained = new Map(doc.nodes.map((n) => [n.id, n.params]));
+      // they are the graph's nodes' (an instance's under its `state`): modules open are closed
+      const { nodes, edges, modules } = closeAll(get().nodes, get().edges, get().meta);
       change({
-        nodes: get().nodes.map((n) => {
+        nodes: nodes.map((n) => {
           const params = trained.get(n.id);
           return params ? { ...n, data: { ...n.data, params: { ...params } } } : n;
         }),
+        edges,
+        meta: { ...get().meta, modules, open: [] },
       });
+    },
+    setLevel(level, edit) {
+      if (edit) change(level);
+      else set(level);
     },
   };
 });

@@ -14,9 +14,16 @@ export const PACES: readonly Pace[] = [null, 100, CLASSROOM_PACE, 5];
 export interface PaceState {
   choice: Pace | undefined; // undefined: none made, the default applies
   presenting: boolean; // presenter mode is on (App sets it)
+  choose(pace: Pace): void;
+  setPresenting(on: boolean): void;
 }
 
-export const usePace = create<PaceState>()(() => ({ choice: undefined, presenting: false }));
+export const usePace = create<PaceState>()((set) => ({
+  choice: undefined,
+  presenting: false,
+  choose: (pace) => set({ choice: pace }),
+  setPresenting: (on) => set({ presenting: on }),
+}));
 
 /** The pace a training gets: the user's choice, else classroom pace for a class. */
 export function paceFor(choice: Pace | undefined, presenting: boolean, leading: boolean): Pace {

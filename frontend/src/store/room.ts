@@ -6,10 +6,10 @@
 // its room with `room_resume` and a follower with `room_join`, by themselves.
 import { create } from "zustand";
 import { expandRecords } from "../api/summaryRows";
-import type { GraphDocument, RunFinished, RunMode, WireRecord } from "../api/types";
-import { applyRecords, emptyAnnotations } from "./annotations";
+import type { GraphDocument, RoomTraining, RunFinished, WireRecord } from "../api/types";
 import { useEditor } from "./editor";
-import { getConnection, useRun } from "./run";
+import { getConnection, type RunStarted, useRun } from "./run";
+import { catchUpTraining, type TrainPacket } from "./training";
 
 export interface RoomState {
   code: string | null;
@@ -21,6 +21,7 @@ export interface RoomState {
   join(code: string): Promise<string | null>;
   leave(): Promise<void>;
   fork(): Promise<void>;
+  dismissTrouble(): void;
 }
 
 let listening = false;
@@ -173,18 +174,37 @@ function listen() {
   });
 }
 
+const TRAIN_EVENTS = ["train_started", "train_progress", "train_snapshot", "train_finished"];
+
+/** Keep the room's training packets that arrive while a join is being answered (they can
+ * come before the ack, and are newer than what it holds); the returned function stops and
+ * hands them over, in order. */
+function holdTrainingPackets(): () => TrainPacket[] {
+  const socket = getConnection().socket;
+  const held: TrainPacket[] = [];
+  const offs = TRAIN_EVENTS.map((event) => {
+    const keep = (payload: TrainPacket["payload"]) => held.push({ event, payload });
+    socket.on(event, keep);
+    return () => socket.off(event, keep);
+  });
+  return () => {
+    for (const off of offs) off();
+    return held;
+  };
+}
+
 /** Show the owner's graph, read-only; an update keeps the view (`keepView`) and what the
  * follower has selected (a student reading a node's fields keeps them open while the owner
  * edits), a join fits it. */
 function follow(graph: GraphDocument, keepView = true) {
   // a load is not an edit
   useEditor.getState().load(graph, { dirty: false, keepView, keepSelection: keepView });
-  useEditor.setState({ readOnly: true });
+  useEditor.getState().setReadOnly(true);
 }
 
 function endFollowing() {
-  useEditor.setState({ readOnly: false });
-  useRun.setState({ following: false });
+  useEditor.getState().setReadOnly(false);
+  useRun.getState().setFollowing(false);
 }
 
 /** The owner's edits and step mode go to the room as they happen (edits debounced). */
@@ -233,43 +253,40 @@ export const useRoom = create<RoomState>()((set, get) => ({
   async join(code) {
     listen();
     const wanted = code.trim().toUpperCase();
+    const release = holdTrainingPackets();
+    let early: TrainPacket[] = [];
     const reply = await getConnection().request<{
       code?: string;
       graph?: GraphDocument | null;
       records?: WireRecord[];
-      run_started?: { run_id: string; mode: RunMode; target: string | null } | null;
+      run_started?: RunStarted | null;
       run_finished?: RunFinished | null;
       step?: number | null;
+      training?: RoomTraining | null;
       error?: string;
-    }>("room_join", { code: wanted });
+    }>("room_join", { code: wanted }).finally(() => {
+      early = release();
+    });
     if (!reply.code) return reply.error ?? `no room ${wanted}`;
     stopWaiting();
     set({ code: reply.code, role: "follower", trouble: null });
     saveRoom({ code: reply.code, role: "follower" });
-    useRun.setState({ following: true });
+    useRun.getState().setFollowing(true);
     if (reply.graph) follow(reply.graph, false);
-    else useEditor.setState({ readOnly: true });
+    else useEditor.getState().setReadOnly(true);
     // what the room has already seen of the owner's last run; if it is still going, its
     // next packets continue it here
-    const started = reply.run_started;
+    const started = reply.run_started ?? null;
     const records = started ? expandRecords(started.run_id, reply.records ?? []) : [];
-    useRun.setState({
-      runId: started?.run_id ?? null,
-      mode: started?.mode ?? null,
-      target: started?.target ?? null,
-      running: Boolean(started && !reply.run_finished),
-      finished: reply.run_finished ?? null,
-      records,
-      annotations: applyRecords(emptyAnnotations(), records),
-      step: null,
-      focus: {},
-    });
+    useRun.getState().catchUp(started, records, reply.run_finished ?? null);
     // where the owner is in step mode, the lesson's current record
     if (typeof reply.step === "number" && records.length) {
       useRun.getState().enterStep();
       useRun.getState().setPlaying(false);
       useRun.getState().stepTo(reply.step);
     }
+    // the owner's training so far (the chart, the step, the boundary), then what came since
+    catchUpTraining(reply.training ?? null, early);
     return null;
   },
 
@@ -289,7 +306,11 @@ export const useRoom = create<RoomState>()((set, get) => ({
   /** Leave the room and keep the graph as one's own, to edit and save. */
   async fork() {
     await get().leave();
-    useEditor.setState({ dirty: true, graphId: null, revision: null });
+    useEditor.getState().markUnsavedCopy();
     useEditor.getState().notify("forked: this copy is yours to edit and save");
+  },
+
+  dismissTrouble() {
+    set({ trouble: null });
   },
 }));

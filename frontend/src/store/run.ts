@@ -2,8 +2,9 @@
 // mode's replay. Records arrive in batches (one trace packet); each batch is folded into the
 // annotation tables once, so a 1,000-edge run costs a handful of store updates.
 import { create } from "zustand";
+import { AckedStream } from "../api/ackedStream";
 import { Connection, type RunOptions } from "../api/socket";
-import type { RunFinished, RunMode, TraceRecord } from "../api/types";
+import type { RunFinished, RunMode, Summary, TraceRecord } from "../api/types";
 import { type Annotations, applyRecords, emptyAnnotations, recordFocus } from "./annotations";
 import { useEditor } from "./editor";
 import { nameOf } from "./names";
@@ -42,7 +43,20 @@ export interface RunState {
   selectEdge(id: string | null): void;
   view(ref: TensorRef | null): void;
   setOption(name: keyof RunOptions, on: boolean): void;
+  setOptions(options: RunOptions): void;
   adopt(runId: string, mode: RunMode, target: string | null): void;
+  /** What a room has already seen of its owner's last run (null: none yet), shown at once. */
+  catchUp(started: RunStarted | null, records: TraceRecord[], finished: RunFinished | null): void;
+  setFollowing(on: boolean): void;
+  /** Values and leaf gradients written on their nodes outside a run (a training's snapshot). */
+  showValues(values: Record<string, Summary>, leafGrads: Record<string, Summary>): void;
+}
+
+/** A run that started, as a room tells a page that joins it. */
+export interface RunStarted {
+  run_id: string;
+  mode: RunMode;
+  target: string | null;
 }
 
 /** A tensor of the latest run: a node's value or gradient, an edge's gradient, or a linear
@@ -63,9 +77,13 @@ const RECORDS_PER_FRAME = 150;
 let queue: TraceRecord[] = [];
 let finishedLater: RunFinished | null = null; // run_finished waits until its records are shown
 let draining = false;
-// A run's first packets can overtake the ack that names it: they wait here until it arrives.
-let awaitingAck = false;
-const early = new Map<string, { records: TraceRecord[]; finished?: RunFinished }>();
+// A run's packets: its records and, last, run_finished. Its first ones can overtake the ack
+// that names it (api/ackedStream.ts holds them until it arrives).
+type RunPacket = { records: TraceRecord[] } | { finished: RunFinished };
+const stream = new AckedStream<RunPacket>(
+  () => useRun.getState().runId,
+  (p) => ("records" in p ? receive(p.records) : finish(p.finished)),
+);
 
 function drain() {
   const s = useRun.getState();
@@ -122,19 +140,9 @@ export function getConnection(): Connection {
         onStarted: (runId, mode, target) => {
           if (useRun.getState().following) useRun.getState().adopt(runId, mode, target);
         },
-        onRecords: (runId, records) => {
-          if (runId === useRun.getState().runId) receive(records);
-          else if (awaitingAck) {
-            const e = early.get(runId) ?? { records: [] };
-            e.records.push(...records);
-            early.set(runId, e);
-          } // else: a cancelled run's late packets
-        },
-        onFinished: (finished) => {
-          if (finished.run_id === useRun.getState().runId) finish(finished);
-          else if (awaitingAck)
-            early.set(finished.run_id, { records: [], ...early.get(finished.run_id), finished });
-        },
+        // another run's packets (a cancelled run's late ones) are dropped
+        onRecords: (runId, records) => void stream.receive(runId, { records }),
+        onFinished: (finished) => void stream.receive(finished.run_id, { finished }),
       },
       (connected) =>
         useRun.setState((s) => ({
@@ -169,14 +177,19 @@ export const useRun = create<RunState>()((set, get) => ({
     const ed = useEditor.getState();
     const doc = ed.document();
     let ack;
-    awaitingAck = true;
     try {
-      ack = await getConnection().run(doc, mode, target, get().options);
+      ack = await stream.request(
+        () => getConnection().run(doc, mode, target, get().options),
+        (a) => {
+          if ("error" in a) return null;
+          ed.setProblems([]);
+          get().adopt(a.run_id, mode, target ?? doc.target ?? null);
+          return a.run_id;
+        },
+      );
     } catch (err) {
       ed.notify(String((err as Error).message), "error");
       return;
-    } finally {
-      awaitingAck = false;
     }
     if ("error" in ack) {
       ed.setProblems(ack.node_errors ?? []);
@@ -186,12 +199,6 @@ export const useRun = create<RunState>()((set, get) => ({
       ed.notify(n ? `the graph has ${n} problem${n > 1 ? "s" : ""}${where}: ${first!.message}` : ack.error, "error");
       return;
     }
-    ed.setProblems([]);
-    get().adopt(ack.run_id, mode, target ?? doc.target ?? null);
-    const caught = early.get(ack.run_id);
-    early.clear();
-    if (caught?.records.length) receive(caught.records);
-    if (caught?.finished) finish(caught.finished);
   },
 
   async cancel() {
@@ -251,6 +258,10 @@ export const useRun = create<RunState>()((set, get) => ({
     set({ options: { ...get().options, [name]: on } });
   },
 
+  setOptions(options) {
+    set({ options });
+  },
+
   /** Show `runId` from its start: a run this page started, or one it did not (the room
    * owner's, while following a room). */
   adopt(runId, mode, target) {
@@ -267,5 +278,29 @@ export const useRun = create<RunState>()((set, get) => ({
       step: null,
       focus: {},
     });
+  },
+
+  catchUp(started, records, finished) {
+    set({
+      runId: started?.run_id ?? null,
+      mode: started?.mode ?? null,
+      target: started?.target ?? null,
+      // if it is still going, its next packets continue it here
+      running: Boolean(started && !finished),
+      finished,
+      records,
+      annotations: applyRecords(emptyAnnotations(), records),
+      step: null,
+      focus: {},
+    });
+  },
+
+  setFollowing(on) {
+    set({ following: on });
+  },
+
+  showValues(values, leafGrads) {
+    const a = get().annotations;
+    set({ annotations: { ...a, values: { ...a.values, ...values }, leafGrads: { ...a.leafGrads, ...leafGrads } } });
   },
 }));

@@ -1,19 +1,24 @@
 // Each node's output shape before any run, as the server's validation dry run infers it
 // (POST /api/validate?shapes=1, docs/protocol.md). Asked again a moment after an edit that can
 // change a shape (params, wiring, ops), never for a move: a drag changes positions only.
+// The same answer says which trained values an edit left of an earlier size (the problems
+// coded "stale_values"), so the node can offer its reset before anything is run.
 import { create } from "zustand";
 import type { GraphDocument, NodeProblem } from "../api/types";
+import { STALE_VALUES } from "../doc/stale";
 import { useEditor } from "./editor";
 
 interface ShapesState {
   shapes: Record<string, number[]>;
+  /** The latest validation's stale-values problems (doc/stale.ts). */
+  stale: NodeProblem[];
 }
 
-export const useShapes = create<ShapesState>()(() => ({ shapes: {} }));
+export const useShapes = create<ShapesState>()(() => ({ shapes: {}, stale: [] }));
 
 const WAIT_MS = 250; // after the last edit: typing in a field asks once
 
-async function fetchShapes(doc: GraphDocument): Promise<Record<string, number[]> | null> {
+async function fetchShapes(doc: GraphDocument): Promise<ShapesState | null> {
   try {
     const res = await fetch("/api/validate?shapes=1", {
       method: "POST",
@@ -22,7 +27,8 @@ async function fetchShapes(doc: GraphDocument): Promise<Record<string, number[]>
     });
     if (!res.ok) return null;
     const body = (await res.json()) as { node_errors: NodeProblem[]; shapes?: Record<string, number[]> };
-    return body.shapes ?? null;
+    if (!body.shapes) return null;
+    return { shapes: body.shapes, stale: (body.node_errors ?? []).filter((p) => p.code === STALE_VALUES) };
   } catch {
     return null; // offline: the shapes come with the next run's values instead
   }
@@ -55,9 +61,9 @@ export function keepShapes(): () => void {
     if (timer) clearTimeout(timer);
     timer = setTimeout(async () => {
       const mine = ++asked;
-      const shapes = await fetchShapes(useEditor.getState().document());
+      const answer = await fetchShapes(useEditor.getState().document());
       // an answer to an older document is dropped: a newer question is on its way
-      if (shapes && mine === asked) useShapes.setState({ shapes });
+      if (answer && mine === asked) useShapes.setState(answer);
     }, WAIT_MS);
   };
   const stop = useEditor.subscribe((s, prev) => {

@@ -14,6 +14,7 @@ vi.mock("./run", () => {
   const useRun = create(() => ({
     following: false,
     annotations: { values: {}, leafGrads: {} },
+    showValues: () => {},
   }));
   const connection = {
     on: (event: string, handler: Handler) => fake.handlers.set(event, handler),

@@ -2,9 +2,11 @@
 // chart; snapshots of the parameters (shown on the canvas) and of the decision boundary; and
 // the trained values written back into the graph when training ends, as one undoable edit.
 import { create } from "zustand";
+import { AckedStream } from "../api/ackedStream";
 import type {
   Boundary,
   NodeProblem,
+  RoomTraining,
   TrainFinished,
   TrainingSettings,
   TrainSnapshot,
@@ -31,19 +33,22 @@ export interface TrainingState {
 }
 
 let listening = false;
-// A training's first packets (even all of them, for a short one) can overtake the ack that
-// names it: the server starts the training before it answers. While this client waits for its
-// ack, packets of ids it does not know wait here, in order; the ack's id replays its own.
-let awaitingAck = false;
-let early: { event: string; payload: { train_id: string } }[] = [];
 const handlers: Record<string, (payload: never) => void> = {};
+// A training's first packets (even all of them, for a short one) can overtake the ack that
+// names it: the server starts the training before it answers (api/ackedStream.ts).
+const stream = new AckedStream<{ event: string; payload: { train_id: string } }>(
+  () => useTraining.getState().trainId,
+  ({ event, payload }) => handlers[event]?.(payload as never),
+);
 
 function listen() {
   if (listening) return;
   listening = true;
   const conn = getConnection();
   const mine = (id: string) => id === useTraining.getState().trainId;
-  // each event: apply it when it is this client's training's, hold it while an ack is awaited
+  // each event: applied when it is this client's training's, held while an ack is awaited,
+  // else dropped (a stopped training's late packets, or another client's); `other`: a room
+  // owner's training, on a follower's page
   const on = <T extends { train_id: string }>(
     event: string,
     apply: (m: T) => void,
@@ -51,10 +56,8 @@ function listen() {
   ) => {
     handlers[event] = apply as (payload: never) => void;
     conn.on<T>(event, (m) => {
-      if (mine(m.train_id)) apply(m);
-      else if (other && useRun.getState().following) other(m);
-      else if (awaitingAck) early.push({ event, payload: m });
-      // else: a stopped training's late packets, or another client's
+      if (!mine(m.train_id) && other && useRun.getState().following) other(m);
+      else stream.receive(m.train_id, { event, payload: m });
     });
   };
   on<{ train_id: string; steps: number }>(
@@ -86,16 +89,6 @@ function listen() {
   });
 }
 
-/** The ack is in: the packets of its training that came before it are applied, in order. */
-function replayEarly(trainId: string | null) {
-  const caught = early;
-  early = [];
-  awaitingAck = false;
-  if (!trainId) return;
-  for (const { event, payload } of caught)
-    if (payload.train_id === trainId) handlers[event]?.(payload as never);
-}
-
 function fresh(trainId: string | null, totalSteps = 0): Partial<TrainingState> {
   return {
     trainId,
@@ -111,12 +104,9 @@ function fresh(trainId: string | null, totalSteps = 0): Partial<TrainingState> {
 
 /** The parameters' current values and gradients, written on their nodes. */
 function showOnCanvas(m: TrainSnapshot) {
-  const run = useRun.getState();
-  const values = { ...run.annotations.values };
-  const leafGrads = { ...run.annotations.leafGrads };
-  for (const [name, summary] of Object.entries(m.params)) if (!name.includes(".")) values[name] = summary;
-  for (const [name, summary] of Object.entries(m.grads)) leafGrads[name] = summary;
-  useRun.setState({ annotations: { ...run.annotations, values, leafGrads } });
+  // a node's own value; a linear layer's `name.weight` is no node's
+  const values = Object.fromEntries(Object.entries(m.params).filter(([name]) => !name.includes(".")));
+  useRun.getState().showValues(values, m.grads);
 }
 
 export const useTraining = create<TrainingState>()((set, get) => ({
@@ -126,31 +116,31 @@ export const useTraining = create<TrainingState>()((set, get) => ({
     listen();
     const ed = useEditor.getState();
     set({ ...fresh(null), status: "starting" });
-    awaitingAck = true;
-    early = [];
-    let ack: { train_id?: string; error?: string; node_errors?: NodeProblem[] };
+    type Ack = { train_id?: string; error?: string; node_errors?: NodeProblem[] };
+    let ack: Ack;
     try {
       const pace = currentPace();
-      ack = await getConnection().request("train", {
-        graph: ed.document(),
-        config: settings,
-        ...(pace !== null ? { steps_per_second: pace } : {}),
+      const send = () =>
+        getConnection().request<Ack>("train", {
+          graph: ed.document(),
+          config: settings,
+          ...(pace !== null ? { steps_per_second: pace } : {}),
+        });
+      ack = await stream.request(send, (a) => {
+        if (!a.train_id) return null;
+        ed.setProblems([]);
+        set({ ...fresh(a.train_id, settings.steps) });
+        return a.train_id;
       });
     } catch (err) {
-      replayEarly(null);
       set({ status: "error", error: (err as Error).message });
       return;
     }
     if (!ack.train_id) {
-      replayEarly(null);
       ed.setProblems(ack.node_errors ?? []);
       set({ status: "error", error: ack.error ?? "training refused" });
       ed.notify(ack.error ?? "training refused", "error");
-      return;
     }
-    ed.setProblems([]);
-    set({ ...fresh(ack.train_id, settings.steps) });
-    replayEarly(ack.train_id);
   },
 
   async control(action) {
@@ -180,4 +170,43 @@ export const useTraining = create<TrainingState>()((set, get) => ({
 /** Start listening for training events from the start: a room's follower sees the owner's. */
 export function initTraining() {
   listen();
+}
+
+export interface TrainPacket {
+  event: string;
+  payload: { train_id: string; steps?: number | number[]; step?: number };
+}
+
+/** A room joiner catches up with the owner's training from the join ack's `training`: the
+ * loss points so far (downsampled by the server), the step reached, the last snapshot (its
+ * boundary, its values on the canvas) and how it ended. `early`: the room's training packets
+ * that came before the ack (they are newer than what it holds), applied after it in order. */
+export function catchUpTraining(t: RoomTraining | null, early: readonly TrainPacket[] = []) {
+  listen();
+  if (t) {
+    const error = t.finished?.error;
+    useTraining.setState({
+      ...fresh(t.train_id, t.steps),
+      status: t.status,
+      steps: t.progress.steps,
+      losses: t.progress.losses,
+      snapshot: t.snapshot,
+      boundary: t.snapshot?.boundary ?? null,
+      error: typeof error === "string" ? error : (error?.message ?? null),
+    });
+    if (t.snapshot) showOnCanvas(t.snapshot);
+  }
+  for (const { event, payload } of early) {
+    const s = useTraining.getState();
+    if (event === "train_started") {
+      if (payload.train_id !== s.trainId) useTraining.setState(fresh(payload.train_id, payload.steps as number));
+    } else if (payload.train_id === s.trainId) {
+      const last = s.steps.length ? s.steps[s.steps.length - 1] : 0;
+      // (a packet the ack holds already is not applied twice)
+      if (event === "train_progress" && (payload.steps as number[]).every((n) => n <= last)) continue;
+      if (event === "train_snapshot" && (payload.step ?? 0) <= (s.snapshot?.step ?? -1)) continue;
+      if (event === "train_finished" && !(s.status === "running" || s.status === "paused")) continue;
+      handlers[event]?.(payload as never);
+    }
+  }
 }

@@ -4,9 +4,9 @@ import { api } from "../api/http";
 import type { GraphDocument } from "../api/types";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
+import { useUploadReport } from "../store/uploadReport";
 import { readWorkingCopy, writeWorkingCopy } from "../store/workingCopies";
 import { checkUpload } from "./uploadCheck";
-import { useUploadReport } from "./UploadReport";
 
 /** Replace the open graph, asking first when it has unsaved changes. */
 export function openDocument(
@@ -54,11 +54,11 @@ export function downloadDocument() {
 
 /** An uploaded file: read and checked (JSON, then the server's validation) before the open
  * graph is replaced; only a file that is a graph document gets as far as "Discard the unsaved
- * changes?". What is wrong with it is shown as a list (UploadReport). */
+ * changes?". What is wrong with it is shown as a list (panels/UploadReport.tsx). */
 export async function uploadDocument(file: File) {
   const check = await checkUpload(await file.text(), (doc) => api.validate(doc));
   if (check.kind === "ok") openDocument(check.doc);
-  else useUploadReport.setState({ report: { file: file.name, check } });
+  else useUploadReport.getState().show({ file: file.name, check });
 }
 
 // The working copy: written shortly after each change, read back when the page loads.

@@ -1,0 +1,46 @@
+// The canvas's context menu (right-click a node or the selection): make a module of the
+// selected nodes; open or unpack a module instance.
+import { useEffect, useRef } from "react";
+import { useEditor } from "../store/editor";
+import { askToMake, openInstance, unpack } from "../store/modules";
+
+export interface MenuAt {
+  x: number; // px, in the canvas
+  y: number;
+  node: string | null; // the node right-clicked (null: the selection)
+}
+
+export default function ModuleMenu({ at, onClose }: { at: MenuAt; onClose: () => void }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const isModule = useEditor((s) => !!at.node && s.nodes.find((n) => n.id === at.node)?.data.op === "module");
+  useEffect(() => {
+    const away = (e: Event) => !ref.current?.contains(e.target as Node) && onClose();
+    const esc = (e: KeyboardEvent) => e.key === "Escape" && onClose();
+    window.addEventListener("pointerdown", away);
+    window.addEventListener("keydown", esc);
+    return () => {
+      window.removeEventListener("pointerdown", away);
+      window.removeEventListener("keydown", esc);
+    };
+  }, [onClose]);
+  const item = (label: string, act: () => void, hint?: string) => (
+    <button
+      type="button"
+      role="menuitem"
+      onClick={() => {
+        onClose();
+        act();
+      }}
+    >
+      {label}
+      {hint && <kbd>{hint}</kbd>}
+    </button>
+  );
+  return (
+    <div ref={ref} className="popover node-menu" role="menu" aria-label="node commands" style={{ left: at.x, top: at.y }}>
+      {item("Make module…", askToMake, "Ctrl+G")}
+      {isModule && item("Open module", () => openInstance(at.node!), "double-click")}
+      {isModule && item("Unpack module", () => unpack(at.node!), "Ctrl+Shift+G")}
+    </div>
+  );
+}
