@@ -288,7 +288,9 @@ def relayout_case(browser, url):
                    () => B.nodes().length > 0));
                }"""
         )
-        page.get_by_role("button", name="Auto-layout", exact=True).click()
+        # (in the toolbar's More menu; the last pointerdown, the one timed, is the item's)
+        page.get_by_role("button", name="More", exact=True).click()
+        page.get_by_role("menuitem", name="Auto-layout", exact=True).click()
         applied = page.evaluate("__bench.applied")
         settled = page.evaluate("__bench.settled")
         down = page.evaluate("__bench.pointerdown")

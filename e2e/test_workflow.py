@@ -120,7 +120,8 @@ def test_two_tabs_keep_their_own_working_copies(page):
 
 def test_export_shows_pytorch_code_and_import_reads_it_back(page):
     open_editor(page, "square-of-a-sum")
-    page.get_by_role("button", name="Export", exact=True).click()
+    page.get_by_role("button", name="More", exact=True).click()  # the toolbar's menu
+    page.get_by_role("menuitem", name="Export", exact=True).click()
     code = page.get_by_label("exported code")
     expect(code).to_contain_text("import torch")
     expect(code).to_contain_text(".backward()")
@@ -130,7 +131,8 @@ def test_export_shows_pytorch_code_and_import_reads_it_back(page):
     page.keyboard.press("Escape")
 
     page.get_by_role("button", name="New", exact=True).click()
-    page.get_by_role("button", name="Import", exact=True).click()
+    page.get_by_role("button", name="More", exact=True).click()  # the toolbar's menu
+    page.get_by_role("menuitem", name="Import", exact=True).click()
     page.get_by_label("python code").fill(torch_code)
     page.get_by_role("dialog").get_by_role("button", name="import").click()
     expect(page.locator(".react-flow__node")).to_have_count(4)
@@ -140,7 +142,8 @@ def test_export_shows_pytorch_code_and_import_reads_it_back(page):
 
 def test_import_reports_unsupported_lines(page):
     open_editor(page)
-    page.get_by_role("button", name="Import", exact=True).click()
+    page.get_by_role("button", name="More", exact=True).click()  # the toolbar's menu
+    page.get_by_role("menuitem", name="Import", exact=True).click()
     page.get_by_label("python code").fill("import torch\nx = torch.tensor(2.0)\nz = foo(x)\n")
     page.get_by_role("dialog").get_by_role("button", name="import").click()
     expect(page.get_by_role("dialog").get_by_role("alert")).to_contain_text(
@@ -181,7 +184,7 @@ def test_chain_rule_tensor_viewer_and_autograd_view(page):
     expect(chain).to_contain_text("pow")
 
     select_node(page, "z")
-    page.get_by_role("button", name="view value").click()
+    page.get_by_label("inspector").get_by_role("button", name="view value").click()
     viewer = page.get_by_role("region", name="tensor viewer")
     expect(viewer).to_contain_text("25")
 
