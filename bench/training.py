@@ -1,5 +1,6 @@
-"""Benchmark training: an MLP 2-16-16-1 (tanh, sigmoid, binary cross-entropy, Adam) on 1,000
-points of a 2-D dataset, in steps per second:
+"""Benchmark training, in steps per second: an MLP 2-16-16-1 (tanh, sigmoid, binary
+cross-entropy, Adam) on 1,000 points of a 2-D dataset, and the LeNet-on-digits template
+(`--model lenet`; bench/_lenet.py: two conv blocks and two linear layers on 1,797 8x8 images):
 
 (a) through the server with live streaming: a Socket.IO client sends `train` and counts the
     steps of the `train_progress` packets until `train_finished` (the server in this process,
@@ -8,10 +9,13 @@ points of a 2-D dataset, in steps per second:
     a hand-written engine loop (eg.nn.Linear, eg.optim.Adam);
 (c) the same hand-written loop in PyTorch (CPU, one thread: the tensors are small).
 
-Targets: (a)/(b) >= 0.7 (streaming costs little); engine/torch time per step <= 1.3.
+Targets: (a)/(b) >= 0.7 (streaming costs little); engine/torch time per step <= 1.3 (MLP).
+The LeNet table has no torch column: its (b) is the Trainer and the same loop on engine.nn
+modules (same initial weights, same batches), and it adds each one's training accuracy.
 Each row is the median of the repeats (the methods interleaved). Benchmarks print, never assert.
 
-Run:  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/training.py [--quick]
+Run:  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/training.py
+      [--quick] [--model mlp|lenet|all]
 """
 
 import argparse
@@ -108,11 +112,13 @@ class ServerBench:
             self.done = data
             self.cond.notify_all()
 
-    def run(self, steps, batch_size):
+    def run(self, steps, batch_size, make=None):
+        """steps/s of a training of `make(steps, batch_size)` (default: the MLP document)."""
         self.steps, self.done = 0, None
         self.packets = dict.fromkeys(self.packets, 0)
+        graph = (make or document)(steps, batch_size)
         t0 = time.perf_counter()
-        ack = self.client.call("train", {"graph": document(steps, batch_size)}, timeout=60)
+        ack = self.client.call("train", {"graph": graph}, timeout=60)
         with self.cond:
             while self.done is None:
                 self.cond.wait(120)
@@ -189,6 +195,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer steps and repeats")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--model", choices=("mlp", "lenet", "all"), default="all")
     args = ap.parse_args()
     repeats = 1 if args.quick else args.repeats
     configs = [(0, 300 if args.quick else 1500), (32, 1000 if args.quick else 5000)]
@@ -196,6 +203,59 @@ def main():
     # costs more than it gives (and on a busy machine, many times more)
     torch.set_num_threads(1)
     server = ServerBench()
+    if args.model in ("mlp", "all"):
+        mlp_table(server, configs, repeats)
+    if args.model in ("lenet", "all"):
+        lenet_table(server, 100 if args.quick else 300, repeats)
+    print(
+        "\ntargets: a/b >= 0.7; engine/torch time per step <= 1.3\n"
+        "command: env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/training.py"
+    )
+    server.client.client.disconnect()
+
+
+def lenet_table(server, steps, repeats, batch_size=64):
+    """The LeNet-on-digits template: (a) through the server, (b) the Trainer and the same loop
+    on engine.nn modules; the training accuracy each reached (the server's: its trained
+    document's, evaluated by a Trainer)."""
+    import _lenet
+
+    from backend.graph.training import Trainer as _Trainer
+
+    def server_run(steps, batch_size):
+        rate = server.run(steps, batch_size, _lenet.document)
+        done = _Trainer(parse(server.done["graph"]))
+        return rate, server.done["loss"], done.accuracy()
+
+    methods = {
+        "server": server_run,
+        "trainer": _lenet.trainer_loop,
+        "engine": _lenet.engine_loop,
+    }
+    print(f"\n# Training: LeNet on digits (template lenet-digits, Adam, batch {batch_size})\n")
+    print(
+        "| steps | (a) server, streaming | (b) Trainer | (b) engine.nn loop | a/b Trainer "
+        "| a/b engine loop | accuracy a / Trainer / engine loop |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for fn in methods.values():  # warm up
+        fn(50, batch_size)
+    got = {k: [] for k in methods}
+    last = {}
+    for _ in range(repeats):
+        for k, fn in methods.items():
+            rate, _loss, acc = fn(steps, batch_size)
+            got[k].append(rate)
+            last[k] = acc
+    m = {k: statistics.median(v) for k, v in got.items()}
+    print(
+        f"| {steps} | {m['server']:,.0f} | {m['trainer']:,.0f} | {m['engine']:,.0f} "
+        f"| {m['server'] / m['trainer']:.2f} | {m['server'] / m['engine']:.2f} "
+        f"| {last['server']:.3f} / {last['trainer']:.3f} / {last['engine']:.3f} |"
+    )
+
+
+def mlp_table(server, configs, repeats):
     print("# Training: MLP 2-16-16-1 (tanh, sigmoid, BCE, Adam) on 1,000 points (circle)\n")
     print(
         f"python {sys.version.split()[0]}, numpy {np.__version__}, torch {torch.__version__} "
@@ -232,11 +292,6 @@ def main():
             f"{server.packets['train_snapshot']} snapshot packets)",
             file=sys.stderr,
         )
-    print(
-        "\ntargets: a/b >= 0.7; engine/torch time per step <= 1.3\n"
-        "command: env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/training.py"
-    )
-    server.client.client.disconnect()
 
 
 if __name__ == "__main__":

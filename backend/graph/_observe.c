@@ -1,16 +1,16 @@
 /* The executor's watch on the backward pass, in C: which editor edge each engine node's
-gradients belong to (executor._lined_up), and the observer that records them as the pass runs
-(executor._Run._observer).
+gradients belong to (backward_watch.lined_up), and the observer that records them as the pass runs
+(backward_watch.BackwardWatch.observer).
 
 A traced run checks the engine node of every op it computes, a thousand or more per run, and
 the observer sees every node the backward pass runs and queues a record for each edge's
 gradient. In Python that bookkeeping cost as much as the small ops it watches; here it is a
-few attribute reads, a dict lookup and a few appends per node. executor.py keeps the Python
+few attribute reads, a dict lookup and a few appends per node. backward_watch.py keeps the Python
 versions, which do the same where this module is not built (it is optional), and the tests
 hold the two to the same results.
 
 lined_up(next_functions, inputs, watched, flat, accumulator_of) -> watched, some of them, or None
-    What executor._lined_up returns, the same way: whether an op's engine node sends each
+    What backward_watch.lined_up returns, the same way: whether an op's engine node sends each
     watched edge's gradient back at that edge's position (next_functions[position] is the
     edge's input's grad_fn, or its AccumulateGrad for a leaf that requires grad:
     accumulator_of(input)), and which of the edges carry one (those whose input needs none are

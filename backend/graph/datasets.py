@@ -1,5 +1,6 @@
 """Datasets for graphs that learn: the 2-D sets people know from TensorFlow Playground and
-scikit-learn, made by numpy from a seed, and CSV text read into features and a target.
+scikit-learn, made by numpy from a seed, scikit-learn's 8x8 handwritten digits (images), and
+CSV text read into features and a target.
 
 Every generator is a function `(n, noise, seed) -> (features float32 (n, 2), labels float32
 (n,))` that uses nothing but numpy (`np`): code export copies the source of the one a graph uses
@@ -8,6 +9,10 @@ self-contained for the same reason. The points are shuffled (so that any batch m
 classes), lie roughly in [-1, 1] x [-1, 1], and `noise` is the standard deviation of gaussian
 noise added to each coordinate (to the label, for `plane`). Classification sets label their
 two classes 0 and 1.
+
+`digits` is loaded through scikit-learn (the images ship inside that package, not in this
+repository); it is self-contained like the generators, so an exported script calls
+scikit-learn itself and gets the very same images.
 """
 
 import functools
@@ -85,9 +90,23 @@ def plane(n, noise, seed):
     return features.astype(np.float32), labels.astype(np.float32)
 
 
+def digits(n, seed):
+    """scikit-learn's 8x8 handwritten digits: images float32 (n, 1, 8, 8) scaled from 0..16 to
+    [0, 1] and their digits int64 (n,), classes 0 to 9; n of the 1,797 images, picked and
+    shuffled by the seed (all of them for n = 1797)."""
+    from sklearn.datasets import load_digits
+
+    data = load_digits()
+    order = np.random.default_rng(seed).permutation(len(data.target))[:n]
+    images = (data.images[order] / 16.0).astype(np.float32)[:, None]
+    return images, data.target[order].astype(np.int64)
+
+
 GENERATORS = {f.__name__: f for f in (circle, xor, gaussians, spiral, moons, plane)}
 CLASSIFICATION = ("circle", "xor", "gaussians", "spiral", "moons")
-KINDS = (*GENERATORS, "csv")
+IMAGES = {"digits": digits}  # (n, seed) -> (images (n, C, H, W), class indices int64 (n,))
+DIGITS_COUNT = 1797
+KINDS = (*GENERATORS, *IMAGES, "csv")
 
 
 def make(kind, n=200, noise=0.1, seed=0):
@@ -180,11 +199,39 @@ def _csv(text, features, target, max_elements):
     return x, y
 
 
+# the function an exported script copies for each kind (export.py)
+FUNCTIONS = {**GENERATORS, **IMAGES, "csv": from_csv}
+
+
+@functools.lru_cache(maxsize=4)
+def _images(kind, n, seed):
+    """An image set, remembered (scikit-learn reads its file on every call); a missing
+    scikit-learn is a problem at the kind param that says how to install it."""
+    if kind == "digits" and n > DIGITS_COUNT:
+        raise _problem(
+            f"digits has {DIGITS_COUNT:,} images: n must be at most {DIGITS_COUNT:,}", "n"
+        )
+    try:
+        import sklearn  # noqa: F401
+    except ImportError:
+        raise _problem(
+            f"the {kind} images come with scikit-learn, which is not installed here: run "
+            "`pip install scikit-learn` in the server's Python environment (or `pip install -e .`)",
+            "kind",
+        ) from None
+    x, y = IMAGES[kind](n, seed)
+    x.flags.writeable = y.flags.writeable = False  # shared by every caller
+    return x, y
+
+
 def load(params, max_elements=DEFAULT_MAX_ELEMENTS):
     """(features, labels) for a dataset node's params (kind, n, noise, seed, labels, csv,
     features, target), labels already checked for `labels: classes` (whole numbers from 0).
-    ValueError with `.param` for a problem."""
+    An image kind gives images (n, C, H, W) and class indices int64 (n,) whatever `labels`
+    and `noise` say. ValueError with `.param` for a problem."""
     kind = params.get("kind") or "circle"
+    if kind in IMAGES:
+        return _images(kind, int(params.get("n", 200)), int(params.get("seed", 0)))
     if kind == "csv":
         x, y = _csv(
             params.get("csv") or "",

@@ -11,8 +11,9 @@ code cannot say it, a JSON object of what the importer needs: op, label, params)
 `importer.from_python` rebuilds the same document. An `if` node becomes an `if`/`else`
 statement holding the nodes only its branches need, so only the chosen branch runs.
 
-Sources use the catalog's code. Random sources and linear layers draw the engine's numbers
-(numpy's `default_rng(seed)`) in the PyTorch script too, so both scripts print the same numbers.
+Sources use their op's code (ops/sources.py). Random sources and linear layers draw the
+engine's numbers (numpy's `default_rng(seed)`) in the PyTorch script too, so both scripts print
+the same numbers.
 """
 
 import builtins
@@ -24,10 +25,12 @@ import textwrap
 
 import engine as eg
 
-from . import datasets
-from .catalog import as_floats
+from . import datasets, export_layers
+from .export_modules import flat_for_export
+from .export_training import with_training
 from .index import GraphIndex
-from .limits import DEFAULT
+from .op_context import OpContext
+from .ops.sources import as_floats
 from .validate import check, resolved_params
 
 FLAVORS = ("engine", "torch")
@@ -37,25 +40,7 @@ _RESERVED = (
     | set(keyword.kwlist)
     | set(keyword.softkwlist)
 )
-_NO_GRAD_OPS = {"gt", "lt", "ge", "le", "eq", "ne", "detach"}
 _MAYBE = "maybe"  # requires_grad that depends on which branch of an `if` runs
-
-_TORCH_INIT = '''
-def init_like_engine(layer, seed):
-    """The engine's default init of a Linear (PyTorch's formula, numpy's default_rng(seed)),
-    so that this script starts from the same numbers as the engine's."""
-    rng = np.random.default_rng(seed)
-    dtype = layer.weight.detach().numpy().dtype
-    fan_in = layer.weight.shape[1]
-    bound = math.sqrt(3.0) * math.sqrt(2.0 / (1 + math.sqrt(5) ** 2)) / math.sqrt(fan_in)
-    weight = rng.uniform(-bound, bound, tuple(layer.weight.shape)).astype(dtype)
-    with torch.no_grad():
-        layer.weight.copy_(torch.from_numpy(weight))
-        if layer.bias is not None:
-            bound = 1 / math.sqrt(fan_in)
-            bias = rng.uniform(-bound, bound, tuple(layer.bias.shape)).astype(dtype)
-            layer.bias.copy_(torch.from_numpy(bias))
-'''
 
 _SHOW = '''
 def show(kind, key, t):
@@ -65,14 +50,17 @@ def show(kind, key, t):
 '''
 
 
-def to_python(doc, flavor="engine") -> str:
-    """The document as a script; flavor "engine" (import engine as eg) or "torch".
+def to_python(doc, flavor="engine", training=False) -> str:
+    """The document as a script; flavor "engine" (import engine as eg) or "torch". With
+    `training`, a document with training settings ends with its training loop
+    (export_training.py; off by default: the importer does not read the loop back yet).
     Raises validate.GraphInvalid for a document that cannot run."""
     if flavor == "python":
         flavor = "engine"
     if flavor not in FLAVORS:
         raise ValueError(f"flavor must be 'engine' or 'torch', not {flavor!r}")
     check(doc)
+    doc, _ = flat_for_export(doc)  # with modules: its flat graph, as every run runs it
     ex = _Exporter(doc, flavor)
     hints = ex.initial_hints()
     source = ex.script(hints)
@@ -87,7 +75,7 @@ def to_python(doc, flavor="engine") -> str:
         if not ex.add_hints(hints, back):
             break
         source = ex.script(hints)
-    return source
+    return with_training(ex, doc, source) if training else source
 
 
 def _ident(text):
@@ -133,7 +121,7 @@ class _Exporter(GraphIndex):
         self.layer = {}
         taken = set(self.var.values())
         for nid in self.order:
-            if self.specs[nid].name == "linear":
+            if self.specs[nid].layer is not None:  # linear, conv2d ...: a declared nn layer
                 base = self.var[nid] + "_layer"
                 name, k = base, 2
                 while name in taken:
@@ -162,12 +150,22 @@ class _Exporter(GraphIndex):
                 and self.params[n].get("value") is None
                 and self.params[n].get("init") in ("randn", "rand")
             )
-            or self.specs[n].name == "linear"
+            or self.specs[n].layer is not None
+            for n in self.order
+        )
+        # the script's init_like_engine (export_layers.INIT_HELPER): PyTorch's layers, and the
+        # engine's where reset_parameters takes no generator (Embedding, MultiheadAttention)
+        self.uses_helper = any(
+            self.specs[n].layer is not None
+            and export_layers.needs_helper(
+                self.lib, self.specs[n], self.params[n], self._layer_input(n)
+            )
             for n in self.order
         )
         # numpy makes a dataset's arrays, and the engine's random numbers in a PyTorch script
         self.uses_np = bool(self.arrays) or (flavor == "torch" and engine_numbers)
-        self.uses_nn = any(self.specs[n].name == "linear" for n in self.order)
+        self.uses_np = self.uses_np or self.uses_helper
+        self.uses_nn = any(self.specs[n].layer is not None for n in self.order)
 
     # -- analysis ---------------------------------------------------------------------------
     def _names(self):
@@ -190,28 +188,20 @@ class _Exporter(GraphIndex):
                 out[nid] = out[self._inputs(nid)[0]]
         return out
 
-    def _inputs(self, nid):
-        """The connected input node ids in port order (variadic ports in edge order)."""
-        return [e.source for port in self.specs[nid].inputs for e in self.incoming[nid][port.name]]
+    def _inputs(self, nid, differentiable=False):
+        """The connected input node ids in port order (variadic ports in edge order); with
+        `differentiable`, only those of ports a gradient flows back through."""
+        return [
+            e.source
+            for port in self.specs[nid].inputs
+            if not (differentiable and port.no_grad)
+            for e in self.incoming[nid][port.name]
+        ]
 
     def _infer(self):
         """Shapes and dtypes of every node, from a dry run on the document's own sources (under
         no_grad; an `if` takes whichever branch is known). Nodes that fail are left out."""
-
-        class Ctx:
-            device = "cpu"
-            limits = DEFAULT
-
-            def check_numel(self, n):
-                pass
-
-            def add_parameters(self, named):
-                pass
-
-            def module(self, key, factory):
-                return factory()
-
-        meta = {}
+        meta, ctx = {}, OpContext()  # the default limits: the document was validated
         with eg.no_grad():
             for nid in self.order:
                 spec = self.specs[nid]
@@ -220,7 +210,7 @@ class _Exporter(GraphIndex):
                     for port in spec.inputs:
                         vals = [meta[e.source] for e in self.incoming[nid][port.name]]
                         ins.append(vals if port.variadic else (vals[0] if vals else None))
-                    out = spec.run(Ctx(), ins, self.params[nid])
+                    out = spec.run(ctx, ins, self.params[nid])
                     meta[nid] = out
                 except Exception:
                     continue
@@ -234,15 +224,13 @@ class _Exporter(GraphIndex):
                 rg[nid] = spec.name == "parameter" or (
                     spec.name == "tensor" and bool(p.get("requires_grad"))
                 )
-            elif spec.name == "linear":
-                rg[nid] = True
-            elif spec.name in _NO_GRAD_OPS:
-                rg[nid] = False
-            elif spec.name == "if":
-                a = [rg[e.source] for port in ("then", "else") for e in self.incoming[nid][port]]
+            elif spec.layer is not None and self._layer_parameters(nid):
+                rg[nid] = True  # a layer with parameters of its own (not dropout)
+            elif spec.branches:
+                a = [rg[e.source] for port in spec.branch_ports for e in self.incoming[nid][port]]
                 rg[nid] = True if all(x is True for x in a) else (_MAYBE if any(a) else False)
-            else:
-                a = [rg[s] for s in self._inputs(nid)]
+            else:  # from the inputs a gradient flows back through (Port.no_grad)
+                a = [rg[s] for s in self._inputs(nid, differentiable=True)]
                 rg[nid] = True if True in a else (_MAYBE if _MAYBE in a else False)
         return rg
 
@@ -273,9 +261,9 @@ class _Exporter(GraphIndex):
             roots.append(self.target)
         excl = {}
         for nid in self.order:
-            if self.specs[nid].name != "if":
+            if not self.specs[nid].branches:
                 continue
-            for branch in ("then", "else"):
+            for branch in self.specs[nid].branch_ports:
                 edges = self.incoming[nid][branch]
                 if not edges:
                     continue
@@ -334,6 +322,8 @@ class _Exporter(GraphIndex):
             return lines + ([f"show('value', {nid!r}, {v})"] if self.inplace else [])
         if spec.name == "linear":
             return self._linear_lines(nid, args, comment)
+        if spec.layer is not None:
+            return self._layer_lines(nid, args, comment)
         if spec.extra.get("writes"):  # a statement: `x.add_(1.0)`, `x[0:2] = v`
             lines = [f"{spec.code(lib, args, p)}{comment}"]
         else:
@@ -373,6 +363,26 @@ class _Exporter(GraphIndex):
         lines.append(f"{v} = {layer}({args[0]}){comment}")
         return lines
 
+    def _layer_input(self, nid):
+        """The stand-in of a layer node's input (from the dry run; a zero float32 (1, 1) when
+        the dry run could not reach it)."""
+        ins = self._inputs(nid)
+        x = self.meta.get(ins[0]) if ins else None
+        return x if x is not None else eg.zeros(1, 1)
+
+    def _layer_parameters(self, nid):
+        """The names of a layer node's parameters ("weight", "out_proj.bias")."""
+        spec, p = self.specs[nid], self.params[nid]
+        return export_layers.parameter_names(spec, p, self._layer_input(nid))
+
+    def _layer_lines(self, nid, args, comment):
+        """A layer op's node other than linear (export_layers.py): declared, then called."""
+        spec, p, layer = self.specs[nid], self.params[nid], self.layer[nid]
+        x = self._layer_input(nid)
+        lines = export_layers.declaration(self.lib, spec, p, x, layer)
+        call = export_layers.call(spec, p, x, layer, args[0])
+        return lines + [f"{self.var[nid]} = {call}{comment}"]
+
     def _dataset_lines(self, nid, comment):
         """The generator (or from_csv) called for the arrays, then the features tensor."""
         p, features = self.params[nid], self.arrays[nid][0]
@@ -380,6 +390,8 @@ class _Exporter(GraphIndex):
             args = [_text_literal(p["csv"])]
             args += [f"{k}={p[k]!r}" for k in ("features", "target") if p[k]]
             call = f"from_csv({', '.join(args)})"
+        elif p["kind"] in datasets.IMAGES:  # scikit-learn's images: no noise
+            call = f"{p['kind']}(n={p['n']}, seed={p['seed']})"
         else:
             call = f"{p['kind']}(n={p['n']}, noise={float(p['noise'])!r}, seed={p['seed']})"
         return [
@@ -392,7 +404,8 @@ class _Exporter(GraphIndex):
         indices."""
         lib, dataset = self.lib, self._inputs(nid)[0]
         labels = self.arrays[dataset][1]
-        if self.params[dataset]["labels"] == "classes":
+        p = self.params[dataset]
+        if p["labels"] == "classes" or p["kind"] in datasets.IMAGES:
             return [f"{self.var[nid]} = {lib}.tensor({labels}, dtype={lib}.int64){comment}"]
         return [f"{self.var[nid]} = {lib}.tensor({labels}[:, None]){comment}"]
 
@@ -400,13 +413,14 @@ class _Exporter(GraphIndex):
         pad = "    " * indent
         out = []
         for nid in self._block(key):
-            if self.specs[nid].name != "if":
+            spec = self.specs[nid]
+            if not spec.branches:
                 out += [pad + line for line in self._node_lines(nid, hints)]
                 continue
-            cond = self.var[self.incoming[nid]["condition"][0].source]
+            cond = self.var[self.incoming[nid][spec.condition_port][0].source]
             out.append(f"{pad}if {cond}:  {self._comment(nid, hints)}")
-            for branch in ("then", "else"):
-                if branch == "else":
+            for k, branch in enumerate(spec.branch_ports):
+                if k:
                     out.append(f"{pad}else:")
                 out += self._compute((nid, branch), hints, indent + 1)
                 src = self.incoming[nid][branch][0].source
@@ -418,10 +432,10 @@ class _Exporter(GraphIndex):
         pad = "    " * indent
         out = []
         for nid in self._block(key):
-            if self.specs[nid].name == "if":
-                cond = self.var[self.incoming[nid]["condition"][0].source]
-                then = self._mirror((nid, "then"), stmts, indent + 1)
-                other = self._mirror((nid, "else"), stmts, indent + 1)
+            spec = self.specs[nid]
+            if spec.branches:
+                cond = self.var[self.incoming[nid][spec.condition_port][0].source]
+                then, other = (self._mirror((nid, b), stmts, indent + 1) for b in spec.branch_ports)
                 if then:
                     out += [f"{pad}if {cond}:"] + then
                     if other:
@@ -437,7 +451,7 @@ class _Exporter(GraphIndex):
         mine = [
             n
             for n in self._block(key)
-            if self.rg[n] and not self.specs[n].source and self.specs[n].name != "if"
+            if self.rg[n] and not self.specs[n].source and not self.specs[n].branches
         ]
         if mine:
             maybe = any(self.rg[n] is _MAYBE for n in mine)
@@ -457,12 +471,10 @@ class _Exporter(GraphIndex):
                 else:
                     out.append(f"{pad}    t.retain_grad()")
         for nid in self._block(key):
-            if self.specs[nid].name == "if":
-                cond = self.var[self.incoming[nid]["condition"][0].source]
-                then, other = (
-                    self._retain((nid, "then"), indent + 1),
-                    self._retain((nid, "else"), indent + 1),
-                )
+            spec = self.specs[nid]
+            if spec.branches:
+                cond = self.var[self.incoming[nid][spec.condition_port][0].source]
+                then, other = (self._retain((nid, b), indent + 1) for b in spec.branch_ports)
                 if then:
                     out += [f"{pad}if {cond}:"] + then
                     if other:
@@ -475,13 +487,17 @@ class _Exporter(GraphIndex):
         v = self.var[nid]
         out = [f"show('value', {nid!r}, {v})"]
         spec = self.specs[nid]
-        if self.rg[nid] and spec.name != "if":
+        if self.rg[nid] and not spec.branches:
             out.append(f"show('grad', {nid!r}, {v}.grad)")
         if spec.name == "linear":
             layer = self.layer[nid]
             out.append(f"show('grad', {nid + '.weight'!r}, {layer}.weight.grad)")
             if self.params[nid].get("bias", True):
                 out.append(f"show('grad', {nid + '.bias'!r}, {layer}.bias.grad)")
+        elif spec.layer is not None:
+            layer = self.layer[nid]
+            for name in self._layer_parameters(nid):
+                out.append(f"show('grad', {f'{nid}.{name}'!r}, {layer}.{name}.grad)")
         return out
 
     def header(self):
@@ -515,7 +531,7 @@ class _Exporter(GraphIndex):
         lib = self.lib
         lines = [self.header(), ""]
         lines.append("import json")
-        if lib == "torch" and self.uses_nn:
+        if self.uses_helper:
             lines.append("import math")
         lines.append("")
         if self.uses_np:
@@ -529,14 +545,14 @@ class _Exporter(GraphIndex):
             if self.uses_nn:
                 lines.append("from torch import nn")
         lines += ["", ""]
-        if lib == "torch" and self.uses_nn:
-            lines += _TORCH_INIT.strip("\n").splitlines() + ["", ""]
+        if self.uses_helper:
+            lines += export_layers.init_helper(lib).strip("\n").splitlines() + ["", ""]
         lines += _SHOW.strip("\n").splitlines() + ["", ""]
         kinds = dict.fromkeys(self.params[n]["kind"] for n in self.arrays)
         if kinds:
             lines.append("# -- datasets: Wiregrad's own code (backend/graph/datasets.py)")
             for kind in kinds:
-                fn = datasets.from_csv if kind == "csv" else datasets.GENERATORS[kind]
+                fn = datasets.FUNCTIONS[kind]
                 lines += inspect.getsource(fn).rstrip("\n").splitlines() + ["", ""]
         lines.append("# -- the graph, one line per node, in topological order")
         lines += self._compute(None, hints, 0)

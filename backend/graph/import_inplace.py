@@ -1,4 +1,4 @@
-"""Reading in-place lines of a script into in-place nodes (catalog_inplace.py), with `ast`
+"""Reading in-place lines of a script into in-place nodes (ops/inplace.py), with `ast`
 only, never running them:
 
     x.add_(1.0)   x.mul_(w)   x.relu_()   x.clamp_(min=0.0)   x.zero_()   x.fill_(2.0)
@@ -14,7 +14,7 @@ the nodes, which is the order the document runs them in.
 
 import ast
 
-from .catalog_inplace import index_code, parse_index
+from .ops.inplace import index_code, parse_index
 
 METHODS = {"add_", "sub_", "mul_", "div_", "clamp_", "relu_", "zero_", "fill_"}
 _AUG = {ast.Add: "add_", ast.Sub: "sub_", ast.Mult: "mul_", ast.Div: "div_"}

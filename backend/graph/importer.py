@@ -12,10 +12,16 @@ does nothing. Each assignment becomes a node and its inputs become edges:
     fc = nn.Linear(3, 2); h = fc(x)            a linear node (seed from reset_parameters)
     if cond: ... y = a  else: ... y = b        an `if` node (both branches end assigning y)
     x.add_(1.0); x[0:2] = v; x += 1            in-place nodes, and v = x[0:2] (import_inplace.py)
+    x.T / x.mT / x.item()                      transpose (registry CallForm.attributes), detach
+    for i in range(a, b, step): ...            unrolled, i read as its number in each step
+    act = nn.ReLU(); loss_fn = nn.MSELoss()    the op of the same name where called
+    seq = nn.Sequential(nn.Linear(2, 3), ...)  its layers one after another where called
+    class Net(nn.Module): ... ; y = Net()(x)   a module definition and a `module` node per call
+    L.backward(torch.ones(L.shape))            target, and a lesson step with gradient_ones
 
 A `# node <id> (x, y) {json}` comment on a line (as code export writes) gives the node its id,
 position and what the code cannot say (op, label, params). Header docstring, imports, the
-`show` helper, prints, `retain_grad` and `.backward()` lines are read but make no nodes
+`show` helper, prints, `retain_grad`, `zero_grad` and `.backward()` lines are read but make no nodes
 (`.backward()` sets the document's target). Anything else is an ImportFailed problem naming
 the line and the reason.
 
@@ -30,10 +36,13 @@ from .document import GraphDocument
 from .import_inplace import InplaceLines
 from .importing.branches import IfReader
 from .importing.calls import CallReader
+from .importing.classes import ClassReader
 from .importing.dataset_lines import DATA, DatasetReader
 from .importing.expressions import ExpressionReader
 from .importing.layers import LayerReader
+from .importing.loops import LoopReader
 from .importing.modules import ModuleNames
+from .importing.nn_layers import NnLayers
 from .importing.nodes import ImportedGraph
 from .importing.problems import ImportFailed, ImportProblem, Unsupported, number_problem
 from .importing.sources import SourceReader
@@ -47,14 +56,14 @@ _Unsupported = Unsupported  # the name this module used to define
 # the exporter's own helpers and datasets.py's code, read (never run) where a script has them
 _HELPER_DEFS = frozenset({"show", "init_like_engine"} | set(DATA))
 _NOT_READ = {
-    "For": "loops are not supported: write each step as its own line",
-    "While": "loops are not supported: write each step as its own line",
-    "FunctionDef": "function definitions are not supported",
-    "ClassDef": "class definitions are not supported",
+    "While": "while loops are not supported: write `for i in range(n):` (unrolled)",
+    "FunctionDef": "function definitions are not supported: write the lines of its body "
+    "(or an nn.Module class)",
+    "ClassDef": "a class is read at the top of the script only",
 }
 _BACKWARD_ARGS = (
-    "backward() takes no arguments here but gradient=ones_like(x) (torch. "
-    "or eg.), x being the tensor backward is called on"
+    "backward() takes no arguments here but gradient=ones_like(x) or torch.ones(x.shape) "
+    "(torch. or eg.), x being the tensor backward is called on"
 )
 
 
@@ -92,10 +101,12 @@ class _Importer:
     readers share (the variables, the graph being built, the line being read)."""
 
     def __init__(self, source, max_seconds=DEFAULT.max_import_seconds):
+        self.source = source
         self.graph = ImportedGraph(source)
         self.env = {}  # variable -> node id (None: defined by a line that failed)
         self.problems = []
         self.target = None
+        self.gradient_ones = False  # backward starts from ones of the target's shape
         self.name, self.description = "imported script", ""
         self.deadline = time.perf_counter() + max_seconds  # the import's own time budget
         self.max_seconds = max_seconds
@@ -108,6 +119,9 @@ class _Importer:
         self.exprs = ExpressionReader(self)
         self.calls = CallReader(self)
         self.branches = IfReader(self)
+        self.loops = LoopReader(self)
+        self.nn = NnLayers(self)  # nn.ReLU(), nn.MSELoss(), nn.Sequential(...), nn.Conv2d(...)
+        self.classes = ClassReader(self, type(self))  # nn.Module classes: module definitions
         self.writes = InplaceLines(self, Unsupported, literal)  # x.add_(1), x[0] = 5., x += 1
 
     # -- what the readers call back (import_inplace.InplaceLines too) ---------------------------
@@ -154,7 +168,18 @@ class _Importer:
         self.statements(body, top=True)
         if self.problems:
             raise ImportFailed(self.problems)
-        return self.graph.document(self.name, self.description, self.target)
+        return self.graph.document(
+            self.name, self.description, self.target, self.lesson(), self.classes.definitions()
+        )
+
+    def lesson(self):
+        """A script's backward from ones (`L.backward(torch.ones(L.shape))`) is a lesson step
+        that runs backward with the option gradient_ones, as the script does."""
+        if not (self.gradient_ones and self.target):
+            return []
+        text = f"Backward from ones of {self.target}'s shape, as the script calls it."
+        step = {"text": text, "select": [self.target], "run": "backward"}
+        return [{**step, "options": {"gradient_ones": True}}]
 
     def header(self, text):
         head = text.split("\nExported from Wiregrad", 1)[0].strip("\n")
@@ -211,6 +236,10 @@ class _Importer:
             return self.layers.with_statement(stmt)
         if isinstance(stmt, ast.For) and only_output(stmt):
             return None
+        if isinstance(stmt, ast.For):
+            return self.loops.for_statement(stmt)
+        if isinstance(stmt, ast.ClassDef) and top:
+            return self.classes.class_def(stmt)
         if isinstance(stmt, ast.Pass):
             return None
         if isinstance(stmt, ast.AugAssign):
@@ -258,14 +287,9 @@ class _Importer:
 
     def assign(self, name, value, stmt):
         """`name = value`: a layer declaration, another name for a node, or a new node."""
-        if isinstance(value, ast.Call):
-            kind, rest = self.modules.call_kind(value)
-            if kind == "nn" and rest == "Linear":
-                self.layers.declare(name, value)
-                self.env.pop(name, None)
-                return
-            if kind == "nn":
-                raise Unsupported(f"nn.{rest} is not supported (nn.Linear is)")
+        if self.declare(name, value):
+            return
+        value = self.parameter_of(value)
         comment = self.node_comment(stmt.lineno, stmt.end_lineno)
         if isinstance(value, ast.Name) and comment is None:
             self.env[name] = self.ref_name(value.id)  # another name for the same node
@@ -276,7 +300,35 @@ class _Importer:
         finally:
             self.current_var = None
         self.env[name] = nid
-        self.layers.declared.pop(name, None)
+        for declared in (self.layers.declared, self.nn.declared, self.classes.instances):
+            declared.pop(name, None)
+
+    def declare(self, name, value):
+        """`name = nn.Linear(...)` / `nn.ReLU()` / `Net()` and the like: a layer or module
+        that makes nodes where it is called; False for any other value."""
+        kind, rest = self.modules.call_kind(value)
+        if self.classes.is_class_call(value):
+            self.classes.instantiate(name, value)
+        elif kind == "nn" and rest == "Linear":
+            self.layers.declare(name, value)
+        elif kind == "nn" and rest != "Parameter":
+            self.nn.declare(name, value, rest)
+        else:
+            return False
+        self.env.pop(name, None)
+        return True
+
+    def parameter_of(self, value):
+        """`nn.Parameter(<tensor source>)`: the source, which then requires grad."""
+        if self.modules.call_kind(value) != ("nn", "Parameter"):
+            return value
+        if len(value.args) != 1 or value.keywords:
+            raise Unsupported("write nn.Parameter(torch.tensor(<values>))")
+        inner = value.args[0]
+        if not isinstance(inner, ast.Call) or self.modules.call_kind(inner)[0] != "lib":
+            raise Unsupported("write nn.Parameter(torch.tensor(<values>))")
+        rg = ast.keyword(arg="requires_grad", value=ast.Constant(True))
+        return ast.Call(func=inner.func, args=inner.args, keywords=[*inner.keywords, rg])
 
     # -- calls whose result is not assigned -----------------------------------------------------
     def call_statement(self, call):
@@ -290,10 +342,13 @@ class _Importer:
             rname = recv.id if isinstance(recv, ast.Name) else None
             if attr == "backward" and rname is not None:
                 return self.backward_call(call, rname)
-            if attr == "retain_grad" and rname is not None:
-                return None
-            if attr == "reset_parameters" and rname in self.layers.declared:
+            if attr in ("retain_grad", "zero_grad") and rname is not None:
+                return None  # (a run's gradients start from zero)
+            declared = rname in self.layers.declared or rname in self.nn.declared
+            if attr == "reset_parameters" and declared:
                 return self.layers.reset_parameters(rname, call)
+            if attr in ("eval", "train") and declared:
+                return self.layers.set_mode(rname, attr, call)
             if attr == "requires_grad_" and rname is not None:
                 return self.mark_requires_grad(self.ref_name(rname))
             if self.modules.func_kind(d) == ("lib", "manual_seed"):
@@ -302,21 +357,32 @@ class _Importer:
 
     def backward_call(self, call, name):
         """`y.backward()`: y is the document's target."""
-        if (call.args or call.keywords) and not self.ones_of(call, name):
+        ones = bool(call.args or call.keywords)
+        if ones and not self.ones_of(call, name):
             raise Unsupported(_BACKWARD_ARGS)
         self.target = self.ref_name(name)
+        self.gradient_ones = ones
 
     def ones_of(self, call, name):
-        """Whether a backward call's one argument is `gradient=lib.ones_like(name)` (or the
-        same given by position): what the run option gradient_ones does."""
+        """Whether a backward call's one argument is ones of the shape of the tensor it is
+        called on: `gradient=lib.ones_like(name)`, `lib.ones(name.shape)` or
+        `lib.ones(name.size())` (by keyword or position), what the run option gradient_ones
+        does."""
         given = list(call.args) + [k.value for k in call.keywords if k.arg == "gradient"]
         if len(given) != 1 or len(call.args) + len(call.keywords) != 1:
             return False
         g = given[0]
+        if not (isinstance(g, ast.Call) and len(g.args) == 1 and not g.keywords):
+            return False
+        arg = g.args[0]
+        if self.modules.is_call(g, "lib", "ones_like"):
+            return isinstance(arg, ast.Name) and arg.id == name
+        if isinstance(arg, ast.Call) and not arg.args and not arg.keywords:
+            arg = arg.func if getattr(arg.func, "attr", None) == "size" else None
         return (
-            self.modules.is_call(g, "lib", "ones_like")
-            and len(g.args) == 1
-            and not g.keywords
-            and isinstance(g.args[0], ast.Name)
-            and g.args[0].id == name
+            self.modules.is_call(g, "lib", "ones")
+            and isinstance(arg, ast.Attribute)
+            and arg.attr in ("shape", "size")
+            and isinstance(arg.value, ast.Name)
+            and arg.value.id == name
         )

@@ -1,9 +1,12 @@
-"""The op registry: the one list of ops, read by the palette, validation, execution and export.
+"""The op registry: the one list of ops, read by the palette, validation, execution, export
+and import. An op is one `register(OpSpec(...))` in its family's module of `ops/`.
 
 An OpSpec says everything about an op: its ports and params (with types, defaults and bounds),
-a one-line doc, how it runs on the engine, and how it is written as Python. Engine code and
-PyTorch code differ only in the module name (`eg` or `torch`), because the engine mirrors
-PyTorch's API; `code` receives that name.
+a one-line doc, how it runs on the engine, how it is written as Python (`code`), how a call of
+it is read back from a script (`call`, a CallForm), through which inputs gradients flow
+(`Port.no_grad`), and whether it is control flow (`branches`). Engine code and PyTorch code
+differ only in the module name (`eg` or `torch`), because the engine mirrors PyTorch's API;
+`code` receives that name.
 """
 
 from collections.abc import Callable
@@ -17,6 +20,17 @@ class Port:
     optional: bool = False
     variadic: bool = False  # takes any number of edges (cat's and stack's tensors), in edge order
     doc: str = ""
+    # Non-empty: no gradient flows back through this input, and this says why in the page's
+    # words (the chain-rule panel shows it; `{op}` and `{source}` are filled in there). The
+    # exporter takes a node's requires_grad from its other inputs only.
+    no_grad: str = ""
+
+    def describe(self):
+        d = {"name": self.name, "optional": self.optional, "variadic": self.variadic}
+        d["doc"] = self.doc
+        if self.no_grad:
+            d["no_grad"] = self.no_grad
+        return d
 
 
 @dataclass(frozen=True)
@@ -46,13 +60,63 @@ class Param:
         return d
 
 
+# The ways a call can be written: `eg.exp(x)` / `torch.exp(x)` ("function"), `x.exp()`
+# ("method"), `F.exp(x)` ("functional").
+FORMS = ("function", "method", "functional")
+
+
+@dataclass(frozen=True)
+class CallForm:
+    """How a call of the op is read back from a script (importing/calls.py), PyTorch's
+    signature with its arguments named as the op's ports and params."""
+
+    args: tuple[str, ...] = ("input",)  # the positional arguments, in order
+    kwonly: tuple[str, ...] = ()  # keyword-only arguments
+    aliases: tuple[str, ...] = ()  # other names of the same call (`clip` for clamp, `mm`, `view`)
+    # attributes of a tensor that are the op with no call (`x.T`, `x.mT`); their params come
+    # from read(name, {}, False)
+    attributes: tuple[str, ...] = ()
+    forms: tuple[str, ...] = FORMS  # which of FORMS the op is written in
+    required: tuple[str, ...] = ()  # params a call must give (softmax's dim)
+    # the param a method's loose positional arguments are packed into: x.reshape(2, 3)
+    varargs: str | None = None
+    # what PyTorch takes for an argument left out, where it is not the param's default
+    defaults: dict = field(default_factory=dict)
+    operator: str = ""  # the Python operator that writes the op (`+`, `@`, `>`), if any
+    values: bool = False  # `<call>.values` may follow (max/min along one dim)
+    # read(name, vals, values) -> vals: the op's own reading of the literal arguments of a call
+    # by `name` (e.g. var's `unbiased=` as correction), raising importing's Unsupported
+    read: Callable | None = None
+
+    @property
+    def method(self):
+        return "method" in self.forms
+
+
+@dataclass(frozen=True)
+class LayerForm:
+    """A layer op (conv2d, batch_norm, ...): the `nn` module its node makes, as PyTorch writes
+    it. One description read by the op's run (ops/layer_kit.py makes the engine's module),
+    training (which params its trained state is written back to), validation (stored values of
+    an old size: stale.py) and export (`nn.<cls>(<args>)`)."""
+
+    cls: Callable  # cls(x, params) -> the nn class name: "Conv2d", "BatchNorm1d" or "2d" by rank
+    args: Callable  # args(x, params) -> the constructor's arguments by PyTorch's names, in order
+    classes: tuple[str, ...] = ()  # every name cls() gives: what importing reads as this op
+    # (param, state_dict key): the params that hold the layer's trained state (parameters and
+    # buffers such as batch_norm's running_mean), e.g. ("bias_value", "bias")
+    state: tuple[tuple[str, str], ...] = ()
+    shapes: Callable | None = None  # shapes(args) -> {param: shape} of the state it makes
+    modes: bool = False  # train() and eval() compute different things (a `mode` param says which)
+
+
 @dataclass(frozen=True)
 class OpSpec:
     name: str
     category: str
     doc: str
     inputs: tuple[Port, ...]
-    run: Callable  # run(ctx, inputs, params) -> Tensor; variadic inputs arrive as lists
+    run: Callable  # run(ctx, inputs, params) -> Tensor; ctx: an op_context.OpContext
     code: Callable  # code(lib, args, params) -> a Python expression (args are variable names)
     params: tuple[Param, ...] = ()
     outputs: tuple[str, ...] = ("out",)
@@ -61,12 +125,17 @@ class OpSpec:
     # inputs is computed at all (`if`); the executor demands only that branch, export writes a
     # conditional expression, and validation dry-runs both branches.
     branches: bool = False
+    call: CallForm | None = None  # how a call is read back (None: no call form, e.g. sources)
+    # A sample run's sources (port -> a tensor node's params; other ports get a [2, 3] tensor
+    # of rand values in [0, 1)): what the tests run every op on, through export and import.
+    example: dict = field(default_factory=dict)
     # extra["composite"]: the op is several engine ops, or none (`if`), so the executor cannot
     # read its edges' gradients off one node and gives each input an alias node instead.
     # extra["scalar_for"]: the port that param `scalar` stands in for while unconnected.
     # extra["writes"]: the input port an in-place op writes into (its output is that tensor,
-    # one version later; catalog_inplace.py).
+    # one version later; ops/inplace.py).
     extra: dict = field(default_factory=dict)
+    layer: LayerForm | None = None  # a layer op: the nn module its node makes (LayerForm)
 
     def port(self, name):
         for p in self.inputs:
@@ -80,30 +149,67 @@ class OpSpec:
                 return p
         return None
 
+    @property
+    def condition_port(self):
+        """A control-flow op's condition (its first input)."""
+        return self.inputs[0].name if self.branches else None
+
+    @property
+    def branch_ports(self):
+        """A control-flow op's branches (its other inputs), in port order."""
+        return tuple(p.name for p in self.inputs[1:]) if self.branches else ()
+
+    def differentiable(self, port):
+        """Whether gradients flow back through input `port`."""
+        p = self.port(port)
+        return p is not None and not p.no_grad
+
     def describe(self):
-        """What the palette and the inspector need, as JSON."""
+        """What the palette, the inspector and the chain-rule panel need, as JSON."""
         return {
             "name": self.name,
             "category": self.category,
             "doc": self.doc,
-            "inputs": [
-                {"name": p.name, "optional": p.optional, "variadic": p.variadic, "doc": p.doc}
-                for p in self.inputs
-            ],
+            "inputs": [p.describe() for p in self.inputs],
             "outputs": list(self.outputs),
             "params": [p.describe() for p in self.params],
             "source": self.source,
+            **({"branches": True} if self.branches else {}),
             **({"writes": self.extra["writes"]} if self.extra.get("writes") else {}),
         }
 
 
 REGISTRY: dict[str, OpSpec] = {}
+CALLS: dict[str, OpSpec] = {}  # every name a call can use (op names and aliases) -> its op
+OPERATORS: dict[str, OpSpec] = {}  # a Python operator (`+`, `@`, `>`) -> the op it writes
+ATTRIBUTES: dict[str, OpSpec] = {}  # a tensor attribute read as an op (`T`) -> its op
 
 
 def register(spec: OpSpec) -> OpSpec:
+    """Add an op; an op name, or a call name, that is already taken is refused."""
     if spec.name in REGISTRY:
         raise ValueError(f"op {spec.name!r} is registered twice")
+    names = (spec.name, *spec.call.aliases) if spec.call else ()
+    for n in names:
+        if n in CALLS:
+            raise ValueError(f"call name {n!r} of op {spec.name!r} is {CALLS[n].name!r}'s")
+    symbol = spec.call.operator if spec.call else ""
+    for a in spec.call.attributes if spec.call else ():
+        if a in ATTRIBUTES:
+            raise ValueError(f"attribute {a!r} of op {spec.name!r} is {ATTRIBUTES[a].name!r}'s")
+    if symbol in OPERATORS:
+        raise ValueError(f"operator {symbol!r} of op {spec.name!r} is {OPERATORS[symbol].name!r}'s")
+    if spec.call:
+        unknown = set(spec.call.forms) - set(FORMS)
+        if unknown:
+            raise ValueError(f"op {spec.name!r}: unknown call forms {sorted(unknown)}")
     REGISTRY[spec.name] = spec
+    for n in names:
+        CALLS[n] = spec
+    if symbol:
+        OPERATORS[symbol] = spec
+    for a in spec.call.attributes if spec.call else ():
+        ATTRIBUTES[a] = spec
     return spec
 
 
@@ -111,8 +217,23 @@ def get(name) -> OpSpec | None:
     return REGISTRY.get(name)
 
 
+def called(name) -> OpSpec | None:
+    """The op a call by `name` (an op name or an alias) makes; None for no op."""
+    return CALLS.get(name)
+
+
+def by_operator(symbol) -> OpSpec | None:
+    """The op a Python operator (`+`, `@`, `>`) writes; None for no op."""
+    return OPERATORS.get(symbol)
+
+
+def by_attribute(name) -> OpSpec | None:
+    """The op a tensor attribute (`x.T`) is; None for none."""
+    return ATTRIBUTES.get(name)
+
+
 def all_ops():
     return list(REGISTRY.values())
 
 
-from . import catalog  # noqa: E402, F401 - importing the catalog is what fills the registry
+from . import ops  # noqa: E402, F401 - importing the op families is what fills the registry

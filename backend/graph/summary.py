@@ -15,6 +15,8 @@ from operator import attrgetter, is_, itemgetter
 
 import numpy as np
 
+from engine.watch import array_of, requires_grad_of
+
 try:  # the per-tensor loops in C (_tables.c, built by `pip install`; optional)
     from . import _tables
 except ImportError:  # not built: the numpy path below does the same, slower
@@ -29,7 +31,7 @@ _CHUNK_ELEMENTS = 32768
 
 
 def _host(t):
-    a = t._data
+    a = array_of(t)
     return a if isinstance(a, np.ndarray) else a.get()
 
 
@@ -60,11 +62,11 @@ def dtype_name(dt):
 
 
 # per-tensor getters, for map(): C calls instead of a Python loop body per tensor
-_data_of = attrgetter("_data")
+_data_of = array_of  # (a C getter, see engine.watch)
 _shape_of = attrgetter("shape")
 _dtype_of = attrgetter("dtype")
 _grad_fn_of = attrgetter("grad_fn")
-_requires_grad_of = attrgetter("_requires_grad")
+_requires_grad_of = requires_grad_of
 
 
 def summary_tables(tensors, preview_elements=1024, first=0):

@@ -7,7 +7,7 @@ change between steps is made once, when the Trainer is built:
 
 - sources (`tensor`, `parameter`, `scalar`): a source whose tensor requires grad is a trainable
   leaf, named by its node id;
-- `linear` layers: `catalog.linear_run` asks its context for the layer (`ctx.module`); the
+- `linear` layers: `ops/layers.linear_run` asks its context for the layer (`ctx.module`); the
   executor's context makes a new one every run, the trainer's makes it on the first call and
   keeps it, so its `weight` and `bias` (named `node.weight`, `node.bias`) are trained;
 - data nodes (category `data`: `dataset`, `labels`): run once on the whole dataset; each step
@@ -26,11 +26,14 @@ import numpy as np
 import engine as eg
 import engine.nn.functional as F
 from engine import nn, optim
-from engine._tensor import wrap
+from engine.watch import array_of, from_array
 
+from . import modules, registry
 from .document import TrainingSettings
 from .index import GraphIndex
-from .limits import DEFAULT, LimitExceeded
+from .limits import DEFAULT
+from .op_context import OpContext
+from .ops.layer_kit import attribute
 from .validate import GraphInvalid, Problem, check
 
 MAX_POINTS = 500  # data points sent with a decision boundary
@@ -97,22 +100,33 @@ class Control:
                     return
 
 
-class _Context:
-    """The catalog's `ctx` for one node of a training: its layer is made once and kept."""
+class _Mode:
+    """Whether the trainer is stepping (train()) or not (eval(): its first run, an evaluation,
+    the decision boundary): one object that every node's context reads, so the layers whose
+    `mode` is `auto` follow it (ops/layer_kit.py)."""
 
-    __slots__ = ("node_id", "device", "limits", "layer", "layer_key", "named")
+    __slots__ = ("training",)
 
-    def __init__(self, node_id, device, limits, named):
+    def __init__(self):
+        self.training = False
+
+
+class _Context(OpContext):
+    """The op context for one node of a training: its layer is made once and kept."""
+
+    __slots__ = ("node_id", "device", "limits", "layer", "layer_key", "named", "mode")
+
+    def __init__(self, node_id, device, limits, named, mode=None):
         self.node_id, self.device, self.limits = node_id, device, limits
         self.layer = self.layer_key = None
-        self.named = named  # the trainer's list of (name, parameter, node id, weight | bias)
+        self.named = (
+            named  # the trainer's list of (name, parameter, node id, its name in the layer)
+        )
+        self.mode = mode or _Mode()
 
-    def check_numel(self, n):
-        if n > self.limits.max_elements:
-            raise LimitExceeded(
-                f"a tensor of {n:,} elements is over the limit of "
-                f"{self.limits.max_elements:,} elements per tensor"
-            )
+    @property
+    def training(self):
+        return self.mode.training
 
     def add_parameters(self, named):
         pass  # the layer's parameters were registered when `module` made it
@@ -126,9 +140,18 @@ class _Context:
                 self.named.append((f"{self.node_id}.{name}", p, self.node_id, name))
         elif key != self.layer_key:
             raise RuntimeError(
-                f"the layer was made for {self.layer_key} input features and now gets {key}"
+                f"the layer was made as {_layer_text(self.layer_key)} and its input now asks "
+                f"for {_layer_text(key)}"
             )
         return layer
+
+
+def _layer_text(key):
+    """A layer's key in words: `linear`'s is its input features, a LayerForm's (class, (arg,
+    value), ...) reads as the call that makes it."""
+    if isinstance(key, tuple) and key and isinstance(key[0], str):
+        return f"{key[0]}({', '.join(f'{k}={v!r}' for k, v in key[1:])})"
+    return f"a layer for {key} input features"
 
 
 def _ancestors(index, roots):
@@ -144,7 +167,7 @@ def _ancestors(index, roots):
 
 
 def _host(t):
-    a = t._data
+    a = array_of(t)
     return a if isinstance(a, np.ndarray) else a.get()
 
 
@@ -152,6 +175,8 @@ class Trainer:
     """A document compiled for training; see the module's doc."""
 
     def __init__(self, doc, config=None, *, limits=DEFAULT, device="cpu", validated=False):
+        self.source = doc  # as the editor has it: trained values go back into its modules
+        doc = modules.flat_or_invalid(doc, limits)
         if not validated:
             check(doc, limits)
         self.doc = doc
@@ -174,11 +199,11 @@ class Trainer:
         wanted = _ancestors(index, roots)
         order = [nid for nid in index.order if nid in wanted]
         for nid in order:
-            if index.specs[nid].name == "if":
+            if index.specs[nid].branches:
                 problems.append(
                     Problem(
-                        "a training cannot go through `if` (its branch depends on values); "
-                        "use `where`",
+                        f"a training cannot go through `{index.specs[nid].name}` (its branch "
+                        "depends on values); use `where`",
                         node=nid,
                     )
                 )
@@ -199,10 +224,12 @@ class Trainer:
         self.slots = slot
         base = [None] * len(order)
         ctxs, varying, data = {}, set(), []
+        self.mode = _Mode()  # eval() until a step: the run below must not move running stats
+        self.ctxs = ctxs
         with eg.no_grad():
             for nid in order:
                 spec, params = index.specs[nid], index.params[nid]
-                ctx = ctxs[nid] = _Context(nid, device, limits, self.named)
+                ctx = ctxs[nid] = _Context(nid, device, limits, self.named, self.mode)
                 ins = self._inputs(index, nid, base, slot)
                 try:
                     out = spec.run(ctx, ins, params)
@@ -287,6 +314,13 @@ class Trainer:
             return out
 
         self.loss_steps = compile_steps(self.loss_id)
+        # accuracy(): the output again, and the int64 class labels the loss reads (a data node
+        # or a constant tensor: both are whole in `base`)
+        self.output_steps = compile_steps(self.output_id) if self.output_id else None
+        into = index.incoming[self.loss_id].get("target") or ()
+        target = into[0].source if into else None
+        labels_ok = target is not None and (target in data or target not in varying)
+        self.labels_id = target if labels_ok and base[slot[target]].dtype == eg.int64 else None
         self.loss_slot = slot[self.loss_id]
         self.rng = np.random.default_rng(s.seed)
         self.perm, self.pos = None, 0
@@ -405,21 +439,25 @@ class Trainer:
         idx = self.last_batch = self._next_batch()
         if idx is not None:
             for slot, arr, t in self.data:
-                if arr is t._data:  # on the CPU: the rows straight from the array
-                    vals[slot] = wrap(arr[idx])
+                if arr is array_of(t):  # on the CPU: the rows straight from the array
+                    vals[slot] = from_array(arr[idx])
                 else:
                     vals[slot] = t[eg.tensor(idx, device=t.device)]
         opt = self.optimizer
         opt.zero_grad()
-        with eg.enable_grad():
-            loss = self._forward(self.loss_steps, vals)[self.loss_slot]
-            try:
-                loss.backward()
-            except Exception as exc:
-                raise TrainingError(self.loss_id, exc) from exc
+        self.mode.training = True  # train(): dropout drops, batch_norm uses the batch's stats
+        try:
+            with eg.enable_grad():
+                loss = self._forward(self.loss_steps, vals)[self.loss_slot]
+                try:
+                    loss.backward()
+                except Exception as exc:
+                    raise TrainingError(self.loss_id, exc) from exc
+        finally:
+            self.mode.training = False
         opt.step()
         self.step_count += 1
-        self.loss = value = loss._data.item()
+        self.loss = value = array_of(loss).item()
         return value
 
     def run(self, control=None, on_step=None, on_pause=None):
@@ -444,7 +482,7 @@ class Trainer:
         """The loss on the whole dataset with the current parameters (no update)."""
         with eg.no_grad():
             vals = self._forward(self.loss_steps, self.base[:])
-        return vals[self.loss_slot]._data.item()
+        return array_of(vals[self.loss_slot]).item()
 
     # -- what the page shows -----------------------------------------------------------------------
     def boundary(self, resolution=40):
@@ -495,20 +533,39 @@ class Trainer:
         }
 
     def written_back(self):
-        """The document with the trained values: `value` of trained tensor/parameter nodes,
-        `weight` and `bias_value` of linear nodes (nested lists)."""
-        doc = self.doc.model_copy(deep=True)
-        nodes = {n.id: n for n in doc.nodes}
+        """The document with the trained values (nested lists): `value` of trained
+        tensor/parameter nodes; a layer node's whole state into the params its op's LayerForm
+        names (`weight` and `bias_value` of a linear or conv2d, batch_norm's running_mean and
+        running_var too), so the next run starts where the training ended."""
+        doc = self.source.model_copy(deep=True)
+        flat = {n.id: n for n in self.doc.nodes}
         for _, p, nid, part in self.named:
-            values = _host(p.detach()).tolist()
-            params = nodes[nid].params
             if part is None:
-                params["value"] = values
-            elif part == "weight":
-                params["weight"] = values
-            elif part == "bias":
-                params["bias_value"] = values
+                modules.write_state(doc, nid, {"value": _host(p.detach()).tolist()})
+        for nid, ctx in self.ctxs.items():
+            form = registry.get(flat[nid].op).layer if ctx.layer is not None else None
+            state = {}
+            for param, key in form.state if form is not None else ():
+                t = attribute(ctx.layer, key)
+                if t is not None:
+                    state[param] = _host(t.detach()).tolist()
+            if state:
+                modules.write_state(doc, nid, state)  # a node inside a module: its instance
         return doc
+
+    def accuracy(self):
+        """The fraction of the whole dataset the output classifies right (its argmax is the
+        label), with the current parameters in eval(); None when the output is not one row of
+        class scores per labelled point."""
+        if self.output_id is None or self.labels_id is None:
+            return None
+        with eg.no_grad():
+            vals = self._forward(self.output_steps, self.base[:])
+        out = _host(vals[self.slots[self.output_id]])
+        labels = _host(self.base[self.slots[self.labels_id]])
+        if out.ndim != 2 or labels.shape != out.shape[:1]:
+            return None
+        return float((out.argmax(1) == labels).mean())
 
 
 def _arg(vals, s):
@@ -519,7 +576,7 @@ def _arg(vals, s):
 
 
 def _fast_run(run, ctx):
-    """The node's run function; for a node whose layer is an nn.Linear (catalog.linear_run, once
+    """The node's run function; for a node whose layer is an nn.Linear (ops/layers.linear_run, once
     it has made the layer), the layer's own forward without the calls around it."""
     layer = ctx.layer
     if layer is not None and type(layer) is nn.Linear:

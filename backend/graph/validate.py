@@ -12,9 +12,11 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 
 import engine as eg
+from engine.watch import array_of
 
-from . import registry
+from . import modules, registry, stale
 from .limits import DEFAULT
+from .op_context import OpContext
 from .snapshot import Snapshot
 
 _META_ELEMENTS = 1_000_000  # bigger stand-ins are skipped: their shape is checked when run
@@ -27,6 +29,7 @@ class Problem:
     edge: str | None = None
     port: str | None = None
     param: str | None = None
+    code: str | None = None  # for problems the editor offers a fix for: stale.STALE_VALUES
 
     def to_dict(self):
         return {k: v for k, v in asdict(self).items() if v is not None}
@@ -323,7 +326,8 @@ def inplace_problems(doc):
                 )
             )
     for n in doc.nodes:
-        if n.op == "if":
+        spec = registry.get(n.op)
+        if spec is not None and spec.branches:
             problems.append(
                 Problem(
                     "a graph with in-place ops runs its statements in order, which an if "
@@ -335,25 +339,13 @@ def inplace_problems(doc):
 
 
 # -- shapes -------------------------------------------------------------------------------------
-class _MetaContext:
-    """What ops may ask of the executor, answered for a dry run."""
+class _MetaContext(OpContext):
+    """What ops may ask of the executor, answered for a dry run (layers made anew)."""
 
     device = "cpu"  # stand-ins live on the CPU whatever device the run will use
 
     def __init__(self, limits):
         self.limits = limits
-
-    def check_numel(self, n):
-        if n > self.limits.max_elements:
-            raise ValueError(
-                f"a tensor of {n:,} elements is over the limit of {self.limits.max_elements:,}"
-            )
-
-    def add_parameters(self, named):
-        pass
-
-    def module(self, key, factory):
-        return factory()
 
 
 def shape_problems(doc, limits=DEFAULT, skip=frozenset()):
@@ -365,7 +357,11 @@ def shape_problems(doc, limits=DEFAULT, skip=frozenset()):
 def inferred_shapes(doc, limits=DEFAULT):
     """Each node's output shape as the dry run infers it, before anything runs (the editor
     writes them at the nodes' output ports). Nodes with problems, what depends on them, and
-    stand-ins too big to make are left out."""
+    stand-ins too big to make are left out. Inside modules: under the flat ids (`b/<id>`)."""
+    try:
+        doc = modules.flatten(doc, limits.max_nodes)
+    except modules.ModuleProblems:
+        return {}
     if size_problems(doc, limits):
         return {}
     problems = structural_problems(doc, limits)
@@ -402,10 +398,18 @@ def _dry_run_node(ctx, node, edges, meta, problems):
         inputs = _meta_inputs(spec, edges, meta)
     except _Unknown:
         return
+    old = stale.find(node.id, spec.name, params, inputs)
+    if old:
+        # trained values of an earlier size: said at their param, with a code the editor
+        # offers a reset for; the rest of the graph is checked as if they were reset
+        problems.extend(
+            Problem(s.message, node=node.id, param=s.param, code=stale.STALE_VALUES) for s in old
+        )
+        params = stale.without(params, old)
     try:
         if spec.source:
             out = _meta_source(ctx, spec, params)
-        elif spec.name == "if":
+        elif spec.branches:
             out = inputs[1]  # either branch may run; the then-branch stands for both
         else:
             if spec.extra.get("writes") and inputs[0] is not None:
@@ -457,7 +461,14 @@ def validate(doc, limits=DEFAULT):
     A document that differs from a recent one without problems only in some nodes' params
     (the usual request after an edit) is validated again only where that can change anything:
     those nodes' params and inputs, then the dry run of them and what depends on them, on the
-    stand-ins the earlier dry run left (see _Valid)."""
+    stand-ins the earlier dry run left (see _Valid).
+
+    A document with modules is checked in its flat form (modules.py), so a problem inside a
+    module is at the node inside it, under its flat id (`b/<id>`)."""
+    try:
+        doc = modules.flatten(doc, limits.max_nodes)
+    except modules.ModuleProblems as bad:
+        return bad.problems
     too_big = size_problems(doc, limits)
     if too_big:
         return too_big  # checking a graph over the limits would itself cost too much
@@ -517,7 +528,7 @@ class _Valid:
 
 
 def _remember(valid):
-    if sum(t._data.nbytes for t in valid.meta.values()) > _VALID_BYTES:
+    if sum(array_of(t).nbytes for t in valid.meta.values()) > _VALID_BYTES:
         return
     with _VALID_LOCK:
         _VALID[:] = [v for v in _VALID if v.snapshot.key != valid.snapshot.key]

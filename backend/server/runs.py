@@ -13,6 +13,8 @@ import time
 import uuid
 from collections import OrderedDict
 
+from engine.watch import array_of
+
 from ..graph import ForwardCache, GraphInvalid
 from ..graph import run as run_graph
 from .events import read_edit, read_graph
@@ -66,7 +68,7 @@ def kept_bytes(result):
         for t in table.values():
             if id(t) not in seen:
                 seen.add(id(t))
-                total += t._data.nbytes
+                total += array_of(t).nbytes
     return total
 
 

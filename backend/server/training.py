@@ -115,6 +115,9 @@ class _Session:
         boundary = tr.boundary(BOUNDARY_RESOLUTION)
         if boundary is not None:
             packet["boundary"] = boundary
+        accuracy = tr.accuracy()  # a classifier's share of right answers on its whole dataset
+        if accuracy is not None:
+            packet["accuracy"] = accuracy
         self.emit("train_snapshot", packet)
 
     def run(self):

@@ -485,7 +485,7 @@ UNSUPPORTED = """\
 import engine as eg
 import os
 x = eg.tensor(1.0, requires_grad=True)
-for i in range(3):
+while x < 3:
     x = x * 2
 y = eg.frobnicate(x)
 x //= 2

@@ -13,9 +13,9 @@ import pytest
 import torch
 
 from backend.graph import ForwardCache, parse, run_records, validate
-from backend.graph.catalog_inplace import parse_index
 from backend.graph.export import to_python
 from backend.graph.importer import from_python
+from backend.graph.ops.inplace import parse_index
 from backend.graph.templates import load_template
 
 ROOT = Path(__file__).resolve().parents[2]

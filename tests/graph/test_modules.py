@@ -209,3 +209,48 @@ def test_old_documents_load_and_modules_need_version_2():
         parse({"modules": [affine_module()], "nodes": []})
     d = parse({"nodes": [tensor("a", value=1.0)]})
     assert flatten(d) is d  # nothing to unpack: the same document, no copy
+
+
+def test_validation_checks_the_flat_form_and_names_the_node_inside_the_module():
+    assert validate(two_blocks()) == []
+    d = two_blocks()
+    bad = affine_module()
+    bad["nodes"][1]["params"]["shape"] = [4]  # w of shape (4,) times x of shape (3,)
+    d = parse({**d.model_dump(), "modules": [bad]})
+    problems = [p.to_dict() for p in validate(d)]
+    assert problems and {p.get("node") for p in problems} <= {"l1/m", "l2/m", "l1/a", "l2/a"}
+    assert "must match the size of tensor b" in problems[0]["message"]  # PyTorch's words
+    d = two_blocks()
+    d.nodes[1] = d.nodes[1].model_copy(update={"params": {"module": "Nope"}})
+    assert [p.node for p in validate(d)] == ["l1"]
+
+
+def test_training_writes_each_instances_trained_values_into_its_own_state():
+    from backend.graph.training import Trainer
+
+    d = two_blocks(seed=7)
+    d = parse(
+        {
+            **d.model_dump(),
+            "nodes": [
+                *[n.model_dump() for n in d.nodes],
+                {"id": "loss", "op": "pow", "params": {"scalar": 2.0}},
+            ],
+            "edges": [*[e.model_dump() for e in d.edges], edge("e_loss", "s", "loss")],
+            "training": {"loss": "loss", "optimizer": "sgd", "lr": 0.05, "steps": 20},
+        }
+    )
+    tr = Trainer(d)
+    first = tr.evaluate()
+    assert tr.run() == "ok"
+    assert tr.evaluate() < first
+    back = tr.written_back()
+    assert [n.id for n in back.nodes] == [n.id for n in d.nodes]  # still the two instances
+    trained = tr.parameters()
+    for inst in ("l1", "l2"):
+        state = back.node(inst).params["state"]
+        assert set(state) == {"w", "b"}
+        np.testing.assert_allclose(state["w"]["value"], arr(trained[f"{inst}/w"]), rtol=1e-6)
+    assert "state" not in d.node("l1").params  # the original is left as it was
+    res, _ = run_records(back, "forward")  # the next run starts where the training ended
+    assert res.values["loss"].item() == pytest.approx(tr.evaluate(), rel=1e-6)

@@ -195,7 +195,7 @@ def test_too_many_nodes_and_edges():
 def test_source_over_max_elements():
     d = doc([tensor("big", [100, 100])])
     assert one(d, limits=Limits(max_elements=1000)) == Problem(
-        "a tensor of 10,000 elements is over the limit of 1,000", node="big"
+        "a tensor of 10,000 elements is over the limit of 1,000 elements per tensor", node="big"
     )
 
 
@@ -217,7 +217,8 @@ def test_a_broadcast_over_max_elements_is_refused_before_it_is_made(op, other_sh
     finally:
         tracemalloc.stop()
     assert problem == Problem(
-        "a tensor of 400,000,000 elements is over the limit of 10,000,000", node="m"
+        "a tensor of 400,000,000 elements is over the limit of 10,000,000 elements per tensor",
+        node="m",
     )
     assert peak < 50 * 2**20, f"{peak:,} bytes allocated on the way"
 

@@ -11,6 +11,9 @@ statements): each module reads one kind of line or expression into nodes.
     expressions.py   operators, comparisons, numbers as operands
     calls.py         calls of the op registry's functions and methods
     branches.py      `if` blocks as `if` nodes
+    loops.py         `for i in range(...)` loops, unrolled
+    nn_layers.py     nn.ReLU() / nn.MSELoss() / nn.Sequential(...) / layer classes, and calls
+    classes.py       nn.Module classes as module definitions, their instances as module nodes
 
 The in-place lines (`x.add_(1)`, `x[0] = v`, `x += 1`) are `backend/graph/import_inplace.py`.
 """

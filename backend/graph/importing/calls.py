@@ -1,6 +1,7 @@
 """Calls read from code: a layer (`fc(x)`), a tensor source (sources.py), or a function or
 method of the op registry (eg.exp(y), F.relu(y), y.sum(dim=0), x.reshape(2, 3), torch.max(x,
-dim=1).values), bound to the op's ports and params by the signature tables below."""
+dim=1).values), bound to the op's ports and params by the op's call form (registry.CallForm:
+its signature, aliases, forms, required and varargs params)."""
 
 import ast
 
@@ -9,60 +10,8 @@ from .problems import Unsupported
 from .sources import SOURCE_FUNCTIONS
 from .syntax import dotted, literal
 
-# name -> (op, positional args, keyword-only args); args named as the op's ports and params
-_SIGS = {
-    **{n: (n, ("input", "other"), ()) for n in ("add", "sub", "mul", "div", "pow")},
-    **{n: (n, ("input", "other"), ()) for n in ("maximum", "minimum", "matmul")},
-    **{n: (n, ("input", "other"), ()) for n in ("gt", "lt", "ge", "le", "eq", "ne")},
-    "where": ("where", ("condition", "input", "other"), ()),
-    **{
-        n: (n, ("input",), ())
-        for n in ("exp", "log", "sqrt", "abs", "sin", "cos", "reciprocal")
-        + ("relu", "sigmoid", "tanh", "neg", "detach")
-    },
-    "negative": ("neg", ("input",), ()),
-    "clamp": ("clamp", ("input", "min", "max"), ()),
-    "clip": ("clamp", ("input", "min", "max"), ()),
-    "leaky_relu": ("leaky_relu", ("input", "negative_slope"), ()),
-    "softmax": ("softmax", ("input", "dim"), ()),
-    "log_softmax": ("log_softmax", ("input", "dim"), ()),
-    "sum": ("sum", ("input", "dim", "keepdim"), ()),
-    "mean": ("mean", ("input", "dim", "keepdim"), ()),
-    "max": ("max", ("input", "dim", "keepdim"), ()),
-    "min": ("min", ("input", "dim", "keepdim"), ()),
-    "amax": ("max", ("input", "dim", "keepdim"), ()),
-    "amin": ("min", ("input", "dim", "keepdim"), ()),
-    "var": ("var", ("input", "dim"), ("correction", "keepdim", "unbiased")),
-    "std": ("std", ("input", "dim"), ("correction", "keepdim", "unbiased")),
-    "mm": ("matmul", ("input", "other"), ()),
-    "transpose": ("transpose", ("input", "dim0", "dim1"), ()),
-    "reshape": ("reshape", ("input", "shape"), ()),
-    "view": ("reshape", ("input", "shape"), ()),
-    "flatten": ("flatten", ("input", "start_dim", "end_dim"), ()),
-    "unsqueeze": ("unsqueeze", ("input", "dim"), ()),
-    "squeeze": ("squeeze", ("input", "dim"), ()),
-    "permute": ("permute", ("input", "dims"), ()),
-    "cat": ("cat", ("tensors", "dim"), ()),
-    "concat": ("cat", ("tensors", "dim"), ()),
-    "stack": ("stack", ("tensors", "dim"), ()),
-    **{
-        n: (n, ("input", "target"), ("reduction",))
-        for n in ("mse_loss", "l1_loss", "binary_cross_entropy", "cross_entropy")
-    },
-}
-_FUNCTIONAL_ONLY = {"leaky_relu", "mse_loss", "l1_loss", "binary_cross_entropy", "cross_entropy"}
-_NOT_METHODS = _FUNCTIONAL_ONLY | {"cat", "concat", "stack", "where"}
-# what PyTorch takes when an argument is left out, where it is not the op's param default
-_CODE_DEFAULTS = {"clamp": {"min": None, "max": None}}
-_REQUIRED = {
-    "softmax": ("dim",),
-    "log_softmax": ("dim",),
-    "transpose": ("dim0", "dim1"),
-    "reshape": ("shape",),
-    "unsqueeze": ("dim",),
-    "permute": ("dims",),
-}
-_VARARGS = {"reshape": "shape", "view": "shape", "permute": "dims"}  # x.reshape(2, 3)
+# How `kind` (modules.ModuleNames.func_kind: eg./torch., F., or a method) names a call form
+_FORM = {"lib": "function", "F": "functional", "method": "method"}
 
 
 class CallReader:
@@ -72,8 +21,15 @@ class CallReader:
     def call(self, node, meta, values=False):
         """The node of a call; `values`: the call is read as `<call>.values`."""
         imp, func = self.imp, node.func
-        if isinstance(func, ast.Name) and func.id in imp.layers.declared and not values:
-            return imp.layers.call(func.id, node, meta)  # h = fc(x)
+        if isinstance(func, ast.Name) and not values:
+            # a layer's node inside an expression is named after the layer (self.fc1: fc1)
+            named = meta or func.id.removeprefix("self.")
+            if func.id in imp.layers.declared:
+                return imp.layers.call(func.id, node, named)  # h = fc(x)
+            if func.id in imp.nn.declared:
+                return imp.nn.call(func.id, node, named)  # h = act(x), loss_fn(p, t)
+            if func.id in imp.classes.instances:
+                return imp.classes.call(func.id, node, named)  # y = net(x): a module node
         d = dotted(func)
         kind, rest = imp.modules.func_kind(d)
         if kind == "lib" and rest in SOURCE_FUNCTIONS:
@@ -89,36 +45,35 @@ class CallReader:
             if d is None:
                 raise Unsupported("only calls of eg./torch./F. functions and methods")
             raise Unsupported(f"'{d}' is not a function of the op registry")
-        sig = _SIGS.get(rest)
-        if (
-            sig is None
-            or rest in (_FUNCTIONAL_ONLY if kind == "lib" else ())
-            or (kind == "method" and rest in _NOT_METHODS)
-        ):
+        spec = registry.called(rest)
+        if spec is None or _FORM[kind] not in spec.call.forms:
             raise Unsupported(f"'{d or rest}' is not an op of the registry")
-        bound = self._bind(node, rest, sig, receiver)
-        return self.make_op(sig[0], rest, bound, meta, values)
+        bound = self._bind(node, rest, spec.call, receiver)
+        return self.make_op(spec.name, rest, bound, meta, values)
 
     def _special_method(self, node, meta):
-        """x.requires_grad_() (on a tensor source) and eg.arange(n).reshape(shape): their node;
-        None for any other method."""
+        """x.requires_grad_() (on a tensor source), x.item() (a detached x: a number has no
+        gradient) and eg.arange(n).reshape(shape): their node; None for any other method."""
         func = node.func
         if func.attr == "requires_grad_" and not node.args and not node.keywords:
             inner = self.imp.exprs.expr(func.value, meta)
             self.imp.mark_requires_grad(inner)
             return inner
+        if func.attr == "item" and not node.args and not node.keywords:
+            # a Python number: the value, with no path back for gradients
+            return self.make_op("detach", "item", {"input": func.value}, meta, False)
         if func.attr == "reshape" and self.imp.modules.is_call(func.value, "lib", "arange"):
             return self.imp.sources.source(node, "arange", meta)
         return None
 
-    def _bind(self, node, name, sig, receiver):
-        """{argument name: value node} of a call of `name` by its signature; a method's
-        receiver is its first argument."""
-        _, positional, kwonly = sig
+    def _bind(self, node, name, form, receiver):
+        """{argument name: value node} of a call of `name` by its signature (`form`, the op's
+        CallForm); a method's receiver is its first argument."""
+        positional, kwonly = form.args, form.kwonly
         args = list(node.args)
         if receiver is not None:
             if (
-                name in _VARARGS
+                form.varargs
                 and args
                 and not isinstance(args[0], (ast.Tuple, ast.List))
                 and (len(args) > 1 or isinstance(args[0], ast.Constant))
@@ -145,8 +100,8 @@ class CallReader:
         """The node of `op` called as `name` with arguments `bound` (value nodes by name)."""
         spec = registry.get(op)
         scalar = self._scalar_other(spec, bound)
-        vals = self._param_values(spec, op, name, bound, values)
-        params = dict(_CODE_DEFAULTS.get(op, {}))
+        vals = self._param_values(spec, name, bound, values)
+        params = dict(spec.call.defaults)
         if scalar is not None:
             params["scalar"] = scalar
         inputs = self._inputs(spec, name, bound, scalar)
@@ -166,27 +121,20 @@ class CallReader:
                 return v
         return None
 
-    def _param_values(self, spec, op, name, bound, values):
+    def _param_values(self, spec, name, bound, values):
         """The literal arguments that are not ports, taken out of bound, as param values."""
+        form = spec.call
         ports = {p.name for p in spec.inputs}
         vals = {}
         for k in list(bound):
             if k not in ports:
                 v = literal(bound.pop(k))
                 vals[k] = list(v) if isinstance(v, tuple) else v
-        if op in ("max", "min"):
-            dim = vals.get("dim")
-            if name in ("max", "min") and isinstance(dim, int) and not values:
-                raise Unsupported(f"{name}(x, dim) gives (values, indices): add .values")
-            if name in ("amax", "amin") and isinstance(dim, int):
-                vals["dim"] = [dim]
-        elif values:
+        if values and not form.values:
             raise Unsupported(".values is supported after max/min along a dim")
-        if "unbiased" in vals:
-            if "correction" in vals:
-                raise Unsupported("give correction or unbiased, not both")
-            vals["correction"] = 1 if vals.pop("unbiased") else 0
-        for req in _REQUIRED.get(op, ()):
+        if form.read is not None:
+            vals = form.read(name, vals, values)  # the op's own reading (var's unbiased=)
+        for req in form.required:
             if req not in vals:
                 raise Unsupported(f"{name} needs {req}=")
         return vals

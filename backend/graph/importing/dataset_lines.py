@@ -4,13 +4,14 @@ backend/graph/datasets.py, or from_csv) names a dataset's arrays; eg.tensor(X) i
 
 import ast
 
-from ..datasets import GENERATORS
+from ..datasets import GENERATORS, IMAGES
 from .problems import Unsupported
 from .syntax import is_new_axis, literal
 
 # a dataset's functions (datasets.py, copied into exported scripts) and their arguments
 DATA = {
     **{name: ("n", "noise", "seed") for name in GENERATORS},
+    **{name: ("n", "seed") for name in IMAGES},  # scikit-learn's images: no noise
     "from_csv": ("text", "features", "target"),
 }
 

@@ -5,11 +5,16 @@ constant arithmetic expression such as 1 / 3 is folded into one)."""
 import ast
 import math
 
+from .. import registry
+from .layer_forms import is_attention_output
 from .problems import Unsupported
 from .syntax import is_literal, is_number, literal, num_name, strip_bool
 
-_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
-_CMPOPS = {ast.Gt: "gt", ast.Lt: "lt", ast.GtE: "ge", ast.LtE: "le", ast.Eq: "eq", ast.NotEq: "ne"}
+# Python's operators by their symbols; the op each writes is the registry's (CallForm.operator)
+_SYMBOLS = {
+    **{ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.MatMult: "@"},
+    **{ast.Gt: ">", ast.Lt: "<", ast.GtE: ">=", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!="},
+}
 _FOLDED = {
     ast.Add: lambda x, y: x + y,
     ast.Sub: lambda x, y: x - y,
@@ -39,28 +44,35 @@ class ExpressionReader:
             cond = self.operand_node(strip_bool(node.test))
             a, b = self.operand_node(node.body), self.operand_node(node.orelse)
             return imp.add_node("if", {}, [("condition", cond), ("then", a), ("else", b)], meta)
-        if (
-            isinstance(node, ast.Attribute)
-            and node.attr == "values"
-            and isinstance(node.value, ast.Call)
-        ):
-            return imp.calls.call(node.value, meta, values=True)
+        if isinstance(node, ast.Attribute):
+            return self.attribute(node, meta)
         if isinstance(node, ast.Call) and imp.writes.is_write_call(node):
             nid = imp.writes.write_call(node, meta)  # y = x.add_(1): x is written too
             imp.writes.bind(node.func.value, nid)
             return nid
         if isinstance(node, ast.Call):
             return imp.calls.call(node, meta)
+        if isinstance(node, ast.Subscript) and is_attention_output(node, imp.nn.declared):
+            return imp.calls.call(node.value, meta)  # attn(x, x, x, need_weights=False)[0]
         if isinstance(node, ast.Subscript):
             return imp.writes.getitem(node, meta)
         if is_literal(node):
             raise Unsupported("a literal must be wrapped in eg.tensor(...)")
         raise Unsupported(f"{type(node).__name__} expressions are not supported")
 
+    def attribute(self, node, meta):
+        """`<call>.values` (max/min along a dim), or an attribute that is an op (`x.T`)."""
+        if node.attr == "values" and isinstance(node.value, ast.Call):
+            return self.imp.calls.call(node.value, meta, values=True)
+        spec = registry.by_attribute(node.attr)
+        if spec is None:
+            raise Unsupported(f"the attribute .{node.attr} is not read (.T and .mT are)")
+        return self.imp.calls.make_op(spec.name, node.attr, {"input": node.value}, meta, False)
+
     def compare(self, node, meta):
         if len(node.ops) != 1:
             raise Unsupported("chained comparisons are not supported")
-        op = _CMPOPS.get(type(node.ops[0]))
+        op = _operator_op(node.ops[0])
         if op is None:
             raise Unsupported(f"the comparison {type(node.ops[0]).__name__} is not supported")
         a = self.operand_node(node.left)
@@ -68,12 +80,12 @@ class ExpressionReader:
         return self.imp.add_node(op, {}, [("input", a), ("other", b)], meta)
 
     def binop(self, node, meta):
-        if isinstance(node.op, ast.MatMult):
-            a, b = self.operand_node(node.left), self.operand_node(node.right)
-            return self.imp.add_node("matmul", {}, [("input", a), ("other", b)], meta)
-        op = _BINOPS.get(type(node.op))
+        op = _operator_op(node.op)
         if op is None:
             raise Unsupported(f"the operator {type(node.op).__name__} is not supported")
+        if registry.get(op).extra.get("scalar_for") != "other":  # a @ b: both are tensors
+            a, b = self.operand_node(node.left), self.operand_node(node.right)
+            return self.imp.add_node(op, {}, [("input", a), ("other", b)], meta)
         if self.fold(node) is not None:
             raise Unsupported("a constant must be wrapped in eg.tensor(...)")
         lk, lv = self.operand(node.left)
@@ -129,3 +141,10 @@ class ExpressionReader:
     def scalar(self, v):
         """An unnamed scalar source holding the number v."""
         return self.imp.add_node("scalar", {"value": float(v), "name": num_name(v)}, [], None)
+
+
+def _operator_op(node_op):
+    """The name of the op an `ast` operator writes (registry.by_operator); None for none."""
+    symbol = _SYMBOLS.get(type(node_op))
+    spec = registry.by_operator(symbol) if symbol else None
+    return spec.name if spec else None

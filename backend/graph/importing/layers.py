@@ -1,15 +1,19 @@
 """Layers read from code: `fc = nn.Linear(in, out, bias=...)` declares one, `h = fc(x)` is its
 `linear` node (each layer called once: a node has its own weights), and its weights come from
 `fc.reset_parameters(generator)`, `init_like_engine(fc, seed=...)` or literal values copied in
-under `with eg.no_grad():`."""
+under `with eg.no_grad():`. The same lines set the seed and stored state of the other layer ops
+NnLayers declares (nn.Conv2d, nn.BatchNorm2d's running_mean ...), and `layer.eval()` /
+`layer.train()` their mode."""
 
 import ast
 
+from .. import registry
+from .layer_forms import set_mode, state_param
 from .problems import Unsupported
 from .syntax import kw, lists, literal
 
 _NO_GRAD = "only `with eg.no_grad():` holding layer weights is supported"
-_COPY = "inside no_grad only layer.weight.copy_(eg.tensor(...)) is supported"
+_COPY = "inside no_grad only layer.<state>.copy_(eg.tensor(...)) is supported (weight, bias ...)"
 
 
 class LayerReader:
@@ -18,9 +22,22 @@ class LayerReader:
         self.declared = {}  # variable -> linear params (and whether it was called: "used")
 
     def layer_of(self, name):
-        if name not in self.declared:
-            raise Unsupported(f"'{name}' is not a layer made by nn.Linear")
-        return self.declared[name]
+        """(op, the dict of its node's params) of a declared layer: an nn.Linear here, or a
+        layer op NnLayers declared (nn.Conv2d ...)."""
+        if name in self.declared:
+            return "linear", self.declared[name]
+        entry = self.imp.nn.declared.get(name) or {}
+        spec = registry.get(entry.get("op", ""))
+        if spec is None or spec.layer is None:
+            raise Unsupported(f"'{name}' is not a layer made by nn.Linear, nn.Conv2d ...")
+        return spec.name, entry["params"]
+
+    def set_mode(self, name, attr, call):
+        """`bn.eval()` / `bn.train()` (a Sequential: each of its layers)."""
+        if call.args or call.keywords:
+            raise Unsupported(f"{attr}() takes no arguments here")
+        if name in self.imp.nn.declared:
+            set_mode(self.imp.nn.declared[name], attr)
 
     def declare(self, name, call):
         """`name = nn.Linear(...)`."""
@@ -60,14 +77,14 @@ class LayerReader:
         """`init_like_engine(fc, seed=S)`: the exporter's helper seeding a PyTorch layer."""
         if not call.args or not isinstance(call.args[0], ast.Name):
             raise Unsupported("init_like_engine(layer, seed=...) needs a layer variable")
-        layer = self.layer_of(call.args[0].id)
+        _, layer = self.layer_of(call.args[0].id)
         seed = call.args[1] if len(call.args) > 1 else kw(call, "seed")
         layer["seed"] = int(literal(seed)) if seed is not None else 0
 
     def reset_parameters(self, name, call):
         """`fc.reset_parameters(eg.Generator().manual_seed(S))`."""
         seed = self.imp.sources.seed_of(call.args[0] if call.args else None)
-        self.declared[name]["seed"] = seed
+        self.layer_of(name)[1]["seed"] = seed
 
     def with_statement(self, stmt):
         """`with eg.no_grad():` holding weight copies, each line read (or reported) alone."""
@@ -93,14 +110,19 @@ class LayerReader:
             isinstance(f, ast.Attribute)
             and f.attr == "copy_"
             and isinstance(f.value, ast.Attribute)
-            and f.value.attr in ("weight", "bias")
-            and isinstance(f.value.value, ast.Name)
             and len(call.args) == 1
         ):
             raise Unsupported(_COPY)
-        layer = self.layer_of(f.value.value.id)
-        arg = call.args[0]
-        if not (self.imp.modules.is_call(arg, "lib", "tensor") and arg.args):
+        # layer.weight, bn.running_mean, attn.out_proj.weight: the layer, then the state key
+        parts, obj = [], f.value
+        while isinstance(obj, ast.Attribute):
+            parts.insert(0, obj.attr)
+            obj = obj.value
+        if not isinstance(obj, ast.Name):
             raise Unsupported(_COPY)
-        value = lists(literal(arg.args[0]))
-        layer["weight" if f.value.attr == "weight" else "bias_value"] = value
+        op, layer = self.layer_of(obj.id)
+        param = state_param(registry.get(op), ".".join(parts))
+        arg = call.args[0]
+        if param is None or not (self.imp.modules.is_call(arg, "lib", "tensor") and arg.args):
+            raise Unsupported(_COPY)
+        layer[param] = lists(literal(arg.args[0]))

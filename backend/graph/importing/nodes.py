@@ -87,7 +87,8 @@ class ImportedGraph:
             nid = self.fresh_id(meta if meta else op)
             self.reserved.add(nid)
         if (
-            spec.source
+            spec is not None  # (a module instance's op is no registry op)
+            and spec.source
             and spec.param("name") is not None
             and "name" not in params
             and meta is not None
@@ -108,15 +109,19 @@ class ImportedGraph:
         return nid
 
     # -- the document ---------------------------------------------------------------------------
-    def document(self, name, description, target):
-        """The document of the nodes read; ImportFailed where it is not a valid one."""
+    def document(self, name, description, target, lesson=(), modules=()):
+        """The document of the nodes read (with `modules`, definitions of version 2: a
+        script's nn.Module classes); ImportFailed where it is not a valid one."""
         data = {
             "name": name,
             "description": description,
-            "nodes": self._laid_out(),
-            "edges": self._edge_list(),
+            "nodes": self.laid_out(),
+            "edges": self.edge_list(),
             "target": target,
+            "lesson": list(lesson),
         }
+        if modules:
+            data.update(version=2, modules=list(modules))
         try:
             doc = parse(data)
         except Exception as exc:  # pydantic's ValidationError: an id or a value out of range
@@ -125,7 +130,7 @@ class ImportedGraph:
         self._check(doc)
         return doc
 
-    def _laid_out(self):
+    def laid_out(self):
         """The nodes as document dicts; one without a position goes in a column by its depth."""
         depth, incoming, column, nodes = {}, {}, {}, []
         for src, dst, _ in self.edges:
@@ -144,7 +149,7 @@ class ImportedGraph:
             nodes.append(out)
         return nodes
 
-    def _edge_list(self):
+    def edge_list(self):
         """The edges as document dicts, each with an id that is valid and not taken."""
         edges, seen = [], set()
         for src, dst, port in self.edges:
@@ -165,12 +170,20 @@ class ImportedGraph:
         return edges
 
     def _check(self, doc):
-        """Structural problems of the document, each at the line of its node."""
+        """Structural problems of the document (of its flat form, modules unpacked), each at
+        the line of its node (of the instance holding it)."""
+        from ..modules import ModuleProblems, flatten, instance_of
         from ..validate import structural_problems
 
+        try:
+            flat = flatten(doc)
+        except ModuleProblems as bad:
+            raise ImportFailed([ImportProblem(0, p.message) for p in bad.problems]) from None
         problems = []
-        for p in structural_problems(doc):
-            line = self.nodes[p.node]["line"] if p.node in self.nodes else 0
+        for p in structural_problems(flat):
+            head, _ = instance_of(p.node or "")
+            n = self.nodes.get(head or p.node)
+            line = n["line"] if n else 0
             problems.append(ImportProblem(line, p.message, self.code_at(line)))
         if problems:
             raise ImportFailed(problems)

@@ -6,7 +6,7 @@ instance's port and the edges inside the module each carry their own value and g
 and output: it reads their edges' gradients through alias nodes, as it does for `if`.
 """
 
-from .registry import OpSpec, Port, register
+from ..registry import OpSpec, Port, register
 
 for _name, _doc in (
     ("module_input", "an input of the module: what is wired into the instance's port"),
@@ -20,6 +20,8 @@ for _name, _doc in (
             (Port("input"),),
             run=lambda ctx, ins, p: ins[0],
             code=lambda lib, args, p: args[0],
-            extra={"composite": True},
+            # alias: the op is its input under another name, so a flat script writes it
+            # `y = x` (an importer reads that as one variable: the node is not read back)
+            extra={"composite": True, "alias": True},
         )
     )

@@ -14,7 +14,7 @@ An index is a param string in PyTorch's syntax (`0`, `0:2`, `:, 1`, `..., ::2`),
 
 import re
 
-from .registry import OpSpec, Param, Port, register
+from ..registry import OpSpec, Param, Port, register
 
 WRITES = {"writes": "input"}
 CATEGORY = "in place"
@@ -227,6 +227,7 @@ register(
         run=_setitem_run,
         code=_setitem_code,
         params=(INDEX, VALUE),
+        example={"value": {"shape": [3], "init": "rand"}},  # input[0] of a [2, 3] input
         extra={**WRITES, "scalar_for": "value", "statement": True},
     )
 )

@@ -1,0 +1,149 @@
+"""`nn` modules declared in code other than nn.Linear (layers.py reads that one):
+
+    act = nn.ReLU()  /  nn.Softmax(dim=1)  /  nn.LeakyReLU(0.1)     the op of the same name
+    loss_fn = nn.MSELoss()  /  nn.CrossEntropyLoss()                 the loss op (F.mse_loss)
+    conv = nn.Conv2d(1, 6, 5)                                        a layer op (layer_forms.py)
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), ...)           its layers one after another
+
+A declaration makes no node; each call of it (`h = act(x)`) makes its op's node. Which op an
+`nn.<Class>` is comes from the registry: a layer op's LayerForm.classes, else the op whose
+name is the class name in lower case without its `Loss` (MSELoss: mse_loss, LeakyReLU:
+leaky_relu); the constructor's arguments are that op's params."""
+
+import ast
+
+from .. import registry
+from .layer_forms import op_of_class, params_from_call, self_attention
+from .problems import Unsupported
+from .syntax import literal
+
+# nn.Flatten flattens from dim 1 (it keeps the batch); torch.flatten from dim 0
+_CLASS_DEFAULTS = {"Flatten": {"start_dim": 1}}
+
+
+def op_of_module(cls):
+    """The op (not a layer op) that a call of `nn.<cls>()` computes; None for none."""
+    key = cls.lower()
+    for spec in registry.all_ops():
+        if spec.layer is not None or spec.call is None or spec.source:
+            continue
+        name = spec.name.replace("_", "")
+        if name == key or (key.endswith("loss") and name == key[: -len("loss")]):
+            return spec
+    return None
+
+
+class NnLayers:
+    def __init__(self, imp):
+        self.imp = imp  # the statement walker (importer._Importer)
+        self.declared = {}  # variable -> ("op", op, params, used) | ("seq", [layer, ...])
+
+    def declare(self, name, call, cls):
+        """`name = nn.<cls>(...)`; Unsupported for a class no op reads."""
+        self.declared[name] = self.layer(call, cls)
+
+    def layer(self, call, cls):
+        """What `nn.<cls>(...)` declares (a Sequential: its layers, each declared)."""
+        if cls == "Sequential":
+            if call.keywords:
+                raise Unsupported("nn.Sequential takes its layers as arguments")
+            return {"kind": "seq", "layers": [self._element(a) for a in call.args]}
+        if cls == "Linear":
+            return {"kind": "linear", "call": call}
+        if op_of_class(cls) is not None:
+            op, params = params_from_call(cls, call)
+            return {"kind": "op", "op": op, "name": cls, "params": params, "used": False}
+        spec = op_of_module(cls)
+        if spec is None:
+            raise Unsupported(
+                f"nn.{cls} is not read: write its function (F.<name>(x)) or one of nn.Linear, "
+                "nn.Sequential, an activation, a loss or " + ", ".join(_layer_classes())
+            )
+        return {"kind": "op", "op": spec.name, "name": cls, "params": self._args(spec, cls, call)}
+
+    def _element(self, node):
+        """One layer of nn.Sequential: a constructor call or a layer declared before."""
+        kind, rest = self.imp.modules.call_kind(node)
+        if kind == "nn":
+            return self.layer(node, rest)
+        raise Unsupported("nn.Sequential's layers must be written nn.<Layer>(...) here")
+
+    def _args(self, spec, cls, call):
+        """The constructor's literal arguments as the op's params (nn.Softmax(dim=1))."""
+        ports = {p.name for p in spec.inputs}
+        names = [a for a in spec.call.args if a not in ports]
+        if len(call.args) > len(names):
+            raise Unsupported(f"nn.{cls} takes at most {len(names)} arguments")
+        params = {**_CLASS_DEFAULTS.get(cls, {}), **dict(zip(names, call.args))}
+        for k in call.keywords:
+            if k.arg is None or (k.arg not in names and k.arg not in spec.call.kwonly):
+                raise Unsupported(f"nn.{cls} has no argument '{k.arg}' here")
+            params[k.arg] = k.value
+        params = {k: literal(v) if isinstance(v, ast.AST) else v for k, v in params.items()}
+        for req in spec.call.required:
+            if req not in params:
+                raise Unsupported(f"nn.{cls} needs {req}=")
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}
+
+    # -- calls ----------------------------------------------------------------------------------
+    def call(self, name, node, meta):
+        """`h = layer(x)` (a loss: `loss_fn(pred, target)`): the node of its op, or of the last
+        layer of a Sequential."""
+        if self.declared[name].get("op") == "multi_head_attention":
+            node = self_attention(node)  # attn(x, x, x, need_weights=False): x
+        if node.keywords:
+            raise Unsupported("a layer takes its tensors as positional arguments")
+        return self._apply(self.declared[name], name, list(node.args), meta)
+
+    def _apply(self, layer, name, args, meta):
+        imp = self.imp
+        if layer["kind"] == "seq":
+            if len(args) != 1:
+                raise Unsupported(f"'{name}' (nn.Sequential) takes one tensor")
+            value = args[0]
+            for i, inner in enumerate(layer["layers"]):
+                last = i == len(layer["layers"]) - 1
+                value = self._apply(inner, f"{name}[{i}]", [value], meta if last else None)
+            return value
+        if layer["kind"] == "linear":
+            return self._linear(layer, name, args, meta)
+        if layer.get("used"):
+            raise Unsupported(f"layer '{name}' is used twice; each node has its own weights")
+        if "used" in layer:
+            layer["used"] = True
+        spec = registry.get(layer["op"])
+        ports = [p.name for p in spec.inputs]
+        if len(args) > len(ports):
+            raise Unsupported(f"'{name}' takes at most {len(ports)} tensors")
+        inputs = [(p, self._operand(a)) for p, a in zip(ports, args)]
+        params = {**(spec.call.defaults if spec.call else {}), **layer["params"]}
+        return imp.add_node(spec.name, params, inputs, meta)
+
+    def _operand(self, arg):
+        """A node id: the previous layer's (in a Sequential), or the argument's node."""
+        return arg if isinstance(arg, str) else self.imp.exprs.operand_node(arg)
+
+    def _linear(self, layer, name, args, meta):
+        """An nn.Linear inside a Sequential: declared under a name of its own, then called."""
+        imp = self.imp
+        if len(args) != 1:
+            raise Unsupported(f"'{name}' (nn.Linear) takes one tensor")
+        key = f"{name}:linear"
+        if key in imp.layers.declared:
+            raise Unsupported(f"'{name}' is used twice; each linear node has its own weights")
+        imp.layers.declare(key, layer["call"])
+        arg = args[0]
+        if isinstance(arg, str):  # the previous layer's node, named for the call
+            imp.env[key] = arg
+            arg = ast.Name(id=key, ctx=ast.Load())
+        call = ast.Call(func=ast.Name(id=key, ctx=ast.Load()), args=[arg], keywords=[])
+        try:
+            return imp.layers.call(key, call, meta)
+        finally:
+            imp.env.pop(key, None)
+
+
+def _layer_classes():
+    from .layer_forms import supported_classes
+
+    return [f"nn.{c}" for c in supported_classes()]

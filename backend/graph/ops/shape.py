@@ -1,0 +1,188 @@
+"""matmul, the shape ops (transpose, reshape, flatten, unsqueeze, squeeze, permute, cat, stack)
+and detach. The size of a result that can outgrow its inputs (matmul, cat, stack) is checked
+before it is allocated."""
+
+import math
+
+import numpy as np
+
+import engine as eg
+from engine.watch import array_of
+
+from ..importing.problems import Unsupported
+from ..registry import CallForm, OpSpec, Param, Port, register
+from .common import INPUT, PAIR, call_code, operator_code
+
+
+def _matmul_checked(ctx, ins, p):
+    """matmul, its result's size checked first (a [N, 1] @ [1, N] is N * N elements)."""
+    a, b = array_of(ins[0]).shape, array_of(ins[1]).shape
+    if len(a) >= 2 and len(b) >= 2:
+        try:
+            batch = np.broadcast_shapes(a[:-2], b[:-2])
+        except ValueError:
+            batch = ()  # matmul says why
+        ctx.check_numel(math.prod(batch) * a[-2] * b[-1])
+    return eg.matmul(ins[0], ins[1])
+
+
+register(
+    OpSpec(
+        "matmul",
+        "linear algebra",
+        "matrix product, with PyTorch's rules for 1-D and batched inputs",
+        PAIR,
+        run=_matmul_checked,
+        code=operator_code("@"),
+        call=CallForm(args=("input", "other"), aliases=("mm",), operator="@"),
+        example={"other": {"shape": [3, 2], "init": "rand"}},
+    )
+)
+# the dims of torch.t(x) / x.t() / x.T (a matrix's transpose) and x.mT (of the last two dims)
+_FIXED_DIMS = {"t": (0, 1), "T": (0, 1), "mT": (-2, -1)}
+
+
+def _transpose_read(name, vals, values):
+    """transpose(x, d0, d1) as written; t() / .T / .mT with their fixed dims."""
+    if name not in _FIXED_DIMS:
+        return vals
+    d0, d1 = _FIXED_DIMS[name]
+    fixed = {"dim0": d0, "dim1": d1}
+    if vals and vals != fixed:  # (its own dims, written out, are read as they are)
+        raise Unsupported(f"{name} takes no dims: write transpose(x, dim0, dim1)")
+    return fixed
+
+
+register(
+    OpSpec(
+        "transpose",
+        "shape",
+        "swaps two dims",
+        INPUT,
+        run=lambda ctx, ins, p: eg.transpose(ins[0], p.get("dim0", 0), p.get("dim1", 1)),
+        code=lambda lib, args, p: (
+            f"{lib}.transpose({args[0]}, {p.get('dim0', 0)}, {p.get('dim1', 1)})"
+        ),
+        params=(Param("dim0", "int", 0), Param("dim1", "int", 1)),
+        call=CallForm(
+            args=("input", "dim0", "dim1"),
+            required=("dim0", "dim1"),
+            aliases=("t",),
+            attributes=("T", "mT"),
+            read=_transpose_read,
+        ),
+    )
+)
+register(
+    OpSpec(
+        "reshape",
+        "shape",
+        "the same elements in a new shape (-1 once for the rest)",
+        INPUT,
+        run=lambda ctx, ins, p: eg.reshape(ins[0], tuple(p.get("shape", [-1]))),
+        code=lambda lib, args, p: f"{lib}.reshape({args[0]}, {tuple(p.get('shape', [-1]))!r})",
+        params=(Param("shape", "shape", [-1], doc="the new shape; -1 is inferred"),),
+        call=CallForm(
+            args=("input", "shape"), aliases=("view",), required=("shape",), varargs="shape"
+        ),
+    )
+)
+register(
+    OpSpec(
+        "flatten",
+        "shape",
+        "merges dims start_dim..end_dim into one",
+        INPUT,
+        run=lambda ctx, ins, p: eg.flatten(ins[0], p.get("start_dim", 0), p.get("end_dim", -1)),
+        code=call_code("flatten", ("start_dim", "end_dim"), {"start_dim": 0, "end_dim": -1}),
+        params=(Param("start_dim", "int", 0), Param("end_dim", "int", -1)),
+        call=CallForm(args=("input", "start_dim", "end_dim")),
+    )
+)
+register(
+    OpSpec(
+        "unsqueeze",
+        "shape",
+        "inserts a dim of size 1",
+        INPUT,
+        run=lambda ctx, ins, p: eg.unsqueeze(ins[0], p.get("dim", 0)),
+        code=lambda lib, args, p: f"{lib}.unsqueeze({args[0]}, {p.get('dim', 0)})",
+        params=(Param("dim", "int", 0),),
+        call=CallForm(args=("input", "dim"), required=("dim",)),
+    )
+)
+register(
+    OpSpec(
+        "squeeze",
+        "shape",
+        "removes dims of size 1 (all, or just dim)",
+        INPUT,
+        run=lambda ctx, ins, p: eg.squeeze(ins[0], p.get("dim")),
+        code=call_code("squeeze", ("dim",), {"dim": None}),
+        params=(Param("dim", "int", None, nullable=True),),
+        call=CallForm(args=("input", "dim")),
+    )
+)
+register(
+    OpSpec(
+        "permute",
+        "shape",
+        "reorders the dims",
+        INPUT,
+        run=lambda ctx, ins, p: eg.permute(ins[0], tuple(p.get("dims", []))),
+        code=lambda lib, args, p: f"{lib}.permute({args[0]}, {tuple(p.get('dims', []))!r})",
+        params=(Param("dims", "shape", [1, 0], doc="the new order of the dims"),),
+        call=CallForm(args=("input", "dims"), required=("dims",), varargs="dims"),
+    )
+)
+
+
+def _joined_checked(fn):
+    """cat or stack, the size of the result checked before it is allocated: many inputs within
+    the per-tensor limit can join into one far over it (the sum of their sizes is the result's
+    size whatever the dim)."""
+
+    def run(ctx, ins, p):
+        tensors = ins[0]
+        ctx.check_numel(sum(t.numel() for t in tensors if isinstance(t, eg.Tensor)))
+        return fn(tensors, p.get("dim", 0))
+
+    return run
+
+
+for _name, _doc, _aliases in (
+    ("cat", "joins tensors along an existing dim", ("concat",)),
+    ("stack", "joins tensors along a new dim", ()),
+):
+    register(
+        OpSpec(
+            _name,
+            "shape",
+            _doc,
+            (Port("tensors", variadic=True),),
+            run=_joined_checked(getattr(eg, _name)),
+            code=lambda lib, args, p, n=_name: (
+                f"{lib}.{n}([{', '.join(args)}], dim={p.get('dim', 0)})"
+            ),
+            params=(Param("dim", "int", 0),),
+            call=CallForm(
+                args=("tensors", "dim"), aliases=_aliases, forms=("function", "functional")
+            ),
+        )
+    )
+register(
+    OpSpec(
+        "detach",
+        "autograd",
+        "the same values, cut from the graph (no gradient flows back)",
+        (
+            Port(
+                "input",
+                no_grad="detach sends no gradient back to its input: it cuts the graph here.",
+            ),
+        ),
+        run=lambda ctx, ins, p: ins[0].detach(),
+        code=lambda lib, args, p: f"{args[0]}.detach()",
+        call=CallForm(),
+    )
+)

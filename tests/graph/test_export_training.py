@@ -1,0 +1,237 @@
+"""The training loop of an exported script: run as a real PyTorch (and engine) process, it prints
+the editor's losses (backend.graph.training.Trainer) step for step, with the same optimizer and
+the same minibatches."""
+
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+from _docs import edge, node
+
+from backend.graph import parse
+from backend.graph.export import to_python
+from backend.graph.export_training import parse_losses, print_every
+from backend.graph.templates import load_template
+from backend.graph.training import Trainer
+from backend.graph.validate import GraphInvalid
+
+ROOT = Path(__file__).parents[2]
+FLAVORS = ("torch", "engine")
+
+
+def _mlp(training, kind="moons", n=60, labels="column", loss="mse_loss", classes=1):
+    """dataset -> linear(8) -> tanh -> linear(classes) [-> sigmoid] -> loss with its labels."""
+    nodes = [
+        node("data", "dataset", kind=kind, n=n, noise=0.1, seed=3, labels=labels),
+        node("lab", "labels"),
+        node("fc1", "linear", out_features=8, seed=1),
+        node("h", "tanh"),
+        node("fc2", "linear", out_features=classes, seed=2),
+        node("loss", loss),
+    ]
+    edges = [
+        edge("d-lab", "data", "lab", "dataset"),
+        edge("d-fc1", "data", "fc1"),
+        edge("fc1-h", "fc1", "h"),
+        edge("h-fc2", "h", "fc2"),
+        edge("lab-loss", "lab", "loss", "target"),
+    ]
+    if loss == "binary_cross_entropy":
+        nodes.append(node("p", "sigmoid"))
+        edges += [edge("fc2-p", "fc2", "p"), edge("p-loss", "p", "loss")]
+    else:
+        edges.append(edge("fc2-loss", "fc2", "loss"))
+    return parse({"nodes": nodes, "edges": edges, "target": "loss", "training": training})
+
+
+def _with_leaves(training):
+    """Trainable leaves, no layer: loss = mse(tanh(x @ w + b), y) on a circle dataset, w and b
+    parameter nodes."""
+    nodes = [
+        node("data", "dataset", kind="circle", n=40, noise=0.05, seed=1),
+        node("lab", "labels"),
+        node("w", "parameter", shape=[2, 1], init="randn", seed=4),
+        node("b", "parameter", shape=[1], init="zeros"),
+        node("mm", "matmul"),
+        node("z", "add"),
+        node("t", "tanh"),
+        node("loss", "mse_loss"),
+    ]
+    edges = [
+        edge("d-lab", "data", "lab", "dataset"),
+        edge("d-mm", "data", "mm"),
+        edge("w-mm", "w", "mm", "other"),
+        edge("mm-z", "mm", "z"),
+        edge("b-z", "b", "z", "other"),
+        edge("z-t", "z", "t"),
+        edge("t-loss", "t", "loss"),
+        edge("lab-loss", "lab", "loss", "target"),
+    ]
+    return parse({"nodes": nodes, "edges": edges, "target": "loss", "training": training})
+
+
+def _dense_module():
+    """A version-2 document: two instances of a `Dense` module (x @ w + b, tanh) in a row."""
+    dense = {
+        "name": "Dense",
+        "nodes": [
+            node("x", "module_input"),
+            node("w", "parameter", shape=[2, 2], init="randn", seed=1),
+            node("b", "parameter", shape=[2], init="zeros"),
+            node("mm", "matmul"),
+            node("z", "add"),
+            node("t", "tanh"),
+            node("y", "module_output"),
+        ],
+        "edges": [
+            edge("xm", "x", "mm"),
+            edge("wm", "w", "mm", "other"),
+            edge("mz", "mm", "z"),
+            edge("bz", "b", "z", "other"),
+            edge("zt", "z", "t"),
+            edge("ty", "t", "y"),
+        ],
+        "inputs": ["x"],
+        "outputs": ["y"],
+    }
+    training = {"loss": "loss", "optimizer": "sgd", "lr": 0.2, "momentum": 0.5, "steps": 40}
+    training.update(batch_size=10, seed=5)
+    return parse(
+        {
+            "version": 2,
+            "modules": [dense],
+            "nodes": [
+                node("data", "dataset", kind="gaussians", n=30, noise=0.2, seed=2),
+                node("lab", "labels"),
+                node("d1", "module", module="Dense"),
+                node("d2", "module", module="Dense", seed=3),
+                node("s", "sum", dim=1, keepdim=True),
+                node("loss", "mse_loss"),
+            ],
+            "edges": [
+                edge("e1", "data", "d1", "x"),
+                edge("e2", "d1", "d2", "x", source_port="y"),
+                edge("e3", "d2", "s", source_port="y"),
+                edge("e4", "s", "loss"),
+                edge("e5", "data", "lab", "dataset"),
+                edge("e6", "lab", "loss", "target"),
+            ],
+            "target": "loss",
+            "training": training,
+        }
+    )
+
+
+def _shortened(doc, steps):
+    return doc.model_copy(update={"training": doc.training.model_copy(update={"steps": steps})})
+
+
+SGD_FULL = {"loss": "loss", "optimizer": "sgd", "lr": 0.1, "momentum": 0.9, "steps": 60}
+ADAM_BATCHES = {"loss": "loss", "optimizer": "adam", "lr": 0.02, "steps": 50, "batch_size": 16}
+CASES = {
+    "mlp-sgd-momentum-full-batch": _mlp({**SGD_FULL, "batch_size": 0}),
+    # 60 rows in batches of 16: each epoch ends with a batch of the 12 rows left over
+    "mlp-adam-minibatch": _mlp({**ADAM_BATCHES, "seed": 7}),
+    "mlp-bce-sgd-minibatch": _mlp(
+        {**SGD_FULL, "steps": 30, "batch_size": 25, "seed": 1}, loss="binary_cross_entropy"
+    ),
+    "classes-cross-entropy-adam": _mlp(
+        {**ADAM_BATCHES, "batch_size": 32},
+        kind="spiral",
+        n=90,
+        labels="classes",
+        loss="cross_entropy",
+        classes=2,
+    ),
+    "leaves-sgd-minibatch": _with_leaves({**SGD_FULL, "batch_size": 8, "momentum": 0.0}),
+    "module-instances-sgd": _dense_module(),
+    "template-mlp-xor": load_template("mlp-xor"),  # 300 steps: printed every 3rd
+    # conv2d and batch_norm layers, batch_norm in train() while the loop steps
+    "template-residual-block-6-steps": _shortened(load_template("residual-block-digits"), 6),
+}
+
+
+def _run(text):
+    return subprocess.run(
+        [sys.executable, "-c", text], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.fixture(scope="module")
+def printed():
+    """Each case exported with its training loop in both flavors and run: {(case, flavor):
+    (script, {step: loss})}."""
+    jobs = {(c, f): to_python(doc, f, training=True) for c, doc in CASES.items() for f in FLAVORS}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        procs = dict(zip(jobs, pool.map(_run, jobs.values())))
+    out = {}
+    for key, proc in procs.items():
+        assert proc.returncode == 0, f"{key}: {proc.stderr[-3000:]}"
+        out[key] = (jobs[key], parse_losses(proc.stdout))
+    return out
+
+
+def _editor_losses(doc):
+    trainer = Trainer(doc)
+    losses = {}
+    trainer.run(on_step=lambda step, loss: losses.__setitem__(step, loss))
+    return trainer.steps, losses
+
+
+@pytest.mark.parametrize("flavor", FLAVORS)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_exported_loop_prints_the_editors_losses_step_for_step(printed, case, flavor):
+    steps, want = _editor_losses(CASES[case])
+    _, got = printed[(case, flavor)]
+    k = print_every(steps)
+    expected_steps = [s for s in range(1, steps + 1) if s % k == 0 or s == steps]
+    assert sorted(got) == expected_steps
+    np.testing.assert_allclose(
+        [got[s] for s in expected_steps],
+        [want[s] for s in expected_steps],
+        rtol=1e-4,
+        atol=1e-6,
+        err_msg=f"{case} ({flavor})",
+    )
+    # the loss went down: the loop trains (the first printed step against the last)
+    assert got[steps] < got[expected_steps[0]]
+
+
+def test_the_loop_reads_as_pytorch_code(printed):
+    text, _ = printed[("mlp-adam-minibatch", "torch")]
+    loop = text[text.index("# -- training") :]
+    assert "opt = torch.optim.Adam(params, lr=0.02)" in loop
+    params = next(line for line in loop.splitlines() if line.startswith("params = ["))
+    assert params.count(".parameters()") == 2  # both layers' weights and biases
+    assert "rng = np.random.default_rng(7)" in loop
+    assert "rows = torch.tensor(perm[pos : pos + batch_size])" in loop
+    for line in ("opt.zero_grad()", "loss.backward()", "opt.step()"):
+        assert f"\n    {line}\n" in loop
+    assert "nn.Linear(" not in loop  # layers are declared once, before the loop
+    sgd, _ = printed[("mlp-sgd-momentum-full-batch", "engine")]
+    loop = sgd[sgd.index("# -- training") :]
+    assert "opt = eg.optim.SGD(params, lr=0.1, momentum=0.9)" in loop
+    assert "rng" not in loop and "[rows]" not in loop  # full batch: all rows, in order
+    leaves, _ = printed[("leaves-sgd-minibatch", "torch")]
+    assert "params = [w, b]" in leaves
+    # batch_norm's mode `auto`: eval() for the script's run, train() for the loop's steps
+    res, _ = printed[("template-residual-block-6-steps", "torch")]
+    loop = res[res.index("# -- training") : res.index("for step in")]
+    assert len(re.findall(r"^\w+\.train\(\)$", loop, re.M)) == 2
+
+
+def test_no_loop_unless_asked_or_without_settings():
+    doc = CASES["mlp-adam-minibatch"]
+    assert "# -- training" not in to_python(doc, "torch")  # off by default
+    plain = _mlp(None)
+    assert to_python(plain, "torch", training=True) == to_python(plain, "torch")
+
+
+def test_a_document_the_editor_cannot_train_is_refused():
+    doc = _mlp({**SGD_FULL, "loss": "nope"})
+    with pytest.raises(GraphInvalid, match="nope"):
+        to_python(doc, "torch", training=True)

@@ -1,0 +1,154 @@
+"""Layer nodes through export and import (backend/graph/export_layers.py,
+importing/layer_forms.py): the script declares each layer as a PyTorch user would
+(`nn.Conv2d(1, 3, 3, padding=1)`), runs in the engine and in PyTorch to the executor's numbers,
+and reads back to the same document from its code alone (no params in the node comments); a
+hand-written PyTorch script with these layers imports to a graph that computes what PyTorch
+prints."""
+
+import contextlib
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_model_layers import _cnn_doc, _seq_doc
+
+from backend.graph import parse, registry, run_records
+from backend.graph.export import to_python
+from backend.graph.importer import from_python
+from backend.graph.training import Trainer
+from backend.graph.validate import resolved_params
+
+ROOT = Path(__file__).parents[2]
+
+
+def _trained_cnn():
+    tr = Trainer(_cnn_doc(steps=2))
+    tr.run()
+    return tr.written_back()
+
+
+def _dropout_in_train():
+    data = _cnn_doc().model_dump(mode="json")
+    next(n for n in data["nodes"] if n["id"] == "drop")["params"]["mode"] = "train"
+    return parse(data)
+
+
+DOCS = {"cnn": _cnn_doc, "sequence": _seq_doc, "trained-cnn": _trained_cnn}
+
+
+def _printed(stdout):
+    out = {}
+    for line in stdout.splitlines():
+        kind, key, data = line.split(" ", 2)
+        out[(kind, key)] = np.array(json.loads(data))
+    return out
+
+
+def _hints(script):
+    out = {}
+    for line in script.splitlines():
+        if "# node " in line and line.rstrip().endswith("}"):
+            node = line.split("# node ", 1)[1].split(" ", 1)[0]
+            out[node] = json.loads(line[line.index("{", line.index("# node ")) :])
+    return out
+
+
+@pytest.mark.parametrize("flavor", ["engine", "torch"])
+@pytest.mark.parametrize("case", sorted(DOCS))
+def test_layers_export_run_and_read_back(case, flavor):
+    doc = DOCS[case]()
+    script = to_python(doc, flavor)
+    # each layer declared once, as PyTorch code writes it
+    if "cnn" in case:
+        assert "conv_layer = nn.Conv2d(1, 3, 3, padding=1)" in script
+        assert "bn_layer = nn.BatchNorm2d(3)" in script and "bn_layer.eval()" in script
+        assert "drop_layer = nn.Dropout(p=0.2)" in script
+        assert "ln_layer = nn.LayerNorm([48])" in script
+    else:
+        assert "att_layer = nn.MultiheadAttention(4, 2, batch_first=True)" in script
+        assert "att = att_layer(emb, emb, emb, need_weights=False)[0]" in script
+        assert "init_like_engine(emb_layer, seed=1)" in script
+    if case == "trained-cnn":
+        assert "bn_layer.running_mean.copy_(" in script
+    # the code alone says every layer's params: no hint in the node comments, but that
+    # layer_norm's normalized_shape is null (the input's last dim), which code writes as [48]
+    layers = {n.id for n in doc.nodes if n.op not in ("dataset", "labels", "tensor")}
+    hints = {k: h["params"] for k, h in _hints(script).items() if k in layers and "params" in h}
+    assert hints in ({}, {"ln": {"normalized_shape": None}})
+
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    printed = _printed(proc.stdout)
+    res, _ = run_records(doc, "backward")
+    assert res.status == "ok", res.error
+    for nid, t in res.values.items():
+        np.testing.assert_allclose(
+            printed[("value", nid)], np.asarray(t.detach().tolist()), rtol=1e-4, atol=1e-5
+        )
+    for key, g in res.leaf_grads.items():
+        np.testing.assert_allclose(
+            printed[("grad", key)], np.asarray(g.tolist()), rtol=1e-4, atol=1e-5
+        )
+
+    back = from_python(script)
+    got = {n.id: n for n in back.nodes}
+    for n in doc.nodes:
+        spec = registry.get(n.op)
+        assert got[n.id].op == n.op
+        assert resolved_params(spec, got[n.id].params) == resolved_params(spec, n.params), n.id
+    again, _ = run_records(back, "forward")
+    np.testing.assert_allclose(again.values["loss"].item(), res.values["loss"].item(), rtol=1e-6)
+
+
+def test_a_dropout_in_train_mode_exports_without_eval_and_reads_back_so():
+    script = to_python(_dropout_in_train(), "torch")
+    assert "drop_layer.eval()" not in script and "bn_layer.eval()" in script
+    back = {n.id: n for n in from_python(script).nodes}
+    assert back["drop"].params["mode"] == "train"
+    assert back["bn"].params.get("mode", "auto") == "auto"
+
+
+HANDWRITTEN = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+x = torch.tensor([[[[0.0, 1.0, 2.0, 3.0], [1.0, 0.5, 0.0, 1.0], [2.0, 1.0, 0.0, 3.0],
+                    [0.5, 0.5, 2.0, 1.0]]],
+                  [[[1.0, 0.0, 0.0, 2.0], [0.5, 1.5, 1.0, 0.0], [0.0, 2.0, 1.0, 1.0],
+                    [1.0, 0.0, 0.5, 0.5]]]])
+conv = nn.Conv2d(1, 2, kernel_size=(3, 3), padding=1)
+with torch.no_grad():
+    conv.weight.copy_(torch.tensor([[[[0.1, -0.2, 0.3], [0.0, 0.5, -0.1], [0.2, 0.2, -0.3]]],
+                                    [[[-0.4, 0.1, 0.0], [0.3, -0.2, 0.1], [0.1, 0.0, 0.2]]]]))
+    conv.bias.copy_(torch.tensor([0.05, -0.05]))
+bn = nn.BatchNorm2d(2)
+h = conv(x)
+h = bn(h)
+h = F.max_pool2d(F.relu(h), kernel_size=2)
+h = h.flatten(1)
+y = F.gelu(h)
+loss = y.sum()
+loss.backward()
+print(loss.item())
+"""
+
+
+def test_a_handwritten_pytorch_script_imports_to_pytorchs_numbers():
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(HANDWRITTEN, "<handwritten>", "exec"), {})  # our own test script
+    expected = float(out.getvalue().split()[-1])
+    back = from_python(HANDWRITTEN)
+    ops = [n.op for n in back.nodes]
+    assert ops.count("conv2d") == 1 and ops.count("batch_norm") == 1
+    (bn,) = [n for n in back.nodes if n.op == "batch_norm"]
+    assert bn.params["mode"] == "train"  # no .eval(): PyTorch's module is in train()
+    res, _ = run_records(back, "forward")
+    np.testing.assert_allclose(res.values["loss"].item(), expected, rtol=1e-5)

@@ -1,0 +1,114 @@
+"""Trained values of an earlier size (backend/graph/stale.py): a layer trained, written back and
+then resized is a validation problem at the stale param, with the code `stale_values` and
+PyTorch's own words for loading a state dict of the wrong size; taking the values out (what
+the editor's reset does) makes the graph run again with fresh values of the new size."""
+
+import re
+
+import pytest
+import torch
+
+from backend.graph import parse, run, validate
+from backend.graph.stale import STALE_VALUES, shape_of
+from backend.graph.templates import load_template
+from backend.graph.training import Trainer
+
+
+def trained_xor():
+    doc = load_template("mlp-xor")
+    doc.training = doc.training.model_copy(update={"steps": 5}) if doc.training else None
+    tr = Trainer(doc, {"steps": 5, "loss": "loss"})
+    assert tr.run() == "ok"
+    return tr.written_back().model_dump(mode="json")
+
+
+def edit(doc, node_id, **params):
+    for n in doc["nodes"]:
+        if n["id"] == node_id:
+            n["params"].update(params)
+    return parse(doc)
+
+
+def torch_message(name, stored, now):
+    """PyTorch's load_state_dict words for a param of shape `stored` into one of shape `now`."""
+    module, param = name.rsplit(".", 1) if "." in name else (None, name)
+    model = torch.nn.Module()
+    target = model
+    if module:
+        target = torch.nn.Module()
+        model.add_module(module, target)
+    target.register_parameter(param, torch.nn.Parameter(torch.zeros(now)))
+    with pytest.raises(RuntimeError) as err:
+        model.load_state_dict({name: torch.zeros(stored)})
+    return re.search(r"size mismatch for .*", str(err.value)).group(0)
+
+
+def test_out_features_changed_after_training_is_a_stale_values_problem():
+    doc = trained_xor()
+    problems = validate(edit(doc, "layer1", out_features=4))
+    stale = [p for p in problems if p.code == STALE_VALUES]
+    by = {(p.node, p.param): p.message for p in stale}
+    # layer1's own values, and layer2's weight, whose input is narrower now
+    assert set(by) == {("layer1", "weight"), ("layer1", "bias_value"), ("layer2", "weight")}
+    assert by["layer1", "weight"] == torch_message("layer1.weight", (8, 2), (4, 2))
+    assert by["layer1", "bias_value"] == torch_message("layer1.bias", (8,), (4,))
+    assert by["layer2", "weight"] == torch_message("layer2.weight", (1, 8), (1, 4))
+    assert problems == stale  # nothing else: the graph after them is checked with fresh values
+    assert stale[0].to_dict()["code"] == STALE_VALUES
+
+
+def test_a_size_change_that_would_broadcast_silently_is_caught():
+    doc = trained_xor()  # layer2's (1, 8) weight would fill a (3, 8) layer with equal rows
+    problems = validate(edit(doc, "layer2", out_features=3))
+    assert {(p.node, p.param, p.code) for p in problems} >= {
+        ("layer2", "weight", STALE_VALUES),
+        ("layer2", "bias_value", STALE_VALUES),
+    }
+
+
+def test_resetting_the_stale_values_runs_with_fresh_ones_of_the_new_size():
+    doc = trained_xor()
+    for n in doc["nodes"]:
+        if n["id"] in ("layer1", "layer2"):
+            n["params"].pop("weight"), n["params"].pop("bias_value")
+    fresh = edit(doc, "layer1", out_features=4)
+    assert validate(fresh) == []
+    res = run(fresh, "backward", target="loss")
+    assert res.status == "ok"
+    assert tuple(res.values["layer1"].shape) == (120, 4)
+
+
+def test_unchanged_trained_values_and_untrained_layers_are_fine():
+    doc = trained_xor()
+    assert validate(parse(doc)) == []
+    plain = load_template("mlp-xor").model_dump(mode="json")
+    assert validate(edit(plain, "layer1", out_features=5)) == []
+
+
+def test_a_trained_parameter_whose_shape_param_disagrees():
+    doc = {
+        "nodes": [
+            {"id": "w", "op": "parameter", "params": {"shape": [3, 2], "init": "randn"}},
+            {"id": "s", "op": "sum", "params": {}},
+        ],
+        "edges": [
+            {"id": "e", "source": "w", "sourcePort": "out", "target": "s", "targetPort": "input"}
+        ],
+    }
+    assert validate(parse(doc)) == []
+    doc["nodes"][0]["params"]["value"] = [[0.5, 0.5]] * 3  # what training writes back
+    assert validate(parse(doc)) == []
+    doc["nodes"][0]["params"]["shape"] = [4, 2]
+    (p,) = validate(parse(doc))
+    assert (p.node, p.param, p.code) == ("w", "value", STALE_VALUES)
+    assert p.message == torch_message("w", (3, 2), (4, 2))
+    # a tensor without grad is not trained: its value simply wins over its shape, as before
+    doc["nodes"][0]["op"] = "tensor"
+    assert validate(parse(doc)) == []
+
+
+def test_shape_of_nested_lists():
+    assert shape_of(2.0) == ()
+    assert shape_of([[1, 2], [3, 4], [5, 6]]) == (3, 2)
+    assert shape_of([]) == (0,)
+    assert shape_of([[1, 2], [3]]) is None  # ragged: the param check reports it
