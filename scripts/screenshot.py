@@ -1,7 +1,10 @@
 """docs/screenshot.png for the README: the editor after one click on Backward in the
 square-of-a-sum template, each node's face saying what it computes (`z = a ** 2`), with the
 chain rule explained on the edge a -> z; and docs/presenter.png: presenter mode on a
-1024x768 projector, the five-weight network after a backward run. Run: .venv/bin/python
+1024x768 projector, the five-weight network after a backward run; docs/feature-maps.png: the
+LeNet template on the digits after a backward run, the first conv layer's feature maps drawn as
+images on the tensor view (docs/module-opened.png, a module opened with its gradients, is
+e2e/test_modules_on_canvas.py's). Run: .venv/bin/python
 scripts/screenshot.py (needs frontend/dist and /usr/bin/chromium, as `make test` leaves them)."""
 
 import sys
@@ -49,6 +52,23 @@ def presenter_shot(browser, server):
     return out
 
 
+def feature_maps_shot(browser, server):
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    page.goto(f"{server.url}/?template=lenet-digits")
+    page.locator(".app.ready").wait_for()
+    page.get_by_role("button", name="close lesson").click()
+    backward(page)
+    page.get_by_test_id("node-relu1").click()  # (at fit zoom the node shows its name only)
+    page.get_by_label("inspector").get_by_role("button", name="view value").click()
+    viewer = page.get_by_role("region", name="tensor viewer")
+    viewer.get_by_role("figure", name="images").wait_for()
+    page.wait_for_timeout(500)
+    out = ROOT / "docs" / "feature-maps.png"
+    page.screenshot(path=str(out))
+    page.close()
+    return out
+
+
 def main():
     with tempfile.TemporaryDirectory() as data, sync_playwright() as pw:
         server = Server(data)
@@ -56,6 +76,7 @@ def main():
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
             print(editor_shot(browser, server))
             print(presenter_shot(browser, server))
+            print(feature_maps_shot(browser, server))
         finally:
             server.stop()
 
