@@ -148,25 +148,23 @@ class _Unpacker:
                     "source": prefix + e.source,
                     "target": prefix + e.target,
                 }
-            if e.source in port_nodes:
-                ports = port_nodes[e.source]
-                if e.sourcePort not in ports["out"]:
+            ends = (
+                ("source", "sourcePort", "out", "output", "out"),
+                ("target", "targetPort", "in", "input", "input"),
+            )
+            for end, port_key, side, word, inner_port in ends:
+                ports = port_nodes.get(getattr(e, end))
+                if ports is None:
+                    continue  # not an instance: the edge's end stays as it is
+                port = getattr(e, port_key)
+                if port not in ports[side]:
                     self._problem(
-                        f"module {ports['name']} has no output {e.sourcePort!r}",
-                        edge=prefix + e.id,
+                        f"module {ports['name']} has no {word} {port!r}", edge=prefix + e.id
                     )
-                    continue
-                update["source"], update["sourcePort"] = ports["out"][e.sourcePort], "out"
-            if e.target in port_nodes:
-                ports = port_nodes[e.target]
-                if e.targetPort not in ports["in"]:
-                    self._problem(
-                        f"module {ports['name']} has no input {e.targetPort!r}",
-                        edge=prefix + e.id,
-                    )
-                    continue
-                update["target"], update["targetPort"] = ports["in"][e.targetPort], "input"
-            out_edges.append(_renamed(e, update) if update else e)
+                    break
+                update[end], update[port_key] = ports[side][port], inner_port
+            else:
+                out_edges.append(_renamed(e, update) if update else e)
         return out_nodes, out_edges
 
     def _instance(self, n, prefix, seed, state, stack):
