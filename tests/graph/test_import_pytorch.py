@@ -518,3 +518,18 @@ def _assigned_once(src):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             counts[node.id] = counts.get(node.id, 0) + 1
     return {k for k, v in counts.items() if v == 1}
+
+
+def test_edge_ids_are_found_for_endpoints_no_id_can_be_made_of():
+    """An edge between nodes whose names cannot make a valid id (a module path's `/`, a name
+    past 64 characters) gets a numbered one; this once looped for ever."""
+    from types import SimpleNamespace
+
+    from backend.graph.importing.nodes import ImportedGraph
+
+    graph = SimpleNamespace(
+        edges=[("a/b", "c", "input"), ("a/b", "c", "other"), ("x" * 70, "y", "input")]
+        + [("p", "q", "input")] * 2
+    )
+    ids = [e["id"] for e in ImportedGraph.edge_list(graph)]
+    assert ids == ["e-2", "e-3", "e-4", "p-q", "p-q-input"]

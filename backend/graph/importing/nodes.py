@@ -152,17 +152,21 @@ class ImportedGraph:
     def edge_list(self):
         """The edges as document dicts, each with an id that is valid and not taken."""
         edges, seen = [], set()
+
+        def taken(eid):
+            return eid in seen or len(eid) > 64 or not _ID.match(eid)
+
         for src, dst, port in self.edges:
             eid = f"{src}-{dst}"
-            if eid in seen or len(eid) > 64 or not _ID.match(eid):
+            if taken(eid):
                 eid = f"{src}-{dst}-{port}"
+            # numbered after a valid stem: ids that cannot be valid (too long, a `/` of a path
+            # inside a module) get the stem `e`, so the loop always ends
+            base = eid if len(eid) <= 60 and _ID.match(eid) else "e"
             k = 2
-            base = eid
-            while eid in seen or len(eid) > 64 or not _ID.match(eid):
-                eid = f"e{len(edges) + 1}" if len(base) > 60 else f"{base}-{k}"
+            while taken(eid):
+                eid = f"{base}-{k}"
                 k += 1
-                if eid in seen:
-                    base = f"e{len(edges) + k}"
             seen.add(eid)
             edges.append(
                 {"id": eid, "source": src, "sourcePort": "out", "target": dst, "targetPort": port}
