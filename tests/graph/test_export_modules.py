@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _docs import edge, node, tensor
-from test_modules import affine_module, two_blocks
+from test_modules import affine_module, twice_module, two_blocks
 
 from backend.graph import parse, run_records
 from backend.graph.export import to_python
@@ -25,22 +25,7 @@ FLAVORS = ("torch", "engine")
 def _nested():
     """Twice (two Affine inside, the second with seed 3) used once, its inner b replaced by
     the instance's state."""
-    outer = {
-        "name": "Twice",
-        "nodes": [
-            node("x", "module_input"),
-            node("f", "module", module="Affine"),
-            node("g", "module", module="Affine", seed=3),
-            node("y", "module_output"),
-        ],
-        "edges": [
-            edge("xf", "x", "f", "x"),
-            edge("fg", "f", "g", "x", source_port="y"),
-            edge("gy", "g", "y", source_port="y"),
-        ],
-        "inputs": ["x"],
-        "outputs": ["y"],
-    }
+    outer = twice_module()
     return parse(
         {
             "version": 2,

@@ -115,8 +115,9 @@ def test_state_replaces_one_instances_params_and_write_state_puts_it_there():
     assert d.node("in").params["value"] == [0.0, 0.0, 0.0]
 
 
-def test_modules_nest_and_paths_grow():
-    outer = {
+def twice_module():
+    """Twice: x -> Affine (f) -> Affine (g, seed 3) -> y, a module made of modules."""
+    return {
         "name": "Twice",
         "nodes": [
             node("x", "module_input"),
@@ -132,6 +133,10 @@ def test_modules_nest_and_paths_grow():
         "inputs": ["x"],
         "outputs": ["y"],
     }
+
+
+def test_modules_nest_and_paths_grow():
+    outer = twice_module()
     d = parse(
         {
             "version": 2,
