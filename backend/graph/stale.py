@@ -2,8 +2,8 @@
 
 Training writes its values back into the document (training.py `written_back`): a layer node's
 state (the params its op's LayerForm names: `linear`'s and `conv2d`'s `weight` and
-`bias_value`, batch_norm's running statistics ...), a trainable `tensor`/`parameter` node's
-`value`. Change the layer's size afterwards (`out_features`, or the width of what feeds it) and
+`bias_value`, batch_norm's running statistics ...). Change the layer's size afterwards
+(`out_features`, or the width of what feeds it) and
 those values are of the old size: the engine's copy into the new layer then fails with a
 broadcasting message, or, worse, broadcasts (a (1, 8) weight fills a (3, 8) layer with three
 equal rows). Validation asks this module first, reports each such value as a problem with the
@@ -66,11 +66,9 @@ def find(node_id, op, params, inputs):
         keys = dict(form.state)
         for param, expected in wanted.items():
             _check(found, params, param, tuple(expected), f"{node_id}.{keys[param]}")
-    elif op == "parameter" or (op == "tensor" and params.get("requires_grad")):
-        shape = params.get("shape") or []
-        # the shape is the node's size only while it is a list of sizes (-1 means nothing here)
-        if shape and all(isinstance(d, int) and d >= 0 for d in shape):
-            _check(found, params, "value", tuple(shape), params.get("name") or node_id)
+    # A source's `value`, trained or typed, wins over its `shape` (the shape is used only when
+    # there is no value), so a source never holds a stale value: a person who set a shape and
+    # then typed values of another size meant those values.
     return found
 
 
