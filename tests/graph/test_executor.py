@@ -18,6 +18,7 @@ from backend.graph import (
     Limits,
     executor,
     parse,
+    recorder,
     run,
     run_records,
     validate,
@@ -623,9 +624,13 @@ def test_cancel_during_backward(small_batches):
     assert not any(r["kind"] in ("leaf_grad", "autograd", "error") for r in got)
 
 
-def test_a_slow_run_sends_records_on_the_clock_before_a_batch_is_full():
+def test_a_slow_run_sends_records_on_the_clock_before_a_batch_is_full(monkeypatch):
     # 200 values never fill the first batch (FLUSH_FIRST): only the clock (FLUSH_SECONDS)
-    # sends some before the end, and each node here takes long enough for it to
+    # sends some before the end. How long the nodes take depends on the machine (a fast one
+    # ran all 200 inside 10 ms), so here the clock says "due" at every check, and a check
+    # comes after every node
+    monkeypatch.setattr(recorder, "FLUSH_SECONDS", 0.0)
+    monkeypatch.setattr(executor, "CHECK_SECONDS", 0.0)
     d = long_chain(200, shape=(256, 256))
     got = []
 
