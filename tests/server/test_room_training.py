@@ -2,16 +2,14 @@
 `training` has the loss points so far (bounded, evenly spread), the step reached, the last
 snapshot with its decision boundary and how it ended; packets after the ack continue it."""
 
-import re
 import time
 
 import pytest
+from test_rooms import TRAIN_EVENTS, events, join
+from test_rooms import create as room
 
 from backend.graph.templates import load_template
 from backend.server.room_training import TrainingRecord
-
-TRAIN_EVENTS = ("train_started", "train_progress", "train_snapshot", "train_finished")
-CODE = re.compile(r"^[A-Z2-9]{6}$")
 
 
 def xor(steps):
@@ -29,23 +27,6 @@ def client(server, sio_client):
         return rec
 
     return make
-
-
-def events(rec, event):
-    with rec.cond:
-        return [d for _, ev, d in rec.received if ev == event]
-
-
-def room(owner):
-    ack = owner.call("room_create", {})
-    assert CODE.match(ack["code"]), ack
-    return ack["code"]
-
-
-def join(rec, code):
-    ack = rec.call("room_join", {"code": code})
-    assert "error" not in ack, ack
-    return ack
 
 
 # -- the record alone ----------------------------------------------------------------------------
