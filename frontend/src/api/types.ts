@@ -248,6 +248,7 @@ export interface TrainSnapshot {
   params: Record<string, Summary>;
   grads: Record<string, Summary>;
   boundary?: Boundary;
+  accuracy?: number; // 0..1, a classifier's share of its dataset classified right (docs/training.md)
 }
 
 /** A room's last training as a joiner's `room_join` ack carries it (docs/training.md). */

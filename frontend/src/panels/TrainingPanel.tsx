@@ -1,5 +1,6 @@
 // Training: the settings (kept in the document), Train / Pause / Resume / Stop, a live loss
-// chart and, for 2-D data, the decision boundary with the data points.
+// chart, a classifier's training accuracy and, for 2-D data, the decision boundary with the
+// data points.
 import { useEffect, useId, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { TrainingSettings } from "../api/types";
@@ -7,7 +8,7 @@ import { graphLevel } from "../doc/modules";
 import { defaultTarget } from "../doc/target";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
-import { useTraining } from "../store/training";
+import { formatAccuracy, useTraining } from "../store/training";
 import BoundaryView from "./BoundaryView";
 import LossChart from "./LossChart";
 import SpeedControl from "./SpeedControl";
@@ -131,8 +132,9 @@ export default function TrainingPanel() {
   useEditor((s) => s.meta.training); // re-render when the settings change
   const nodeIds = useEditor(useShallow((s) => graphLevel(s).nodes.map((n) => n.id)));
   const following = useRun((s) => s.following);
-  const { status, step, total, loss, error } = useTraining(
+  const { status, step, total, loss, accuracy, error } = useTraining(
     useShallow((s) => ({
+      accuracy: s.snapshot?.accuracy ?? null, // a classifier's, from the last snapshot
       status: s.status,
       step: s.steps.length ? s.steps[s.steps.length - 1] : 0,
       total: s.totalSteps,
@@ -231,6 +233,16 @@ export default function TrainingPanel() {
           {status === "idle" ? "" : `${status} · step ${step}${total ? ` / ${total}` : ""}`}
           {loss !== null ? ` · loss ${loss.toPrecision(4)}` : ""}
         </span>
+        {accuracy !== null && (
+          <span
+            className="train-accuracy"
+            role="status"
+            aria-label="training accuracy"
+            title="the share of the whole dataset whose highest class score is its label (in eval mode), at the last snapshot"
+          >
+            {formatAccuracy(accuracy)}
+          </span>
+        )}
       </div>
       {error && (
         <p className="field-error" role="alert">

@@ -27,7 +27,7 @@ vi.mock("./run", () => {
 });
 
 import { useEditor } from "./editor";
-import { useTraining } from "./training";
+import { formatAccuracy, useTraining } from "./training";
 import { emptyDocument } from "../doc/convert";
 import type { TrainingSettings } from "../api/types";
 
@@ -88,5 +88,28 @@ describe("training store", () => {
     fake.onTrain = async () => ({ train_id: "t0" });
     await useTraining.getState().start(settings);
     expect(useTraining.getState().steps).toEqual([]);
+  });
+
+  it("keeps a classifier's accuracy from the last snapshot and says it when the training ends", async () => {
+    fake.onTrain = async () => {
+      emit("train_started", { train_id: "t3", steps: 3, params: ["w"] });
+      emit("train_progress", { train_id: "t3", steps: [1, 2, 3], losses: [2.3, 1.1, 0.55] });
+      emit("train_snapshot", { ...snapshot("t3", 2), accuracy: 0.5 });
+      emit("train_snapshot", { ...snapshot("t3", 3), accuracy: 0.97331 });
+      emit("train_finished", finished("t3"));
+      return { train_id: "t3" };
+    };
+    await useTraining.getState().start(settings);
+    expect(useTraining.getState().snapshot?.accuracy).toBe(0.97331);
+    expect(useEditor.getState().notice?.text).toMatch(/loss 0\.5500, accuracy 97\.3%: the trained values/);
+  });
+
+  it("writes the accuracy in tenths of a percent, never rounding up to a perfect score", () => {
+    expect(formatAccuracy(0.97331)).toBe("accuracy 97.3%");
+    expect(formatAccuracy(0.9996)).toBe("accuracy 99.9%");
+    expect(formatAccuracy(1)).toBe("accuracy 100.0%");
+    expect(formatAccuracy(0)).toBe("accuracy 0.0%");
+    // 1,777 of the 1,797 digits: 98.887...%
+    expect(formatAccuracy(1777 / 1797)).toBe("accuracy 98.8%");
   });
 });

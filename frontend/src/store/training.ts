@@ -78,11 +78,13 @@ function listen() {
     const error = typeof m.error === "string" ? m.error : (m.error?.message ?? null);
     useTraining.setState({ status: m.status, error });
     const ed = useEditor.getState();
+    const accuracy = useTraining.getState().snapshot?.accuracy; // the last snapshot's: at the end
     if (m.graph && !useRun.getState().following) {
       ed.applyTrainedValues(m.graph);
       ed.notify(
         `training ${m.status === "ok" ? "finished" : m.status} after ${m.steps} steps` +
           (m.loss != null ? `, loss ${m.loss.toPrecision(4)}` : "") +
+          (accuracy != null ? `, ${formatAccuracy(accuracy)}` : "") +
           ": the trained values are in the graph (Ctrl+Z undoes)",
       );
     } else if (error) ed.notify(`training failed: ${error}`, "error");
@@ -166,6 +168,13 @@ export const useTraining = create<TrainingState>()((set, get) => ({
     if (reply.error) useEditor.getState().notify(reply.error, "error");
   },
 }));
+
+/** A classifier's training accuracy (0..1) as the training tab writes it: "accuracy 97.3%".
+ * Rounded down at one decimal, so that 99.96% does not read as a perfect 100.0%. */
+export function formatAccuracy(accuracy: number): string {
+  const tenths = Math.floor(accuracy * 1000 + 1e-9);
+  return `accuracy ${(tenths / 10).toFixed(1)}%`;
+}
 
 /** Start listening for training events from the start: a room's follower sees the owner's. */
 export function initTraining() {
