@@ -36,7 +36,8 @@ def test_lenet_on_digits_shows_its_training_accuracy(page):
     assert box["x"] <= acc_box["x"] and acc_box["x"] + acc_box["width"] <= box["x"] + box["width"]
     assert acc_box["height"] >= 12, acc_box  # a readable size
     # the note at the end says it too
-    expect(page.get_by_text(re.compile(r"training finished after 300 steps, loss [\d.e-]+, accuracy"))).to_have_count(1)
+    note = re.compile(r"training finished after 300 steps, loss [\d.e-]+, accuracy")
+    expect(page.get_by_text(note)).to_have_count(1)
     SHOTS.mkdir(parents=True, exist_ok=True)
     panel.screenshot(path=str(SHOTS / "training-accuracy.png"))
 
