@@ -23,8 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from backend.graph import parse, run, validate  # noqa: E402
+from backend.graph import parse, run  # noqa: E402
+from backend.graph.limits import DEFAULT  # noqa: E402
 from backend.graph.modules import flatten  # noqa: E402
+from backend.server.events import checked  # noqa: E402
 
 WIDTH = 16
 LAYERS = 4  # per block: 4 x (weight, bias, matmul, add, tanh) = 20 nodes with the ports
@@ -94,10 +96,12 @@ def twin_doc(text):
 
 
 def request(text):
-    doc = parse(text)
-    assert validate(doc) == []
+    """What the server does for a `run` message (backend/server/events.py, runs.py): parse,
+    unpack the modules once, validate the flat form, run it."""
+    graph, err = checked(parse(text), DEFAULT)
+    assert err is None, err
     records = []
-    res = run(doc, "backward", "s", records.append, validated=True)
+    res = run(graph.flat, "backward", "s", records.append, validated=True)
     assert res.status == "ok", res.error
     return len(records)
 

@@ -4,12 +4,14 @@ handler), so that no message takes the server down; and the replies for a graph 
 run, shared by runs and trainings."""
 
 import functools
+from typing import Any, NamedTuple
 
 from flask import request
 
 from ..graph import Problem, edit_nodes, validate
 from ..graph import parse as parse_document
 from ..graph.document import invalid_text
+from ..graph.modules import ModuleProblems, flatten
 from .protocol import parse
 
 
@@ -39,8 +41,17 @@ def on_message(socketio, event, model, act, max_bytes, default=None):
     socketio.on_event(event, handler)
 
 
+class Graph(NamedTuple):
+    """A graph a client sent, checked: `doc` as sent (what a later edit applies to, what a
+    training writes its trained values back into) and `flat`, its modules unpacked
+    (modules.flatten): what validation checked and what a run runs, unpacked once."""
+
+    doc: Any
+    flat: Any
+
+
 def read_graph(data, limits, target=None):
-    """A run's or a training's graph: (document, None) when it can run, else (None, the error
+    """A run's or a training's graph: (Graph, None) when it can run, else (None, the error
     reply with every problem at once). `target`, when given, must be one of its nodes."""
     try:
         doc = parse_document(data)
@@ -59,14 +70,20 @@ def read_edit(base, nodes, limits, target=None):
 
 
 def checked(doc, limits, target=None):
-    """(doc, None) when `doc` can run (and `target`, when given, is one of its nodes), else
+    """(Graph, None) when `doc` can run (and `target`, when given, is one of its nodes), else
     (None, the error reply)."""
-    problems = validate(doc, limits)
+    flat = None
+    try:
+        flat = flatten(doc, limits.max_nodes)
+    except ModuleProblems as bad:
+        problems = bad.problems
+    else:
+        problems = validate(flat, limits)
     if target is not None and all(n.id != target for n in doc.nodes):
         problems.append(Problem(f"the target '{target}' is not a node of the graph"))
     if problems:
         return None, problems_reply(problems)
-    return doc, None
+    return Graph(doc, flat), None
 
 
 def problems_reply(problems):

@@ -160,7 +160,7 @@ class RunManager:
         client = self.client(sid)
         limits = self.settings.limits
         if request.edit is None:
-            doc, err = read_graph(request.graph, limits, request.target)
+            graph, err = read_graph(request.graph, limits, request.target)
         else:
             edit = request.edit
             with client.lock:
@@ -171,7 +171,7 @@ class RunManager:
                     f"last {self.settings.max_runs_kept} runs are kept); send the whole graph",
                     "code": "unknown_base",
                 }
-            doc, err = read_edit(base, edit.nodes, limits, request.target)
+            graph, err = read_edit(base, edit.nodes, limits, request.target)
         if err:
             return err
         client.cancel_active()
@@ -179,10 +179,11 @@ class RunManager:
         cancel = threading.Event()
         with client.lock:
             client.active = (run_id, cancel)
-            client.documents[run_id] = doc
+            client.documents[run_id] = graph.doc  # what the next edit applies to
             while len(client.documents) > self.settings.max_runs_kept:
                 client.documents.popitem(last=False)
-        self.socketio.start_background_task(self._run, client, run_id, cancel, doc, request)
+        # the flat form validation checked runs: a document with modules is unpacked once
+        self.socketio.start_background_task(self._run, client, run_id, cancel, graph.flat, request)
         return {"run_id": run_id}
 
     def _run(self, client, run_id, cancel, doc, request):

@@ -226,9 +226,10 @@ class TrainingManager:
 
     def start(self, sid, request):
         """Validate and start a training; the ack: {"train_id"} or {"error", "node_errors"}."""
-        doc, err = read_graph(request.graph, self.settings.limits)
+        graph, err = read_graph(request.graph, self.settings.limits)
         if err:
             return err
+        doc = graph.doc  # the trainer writes the trained values back into it, modules and all
         try:
             settings = settings_for(doc, request.config)
             trainer = Trainer(
