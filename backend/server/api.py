@@ -116,6 +116,28 @@ def template(template_id):
         raise ApiError(f"no template {template_id!r}", 404) from None
 
 
+@api.get("/module-library")
+def module_library():
+    from ..graph.module_library import describe
+
+    return jsonify({"modules": describe()})
+
+
+@api.post("/module-library/<name>")
+def module_from_library(name):
+    """The definition of library entry `name` built from the body's argument values; a 400
+    naming each bad argument (`field_errors`), a 404 for no such entry."""
+    from ..graph.module_library import BY_NAME, LibraryArgsError, build
+
+    if name not in BY_NAME:
+        raise ApiError(f"no module {name!r} in the library (it has {', '.join(BY_NAME)})", 404)
+    values = _json_body()
+    try:
+        return jsonify({"module": build(name, values)})
+    except LibraryArgsError as bad:
+        raise ApiError(str(bad), field_errors=bad.errors) from None
+
+
 @api.post("/validate")
 def validate_graph():
     doc = _document(_json_body())
