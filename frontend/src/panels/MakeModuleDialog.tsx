@@ -5,10 +5,16 @@ import { moduleNameProblem } from "../doc/modules";
 import { useEditor } from "../store/editor";
 import { makeFromSelection, useModuleUi } from "../store/modules";
 import Dialog from "./Dialog";
+import ModuleDefDialog from "./ModuleDefDialog"; // rename and delete: mounted with this one
 
 export default function MakeModuleDialog() {
   const naming = useModuleUi((s) => s.naming);
-  return naming ? <NameForm /> : null;
+  return (
+    <>
+      {naming && <NameForm />}
+      <ModuleDefDialog />
+    </>
+  );
 }
 
 function NameForm() {

@@ -1,7 +1,8 @@
 // The inspector's part for a module instance: what it is, its ports, its seed (each instance
-// has its own parameters: the seed is added to its random sources'), open and unpack.
+// has its own parameters: the seed is added to its random sources'), open and unpack; rename
+// or delete its module (panels/ModuleDefDialog.tsx).
 import { useEditor } from "../store/editor";
-import { openInstance, unpack } from "../store/modules";
+import { openInstance, unpack, useModuleUi } from "../store/modules";
 
 export default function ModuleInspector({ id, readOnly }: { id: string; readOnly: boolean }) {
   const params = useEditor((s) => s.nodes.find((n) => n.id === id)?.data.params);
@@ -42,6 +43,12 @@ export default function ModuleInspector({ id, readOnly }: { id: string; readOnly
         </button>
         <button type="button" disabled={readOnly} onClick={() => unpack(id)}>
           Unpack
+        </button>
+        <button type="button" disabled={readOnly} onClick={() => useModuleUi.getState().setDefEdit({ name, action: "rename" })}>
+          Rename module…
+        </button>
+        <button type="button" disabled={readOnly} onClick={() => useModuleUi.getState().setDefEdit({ name, action: "delete" })}>
+          Delete module…
         </button>
       </div>
     </div>

@@ -1,9 +1,12 @@
 // The document's modules in the palette (category "modules"): drag one onto the canvas, or
-// press Enter on it, for one more instance (each with the next seed: its own parameters).
+// press Enter on it, for one more instance (each with the next seed: its own parameters);
+// right-click it (or the menu key) to rename or delete the module.
+import { useCallback, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { MODULE_DRAG_TYPE } from "../canvas/Canvas";
 import { useEditor } from "../store/editor";
 import { addInstance } from "../store/modules";
+import { ModuleDefMenu } from "./ModuleDefDialog";
 
 /** The names of the document's modules that match every word of `query`. */
 export function useModuleNames(query: string) {
@@ -18,8 +21,11 @@ export function useModuleNames(query: string) {
 }
 
 export default function PaletteModules({ names, centre }: { names: string[]; centre: () => { x: number; y: number } }) {
+  const [menu, setMenu] = useState<{ name: string; x: number; y: number } | null>(null);
+  const closeMenu = useCallback(() => setMenu(null), []);
   return (
     <>
+      {menu && <ModuleDefMenu {...menu} onClose={closeMenu} />}
       {names.map((name) => (
         <li
           key={`module:${name}`}
@@ -28,7 +34,14 @@ export default function PaletteModules({ names, centre }: { names: string[]; cen
           tabIndex={0}
           role="button"
           aria-label={`module ${name}`}
-          title={`an instance of the module ${name} (its own parameters)`}
+          aria-haspopup="menu"
+          title={`an instance of the module ${name} (its own parameters); right-click to rename or delete it`}
+          onContextMenu={(e) => {
+            e.preventDefault();
+            // the menu key gives no pointer position: the menu then opens at the entry
+            const r = e.currentTarget.getBoundingClientRect();
+            setMenu({ name, x: e.clientX || r.left, y: e.clientY || r.bottom });
+          }}
           onDragStart={(e) => {
             e.dataTransfer.setData(MODULE_DRAG_TYPE, name);
             e.dataTransfer.effectAllowed = "copy";

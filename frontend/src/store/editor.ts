@@ -22,6 +22,7 @@ import {
   type WireEdge,
 } from "../doc/convert";
 import { closeAll, composeDocument } from "../doc/modules";
+import { asNewInstances } from "../doc/moduleDefs";
 import { nodeSize } from "../canvas/nodeSize";
 import { History } from "../doc/history";
 import { connectionProblem } from "../doc/wiring";
@@ -323,9 +324,11 @@ export const useEditor = create<EditorState>()((set, get) => {
         return { ...e, id, source: rename.get(e.source)!, target: rename.get(e.target)!, selected: false };
       });
       const deselected = get().nodes.map((n) => (n.selected ? { ...n, selected: false } : n));
-      change({ nodes: [...deselected, ...nodes], edges: [...get().edges, ...edges] });
+      const levels = [...get().nodes, ...(get().meta.open ?? []).flatMap((f) => f.nodes)];
+      const made = asNewInstances(nodes, levels); // a pasted instance is a new one: its own parameters
+      change({ nodes: [...deselected, ...made], edges: [...get().edges, ...edges] });
       // the next paste lands a step further along, as in other editors
-      set({ clipboard: { nodes: nodes.map((n) => ({ ...n, selected: false })), edges } });
+      set({ clipboard: { nodes: made.map((n) => ({ ...n, selected: false })), edges } });
     },
 
     duplicateSelection() {

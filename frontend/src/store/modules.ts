@@ -19,13 +19,22 @@ import {
   scopeOf,
   unpackModule,
 } from "../doc/modules";
+import { deleteModule, moduleUses, renameModule } from "../doc/moduleDefs";
 import { useEditor } from "./editor";
 import { useRun } from "./run";
 
 /** The "Make module" dialog: shown while `naming` (its name field is checked as typed). */
-export const useModuleUi = create<{ naming: boolean; setNaming(on: boolean): void }>()((set) => ({
+export const useModuleUi = create<{
+  naming: boolean;
+  setNaming(on: boolean): void;
+  /** The definition being renamed or deleted (its dialog shows while set). */
+  defEdit: { name: string; action: "rename" | "delete" } | null;
+  setDefEdit(edit: { name: string; action: "rename" | "delete" } | null): void;
+}>()((set) => ({
   naming: false,
   setNaming: (naming) => set({ naming }),
+  defEdit: null,
+  setDefEdit: (defEdit) => set({ defEdit }),
 }));
 
 // each node and edge asks on every editor change: the path is worked out once per `open`
@@ -175,4 +184,35 @@ export function addInstance(name: string, position: XYPosition) {
   };
   const nodes = ed.nodes.map((n) => (n.selected ? { ...n, selected: false } : n));
   edit({ nodes: [...nodes, { ...flowNode(node), selected: true }] });
+}
+
+/** Calls module `from` `to`: its definition, every instance of it (at any level, inside other
+ * modules too) and the open levels of it; one undo step. Returns the problem that stopped it
+ * (the name checked as "Make module" checks it), or null. */
+export function renameDefinition(from: string, to: string): string | null {
+  const ed = useEditor.getState();
+  if (to === from) return null;
+  const problem = moduleNameProblem(to, (ed.meta.modules ?? []).filter((m) => m.name !== from));
+  if (problem) return problem;
+  if (edit(renameModule(ed, from, to))) ed.notify(`renamed module ${from} to ${to}`);
+  return null;
+}
+
+/** The nodes that are instances of module `name`, at every level (open ones as edited). */
+export const usesOfDefinition = (name: string) => moduleUses(useEditor.getState(), name);
+
+/** Deletes module `name`; with `withUses`, its instances too (at every level); one undo step.
+ * Returns the problem that stopped it (it is open, or used), or null. */
+export function deleteDefinition(name: string, withUses: boolean): string | null {
+  const ed = useEditor.getState();
+  let out;
+  try {
+    out = deleteModule(ed, name, withUses);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  const { removed, ...level } = out;
+  const also = removed ? ` and its ${removed} instance${removed > 1 ? "s" : ""}` : "";
+  if (edit(level)) ed.notify(`deleted module ${name}${also}`);
+  return null;
 }
