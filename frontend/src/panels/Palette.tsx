@@ -6,6 +6,7 @@ import type { OpSpec } from "../api/types";
 import { DRAG_TYPE } from "../canvas/Canvas";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
+import PaletteLibrary from "./PaletteLibrary";
 import PaletteModules, { useModuleNames } from "./PaletteModules";
 
 /** Ops whose name, category or doc match every word of `query`, names that start with it first. */
@@ -94,6 +95,7 @@ function OpPalette() {
         </section>
       ))}
       {!groups.length && <p className="muted">no op matches “{query}”</p>}
+      <PaletteLibrary query={query} centre={centre} />
     </nav>
   );
 }
