@@ -12,7 +12,7 @@ import { useShapes } from "../store/shapes";
 import { useDetail } from "./detail";
 import { shapeText } from "./faces";
 import OpNodeView from "./OpNodeView";
-import { useRunSlice } from "./runSlice";
+import { focusWithin, useRunSlice } from "./runSlice";
 
 /** What the canvas draws for a node: an instance of a module, or an op. */
 function NodeSwitch(props: NodeProps<OpNode>) {
@@ -38,10 +38,12 @@ function ModuleNodeView({ id, data, selected }: NodeProps<OpNode>) {
   const detail = useDetail();
   const detailed = detail === "full";
   const seed = Number(data.params.seed ?? 0);
+  const { focused } = useRunSlice((s) => ({ focused: focusWithin(s.focus, key) })); // step mode
   const cls = [
     "op-node",
     "module-node",
     selected ? "selected" : "",
+    focused ? "focused" : "",
     problems.length || !ports.known ? "has-problem" : "",
   ].join(" ");
   return (

@@ -22,6 +22,39 @@ export function scopeOf(meta: Pick<DocMeta, "open">) {
   return (meta.open ?? []).map((f) => f.instance).join(SEP);
 }
 
+/** The part of the run's node or edge `key` under the instance opened at `scope` (its path
+ * from there: `w`, or `inner1/w` deeper in); null when it is outside that instance. */
+export function underOf(scope: string, key: string): string | null {
+  if (!scope) return key;
+  return key.startsWith(scope + SEP) ? key.slice(scope.length + 1) : null;
+}
+
+/** Where the run's node or edge `key` is on the level opened at `scope`: itself, by its id
+ * there (`inside` false), or within the instance `id` of that level (`inside` true: a node or
+ * edge of a module closed on that level); null when it is outside the opened instance. */
+export function shownAt(scope: string, key: string): { id: string; inside: boolean } | null {
+  const rest = underOf(scope, key);
+  if (rest === null) return null;
+  const cut = rest.indexOf(SEP);
+  return cut < 0 ? { id: rest, inside: false } : { id: rest.slice(0, cut), inside: true };
+}
+
+/** Whether the run's node or edge `key` is `at` itself or inside the instance at path `at`. */
+export const isWithin = (at: string, key: string) => key === at || key.startsWith(at + SEP);
+
+/** How many of the levels open (`open`, outermost first) the run's `key` lies within: the depth
+ * of the deepest level that shows it (0: the graph). */
+export function depthShowing(open: readonly { instance: string }[], key: string): number {
+  let depth = 0;
+  let path = "";
+  for (const f of open) {
+    path = runKey(path, f.instance);
+    if (!key.startsWith(path + SEP)) break;
+    depth++;
+  }
+  return depth;
+}
+
 /** The entries of a run's table (values, gradients) for the nodes or edges inside the instance
  * at `scope`, keyed by their ids in the definition: what an opened module shows. */
 export function underScope<T>(table: Record<string, T>, scope: string): Record<string, T> {

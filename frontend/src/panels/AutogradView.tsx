@@ -2,7 +2,9 @@
 // AccumulateGrad leaves, read-only, laid out in layers (agLayout.ts) with the loss on the right
 // as the texts draw it. Clicking a node selects the editor node that made it. In its panel (narrow) the
 // gradients flow downwards; popped out to full screen, leftwards; either way it opens readable
-// (agViewport.ts) and zooms with the wheel or its controls.
+// (agViewport.ts) and zooms with the wheel or its controls. With a module instance open on the
+// canvas, the grad_fn nodes of its inner nodes are marked and named by their inner ids (the run
+// names them by path, `b1/w`: doc/modules.ts), the others dimmed.
 import {
   Controls,
   type Edge,
@@ -21,7 +23,9 @@ import { useShallow } from "zustand/react/shallow";
 import type { AutogradEntry } from "../api/types";
 import { formatShape } from "../format/annotate";
 import type { Annotations } from "../store/annotations";
+import { isWithin, runKey, underOf } from "../doc/modules";
 import { useEditor } from "../store/editor";
+import { revealRunNode, useScope } from "../store/modules";
 import { nameOf } from "../store/names";
 import { useRun } from "../store/run";
 import "./analysis.css";
@@ -40,10 +44,22 @@ type AgNode = Node<AgData, "ag">;
 const LINE = 17;
 const PAD = 14;
 
+/** The name of the run's node `key` as the level opened at `scope` calls it: its inner id
+ * (readable name) inside the opened instance, its full path outside it. */
+function ownerName(key: string, scope: string) {
+  const inner = underOf(scope, key);
+  return inner === null ? key : nameOf(inner);
+}
+
+/** The line saying whose a node is (null: no editor node's). */
+function ownerLine(e: AutogradEntry, scope: string) {
+  return e.node ? `of ${ownerName(e.node, scope)}${e.param ? `.${e.param}` : ""}` : null;
+}
+
 /** What a node says under its name: whose it is, and the shapes it holds. */
 function linesOf(e: AutogradEntry): string[] {
   const lines: string[] = [];
-  if (e.node) lines.push(`of ${nameOf(e.node)}${e.param ? `.${e.param}` : ""}`);
+  if (e.node) lines.push(ownerLine(e, "")!); // renamed for the level shown: scopedNodes
   if (e.variable_shape) lines.push(`variable ${formatShape(e.variable_shape)}`);
   if (e.saved?.length) {
     const shapes = e.saved.map((s) => formatShape(s.shape));
@@ -117,7 +133,7 @@ const AgNodeView = memo(function AgNodeView({ data }: NodeProps<AgNode>) {
   const leaf = entry.name === "AccumulateGrad";
   const down = dir === "DOWN";
   return (
-    <div className={`ag-node${leaf ? " ag-leaf" : ""}`} title={entry.node ? `click to select ${nameOf(entry.node)}` : undefined}>
+    <div className={`ag-node${leaf ? " ag-leaf" : ""}`} title={entry.node ? `click to select ${entry.node}` : undefined}>
       {/* gradients flow in from the loss's side (right, or top) and out toward the leaves */}
       <Handle type="target" position={down ? Position.Top : Position.Right} isConnectable={false} className="ag-handle" />
       <div className="ag-name">{entry.name}</div>
@@ -132,6 +148,23 @@ const AgNodeView = memo(function AgNodeView({ data }: NodeProps<AgNode>) {
 });
 
 const nodeTypes = { ag: AgNodeView };
+
+/** The layout's nodes as the level opened at `scope` shows them: whose each is, in that level's
+ * names, and (in a module) which belong to the opened instance (`ag-scope`) or not (`ag-outside`). */
+export function scopedNodes(nodes: AgNode[], scope: string): AgNode[] {
+  return nodes.map((n) => {
+    const { entry } = n.data;
+    const own = ownerLine(entry, scope);
+    const lines = own ? [own, ...n.data.lines.slice(1)] : n.data.lines;
+    const place = !scope ? "" : entry.node && underOf(scope, entry.node) !== null ? "ag-scope" : "ag-outside";
+    return {
+      ...n,
+      className: place || undefined,
+      ariaLabel: `${entry.name}${own ? ` ${own}` : ""}`,
+      data: { ...n.data, lines },
+    };
+  });
+}
 
 /** The first viewport, once React Flow knows its size: readable, on the output's grad_fn. */
 function useReadableStart(layout: Layout, box: React.RefObject<HTMLDivElement | null>) {
@@ -154,14 +187,15 @@ function Graph({ layout }: { layout: Layout }) {
   const [hover, setHover] = useState<string | null>(null);
   const box = useRef<HTMLDivElement>(null);
   const fitted = useReadableStart(layout, box);
-  // editor nodes selected on the canvas light up their autograd nodes
+  const scope = useScope();
+  const shown = useMemo(() => scopedNodes(layout.nodes, scope), [layout, scope]);
+  // editor nodes selected on the canvas light up their autograd nodes (an instance: all of its)
   const selected = useEditor(
-    useShallow((s) => s.nodes.filter((n) => n.selected).map((n) => n.id)),
+    useShallow((s) => s.nodes.filter((n) => n.selected).map((n) => runKey(scope, n.id))),
   );
 
   const nodes = useMemo(() => {
-    if (!hover && !selected.length) return layout.nodes;
-    const sel = new Set(selected);
+    if (!hover && !selected.length) return shown;
     const near = new Set<string>();
     if (hover)
       for (const e of layout.edges) {
@@ -169,16 +203,18 @@ function Graph({ layout }: { layout: Layout }) {
         if (e.target === hover) near.add(e.source);
       }
     // untouched nodes keep their objects, so React Flow re-renders only the changed ones
-    return layout.nodes.map((n) => {
+    return shown.map((n) => {
+      const owner = n.data.entry.node;
       const cls = [
+        n.className ?? "",
         n.id === hover ? "ag-hover" : near.has(n.id) ? "ag-near" : "",
-        n.data.entry.node && sel.has(n.data.entry.node) ? "ag-selected" : "",
+        owner && selected.some((key) => isWithin(key, owner)) ? "ag-selected" : "",
       ]
         .filter(Boolean)
         .join(" ");
-      return cls ? { ...n, className: cls } : n;
+      return cls !== (n.className ?? "") ? { ...n, className: cls } : n;
     });
-  }, [layout, hover, selected]);
+  }, [shown, layout, hover, selected]);
 
   const edges = useMemo(
     () =>
@@ -207,8 +243,9 @@ function Graph({ layout }: { layout: Layout }) {
         onlyRenderVisibleElements={layout.nodes.length > 200}
         proOptions={{ hideAttribution: true }}
         onNodeClick={(_, n) => {
+          // the node that made it, or the instance it is in; out of the module open if need be
           const owner = n.data.entry.node;
-          if (owner) useEditor.getState().select([owner]);
+          if (owner) revealRunNode(owner);
         }}
         onNodeMouseEnter={(_, n) => setHover(n.id)}
         onNodeMouseLeave={() => setHover(null)}
@@ -254,6 +291,11 @@ export default function AutogradView() {
   }, [full]);
 
   const current = laid && laid.of === autograd && laid.full === full ? laid.layout : null;
+  const scope = useScope();
+  const inScope = useMemo(
+    () => (scope && autograd ? autograd.nodes.filter((n) => n.node && underOf(scope, n.node) !== null).length : 0),
+    [scope, autograd],
+  );
   const flow = current?.dir === "DOWN" ? "top to bottom" : "right to left";
   return (
     <section className={`ag-panel${full ? " ag-full" : ""}`} role="region" aria-label="autograd graph">
@@ -271,6 +313,7 @@ export default function AutogradView() {
             <p className="ag-caption">
               {autograd.nodes.length} autograd nodes; gradients flow {flow}, from the output's grad_fn to
               the AccumulateGrad leaves.
+              {scope && ` ${inScope} of them belong to ${scope}, the module open on the canvas (marked).`}
             </p>
             <button type="button" className="small" onClick={() => setFull(!full)} title={full ? "Escape" : undefined}>
               {full ? "close full screen" : "full screen"}

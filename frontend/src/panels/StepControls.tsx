@@ -1,17 +1,41 @@
 // Step mode: replay the last run's records one at a time — step, play, pause, speed, and a
 // scrubber to jump anywhere — with the node or edge each record is about highlighted on the
-// canvas. It opens paused at the start.
+// canvas. It opens paused at the start. With a module instance open, the records of its inner
+// nodes and edges show on them, named by their inner ids; at a level where an instance is
+// closed, a record from inside it lights the instance up as a whole (canvas/runSlice.ts).
 import { useEffect } from "react";
-import { describeRecord } from "../store/annotations";
+import { shownAt, underOf } from "../doc/modules";
+import { describeRecord, recordFocus } from "../store/annotations";
+import { useScope } from "../store/modules";
 import { nameOf } from "../store/names";
 import { Icon } from "./icons";
 import { useRun } from "../store/run";
+
+/** Where the run's node or edge `key` is, said after the caption, when it is not simply on
+ * the level opened at `scope`: inside an instance closed there, or outside the module open. */
+export function placeNote(scope: string, key: string | undefined): string {
+  if (!key) return "";
+  const place = shownAt(scope, key);
+  if (!place) return ` (outside ${scope}, the module open)`;
+  return place.inside ? ` (inside ${place.id})` : "";
+}
+
+/** A node's name as the level opened at `scope` calls it: its inner id inside the opened
+ * instance (readable name), its whole path elsewhere. */
+function nameAt(scope: string) {
+  return (key: string) => {
+    const inner = underOf(scope, key);
+    return inner === null ? key : nameOf(inner);
+  };
+}
 
 export default function StepControls() {
   const step = useRun((s) => s.step);
   const total = useRun((s) => s.records.length);
   const current = useRun((s) => (s.step && s.step.index > 0 ? s.records[s.step.index - 1] : null));
   const run = useRun.getState();
+  const scope = useScope();
+  const focus = current ? recordFocus(current) : {};
 
   useEffect(() => {
     if (!step?.playing) return;
@@ -64,7 +88,9 @@ export default function StepControls() {
         {step.index} / {total}
       </span>
       <span className="step-caption" role="status">
-        {current ? describeRecord(current, nameOf) : "press play or step forward"}
+        {current
+          ? describeRecord(current, nameAt(scope)) + placeNote(scope, focus.node ?? focus.edge)
+          : "press play or step forward"}
       </span>
       <button type="button" onClick={() => run.exitStep()}>
         exit step mode

@@ -9,6 +9,7 @@ import { nodeSize } from "../canvas/nodeSize";
 import { type DocMeta, type Frame, toDocument, toFlowEdge, toFlowNode } from "../doc/convert";
 import {
   closeAll,
+  depthShowing,
   instanceId,
   levelToDef,
   makeModule,
@@ -17,6 +18,7 @@ import {
   nextSeed,
   runKey,
   scopeOf,
+  shownAt,
   unpackModule,
 } from "../doc/modules";
 import { deleteModule, moduleUses, renameModule } from "../doc/moduleDefs";
@@ -215,4 +217,14 @@ export function deleteDefinition(name: string, withUses: boolean): string | null
   const also = removed ? ` and its ${removed} instance${removed > 1 ? "s" : ""}` : "";
   if (edit(level)) ed.notify(`deleted module ${name}${also}`);
   return null;
+}
+
+/** Selects what shows the run's node `key` (a flat path, `b1/w`): the node itself, on the level
+ * that has it (levels open that do not hold it are closed), or the module instance it is in. */
+export function revealRunNode(key: string) {
+  const open = useEditor.getState().meta.open ?? [];
+  const depth = depthShowing(open, key);
+  if (depth < open.length) closeTo(depth);
+  const place = shownAt(scopeOf(useEditor.getState().meta), key);
+  if (place) useEditor.getState().select([place.id]);
 }
