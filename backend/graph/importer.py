@@ -37,15 +37,18 @@ from .import_inplace import InplaceLines
 from .importing.branches import IfReader
 from .importing.calls import CallReader
 from .importing.classes import ClassReader
+from .importing.constants import ConstantLines, Constants
 from .importing.dataset_lines import DATA, DatasetReader
 from .importing.expressions import ExpressionReader
 from .importing.layers import LayerReader
 from .importing.loops import LoopReader
+from .importing.module_lists import ModuleLists
 from .importing.modules import ModuleNames
 from .importing.nn_layers import NnLayers
-from .importing.nodes import ImportedGraph
+from .importing.nodes import PORT, ImportedGraph
 from .importing.problems import ImportFailed, ImportProblem, Unsupported, number_problem
 from .importing.sources import SourceReader
+from .importing.state_loads import StateLoads
 from .importing.syntax import assigned, dotted, is_literal, is_main_guard, literal, only_output
 from .limits import DEFAULT
 
@@ -122,7 +125,14 @@ class _Importer:
         self.loops = LoopReader(self)
         self.nn = NnLayers(self)  # nn.ReLU(), nn.MSELoss(), nn.Sequential(...), nn.Conv2d(...)
         self.classes = ClassReader(self, type(self))  # nn.Module classes: module definitions
+        self.lists = ModuleLists(self)  # nn.ModuleList: modules declared as self.layers.<i>
+        # Python constants (a class's arguments, module lists' lengths); only a class's methods
+        # (in_class) work them out and branch on them, as Python does when it builds the module
+        self.constants = Constants()
+        self.in_class = False
+        self.constant_lines = ConstantLines(self)
         self.writes = InplaceLines(self, Unsupported, literal)  # x.add_(1), x[0] = 5., x += 1
+        self.state_loads = StateLoads(self)  # an instance's own values: inst.w.copy_(...)
 
     # -- what the readers call back (import_inplace.InplaceLines too) ---------------------------
     def problem(self, stmt, message):
@@ -152,8 +162,8 @@ class _Importer:
 
     def mark_requires_grad(self, nid):
         """x.requires_grad_(): on a tensor source, its requires_grad param."""
-        n = self.graph.nodes[nid]
-        if n["op"] != "tensor":
+        n = self.graph.nodes.get(nid)
+        if n is None or n["op"] != "tensor":
             raise Unsupported("requires_grad_() is supported on tensor sources only")
         n["params"]["requires_grad"] = True
 
@@ -222,10 +232,18 @@ class _Importer:
 
     def statement(self, stmt, top):
         """Read one statement; the variable it binds, or None."""
+        if self.in_class:
+            done, stmt = self.constant_lines.read(stmt)
+            if done:
+                return stmt  # (what the line read returned)
+        elif self.constants.lengths:
+            stmt = self.constants.substituted(stmt)  # layers[0] of a module list
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             return self.modules.imports(stmt)
         if isinstance(stmt, ast.FunctionDef) and stmt.name in _HELPER_DEFS and top:
             return self.helper_def(stmt)
+        if self.state_loads.claims(stmt):
+            return self.state_loads.read(stmt)
         if isinstance(stmt, ast.Expr):
             return self.expr_statement(stmt)
         if isinstance(stmt, ast.Assign):
@@ -270,10 +288,34 @@ class _Importer:
             return None
         if isinstance(target, ast.Subscript):
             return self.writes.setitem(stmt)
+        if isinstance(target, ast.Tuple) and self.unpack(target, stmt):
+            return None
         if not isinstance(target, ast.Name):
             raise Unsupported("assign to one plain variable name (x = ...)")
         self.assign(target.id, stmt.value, stmt)
         return target.id
+
+    def unpack(self, target, stmt):
+        """`y, z = net(x)`, net a module whose forward returns several tensors: each name is
+        bound to its output port; False for any other tuple assignment."""
+        call = stmt.value
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id in self.classes.instances
+        ):
+            return False
+        if not all(isinstance(e, ast.Name) for e in target.elts):
+            raise Unsupported("unpack a module's outputs into plain names: y, z = net(x)")
+        names = [e.id for e in target.elts]
+        meta = self.node_comment(stmt.lineno, stmt.end_lineno)
+        inst = call.func.id
+        refs = self.classes.call_unpacked(names, inst, call, meta or inst.removeprefix("self."))
+        for name, ref in zip(names, refs):
+            self.env[name] = ref
+            for declared in (self.layers.declared, self.nn.declared, self.classes.instances):
+                declared.pop(name, None)
+        return True
 
     def if_statement(self, stmt, top):
         if is_main_guard(stmt.test):
@@ -311,6 +353,8 @@ class _Importer:
             self.classes.instantiate(name, value)
         elif kind == "nn" and rest == "Linear":
             self.layers.declare(name, value)
+        elif kind == "nn" and rest == "ModuleList":
+            self.lists.declare(name, value)
         elif kind == "nn" and rest != "Parameter":
             self.nn.declare(name, value, rest)
         else:
@@ -342,6 +386,10 @@ class _Importer:
             rname = recv.id if isinstance(recv, ast.Name) else None
             if attr == "backward" and rname is not None:
                 return self.backward_call(call, rname)
+            if attr == "append" and rname is not None and self.lists.is_list(rname):
+                if len(call.args) != 1 or call.keywords:
+                    raise Unsupported("append() takes one module")
+                return self.lists.append(rname, call.args[0])
             if attr in ("retain_grad", "zero_grad") and rname is not None:
                 return None  # (a run's gradients start from zero)
             declared = rname in self.layers.declared or rname in self.nn.declared
@@ -360,7 +408,13 @@ class _Importer:
         ones = bool(call.args or call.keywords)
         if ones and not self.ones_of(call, name):
             raise Unsupported(_BACKWARD_ARGS)
-        self.target = self.ref_name(name)
+        target = self.ref_name(name)
+        if PORT in target:
+            raise Unsupported(
+                f"backward() from one output of a module: write `L = {name}.sum()` (or the "
+                "loss of it) and call L.backward()"
+            )
+        self.target = target
         self.gradient_ones = ones
 
     def ones_of(self, call, name):

@@ -1,39 +1,64 @@
 """`nn.Module` classes read from code, as module definitions (backend/graph/modules.py):
 
-    class Net(nn.Module):
-        def __init__(self):
+    class Block(nn.Module):
+        def __init__(self, d_in, d_out, act=True):           constructor arguments: constants
             super().__init__()
-            self.fc1 = nn.Linear(2, 8)                        layers and parameters, read as
+            self.fc1 = nn.Linear(d_in, d_out)                 layers and parameters, read as
             self.w = nn.Parameter(torch.tensor([1.0, 2.0]))   the lines of a script are
+            self.act = act                                    a constant forward reads
         def forward(self, x):                                 x: a module_input node
-            return self.fc1(x) * self.w                       a module_output node, "out"
+            h = self.fc1(x) * self.w
+            if self.act:                                      a constant `if`: its branch
+                h = torch.relu(h)
+            return h                                          a module_output node, "out"
 
-    net = Net()                                               an instance (no node yet)
-    y = net(x)                                                a `module` node of Net
+    blk = Block(4, 8)                                         an instance (no node yet)
+    y = blk(x)                                                a `module` node of Block
 
 The class's two methods are read by a walker of their own (the importer's class, sharing its
 imports, problems and time budget), with `self.<name>` read as a variable `self.<name>`; the
-nodes it makes are the definition's. Each call of an instance is one `module` node, with its
-own parameters; an instance called twice would share them, which a node cannot, so it is
-refused. The one output is named `out`, the port every single-output node gives."""
+nodes it makes are the definition's. The constructor's arguments (by position, keyword or
+default) must be constants: they and the constants worked out from them are written into the
+methods where read (constants.py), so each set of arguments is its own definition: the first
+is named after the class, others `Block_2`, `Block_3` ...; instances made with the same
+arguments share one.
+
+`return a, b` makes one module_output node per tensor, `out0`, `out1` ... (the ports, in the
+order forward returns them; a single one is `out`, the port every single-output node gives);
+the caller unpacks them, `y, z = net(x)`.
+
+Each call of an instance is one `module` node, with its own parameters. An instance called
+twice shares its parameters between the calls in PyTorch, which two nodes cannot: that is
+refused at the second call, saying what to write."""
 
 import ast
 import copy
 
+from .constants import Constants, constant_or_refused
+from .nodes import renamed_ref
 from .problems import Unsupported
+from .state_loads import with_state
 from .syntax import dotted
 
 OUT = "out"  # the id of a definition's output node: the instance's output port
-_SHAPE = "write class <Name>(nn.Module) with __init__(self) and forward(self, <tensors>)"
+_SHAPE = "write class <Name>(nn.Module) with __init__(self, ...) and forward(self, <tensors>)"
 
 
 class ClassReader:
     def __init__(self, imp, walker):
         self.imp = imp  # the statement walker (importer._Importer)
         self.walker = walker  # makes a walker for a class's methods: walker(source)
-        self.classes = {}  # class name -> its ast.ClassDef
-        self.defs = {}  # class name -> its module definition (a dict), once built
-        self.instances = {}  # variable -> {"cls": name, "used": bool}
+        self.classes = {}  # class name -> (its ast.ClassDef, {method name: FunctionDef})
+        self.defs = {}  # definition name -> its module definition (a dict), once built
+        self.names = {}  # (class, its arguments) -> the name of its definition
+        self.building = set()  # definitions being read (a class making itself stops there)
+        self.instances = {}  # variable -> {"cls", "def": definition name, "used": bool}
+
+    def share(self, other):
+        """Read a class's methods with the classes and definitions of `other` (the walker
+        outside it): a class used inside another is defined once for the document."""
+        self.classes, self.defs = other.classes, other.defs
+        self.names, self.building = other.names, other.building
 
     def class_def(self, stmt):
         """`class Net(nn.Module): ...` is kept until an instance is made."""
@@ -59,59 +84,158 @@ class ClassReader:
         )
 
     def instantiate(self, name, call):
-        """`net = Net()`: the definition is built from the class the first time."""
+        """`net = Net(...)`: the definition of the class with these arguments is built the
+        first time they are met."""
         cls = call.func.id
-        if call.args or call.keywords:
-            raise Unsupported(f"{cls}() takes no arguments here: write its sizes in __init__")
-        if cls not in self.defs:
-            self.defs[cls] = None  # a class that makes an instance of itself stops here
-            self.defs[cls] = _Definition(self, cls).build()
-        elif self.defs[cls] is None:
+        args = _arguments(cls, self.classes[cls][1].get("__init__"), call, self.imp.constants)
+        key = (cls, repr(sorted(args.items())))
+        dname = self.names.get(key)
+        if dname in self.building:
             raise Unsupported(f"{cls} makes an instance of itself")
-        self.instances[name] = {"cls": cls, "used": False}
+        if dname is None:
+            dname = self._new_name(cls)
+            self.names[key] = dname
+        if dname not in self.defs:
+            self.building.add(dname)
+            try:
+                self.defs[dname] = None  # (None: it could not be read)
+                self.defs[dname] = _Definition(self, cls, dname, args).build()
+            finally:
+                self.building.discard(dname)
+        if self.defs[dname] is None:
+            raise Unsupported(f"{cls} could not be read: see the lines of its class")
+        self.instances[name] = {"cls": cls, "def": dname, "used": False}
         self.imp.env.pop(name, None)
+
+    def _new_name(self, cls):
+        """`Block` for a class's first set of arguments, then `Block_2`, `Block_3` ..."""
+        taken = set(self.names.values()) | set(self.classes) - {cls}
+        name, k = cls, 2
+        while name in taken:
+            name, k = f"{cls}_{k}", k + 1
+        return name
 
     def call(self, name, node, meta):
         """`y = net(x)`: the instance's `module` node, its inputs wired to forward's args."""
-        inst = self.instances[name]
-        d = self.defs[inst["cls"]]
-        if d is None:
-            raise Unsupported(f"{inst['cls']} could not be read: see the lines of its class")
-        if inst["used"]:
+        d = self._callable(name)
+        if len(d["outputs"]) > 1:
+            targets = ", ".join(f"y{i}" for i in range(len(d["outputs"])))
             raise Unsupported(
-                f"'{name}' is called twice; each call is a module node with its own "
-                f"parameters: make one {inst['cls']}() per call"
+                f"{self.instances[name]['cls']}.forward returns {len(d['outputs'])} tensors: "
+                f"unpack them, `{targets} = {name.removeprefix('self.')}(...)`"
             )
+        return self._node(name, d, self._args(name, d, node), meta)
+
+    def call_unpacked(self, names, name, node, meta):
+        """`y, z = net(x)`: the module node, and per name the output port it is bound to
+        (nodes.port_ref)."""
+        d = self._callable(name)
+        if len(d["outputs"]) != len(names):
+            raise Unsupported(
+                f"{self.instances[name]['cls']}.forward returns {len(d['outputs'])} "
+                f"tensor(s) here, not {len(names)}"
+            )
+        nid = self._node(name, d, self._args(name, d, node), meta)
+        return [self.imp.graph.port(nid, port) for port in d["outputs"]]
+
+    def call_with(self, name, inputs, meta):
+        """The module node of instance `name` called on node ids (a layer of nn.Sequential)."""
+        d = self._callable(name)
+        if len(d["inputs"]) != len(inputs) or len(d["outputs"]) != 1:
+            cls = self.instances[name]["cls"]
+            raise Unsupported(f"nn.Sequential's {cls} must take one tensor and return one")
+        return self._node(name, d, inputs, meta)
+
+    def _callable(self, name):
+        inst = self.instances[name]
+        if inst["used"]:
+            shown = name.removeprefix("self.") if "@" not in name else "nn.Sequential"
+            raise Unsupported(
+                f"'{shown}' is called a second time: PyTorch shares one module's parameters "
+                "between its calls (their gradients add up), and a module node holds its own, "
+                f"so this would not give PyTorch's gradients. For separate parameters make one "
+                f"{inst['cls']}(...) per call; for shared ones call it once, or use its "
+                "nn.Parameter tensors twice inside one forward"
+            )
+        return self.defs[inst["def"]]
+
+    def _args(self, name, d, node):
+        cls = self.instances[name]["cls"]
         if node.keywords or len(node.args) != len(d["inputs"]):
-            raise Unsupported(f"{inst['cls']}'s forward takes {len(d['inputs'])} tensors here")
+            raise Unsupported(f"{cls}'s forward takes {len(d['inputs'])} tensors here")
+        return [self.imp.exprs.operand_node(a) for a in node.args]
+
+    def _node(self, name, d, inputs, meta):
+        inst = self.instances[name]
         inst["used"] = True
-        inputs = [(p, self.imp.exprs.operand_node(a)) for p, a in zip(d["inputs"], node.args)]
-        seed = sum(1 for i in self.instances.values() if i["cls"] == inst["cls"] and i["used"])
-        params = {"module": inst["cls"], "seed": seed - 1}
-        return self.imp.add_node("module", params, inputs, meta)
+        seed = sum(1 for i in self.instances.values() if i["def"] == inst["def"] and i["used"])
+        params = with_state(inst, {"module": inst["def"], "seed": seed - 1})
+        return self.imp.add_node("module", params, list(zip(d["inputs"], inputs)), meta)
 
     def definitions(self):
         """The module definitions built, in the order their classes made their first instance."""
         return [d for d in self.defs.values() if d is not None]
 
 
+def _arguments(cls, init, call, constants):
+    """{argument: value} of `cls(...)`'s call, bound to __init__'s arguments as Python binds
+    them (defaults included); each must be a constant."""
+    if init is None:
+        if call.args or call.keywords:
+            raise Unsupported(f"{cls}() takes no arguments: its class has no __init__")
+        return {}
+    a = init.args
+    if a.vararg or a.kwarg or a.posonlyargs or init.decorator_list:
+        raise Unsupported(f"{cls}.__init__ takes named arguments only (no *args, **kwargs)")
+    names = [x.arg for x in a.args]
+    if not names or names[0] != "self":
+        raise Unsupported(f"{cls}.__init__ must be __init__(self, ...): {_SHAPE}")
+    names = names[1:]
+    kwonly = [x.arg for x in a.kwonlyargs]
+    defaults = dict(zip(names[len(names) - len(a.defaults) :], a.defaults))
+    defaults.update({k: d for k, d in zip(kwonly, a.kw_defaults) if d is not None})
+    if any(isinstance(x, ast.Starred) for x in call.args) or len(call.args) > len(names):
+        raise Unsupported(f"{cls}() takes at most {len(names)} positional arguments")
+    given = dict(zip(names, call.args))
+    for k in call.keywords:
+        if k.arg is None:
+            raise Unsupported(f"{cls}(**kwargs) is not read: write its arguments")
+        if k.arg not in names and k.arg not in kwonly:
+            raise Unsupported(f"{cls}() has no argument '{k.arg}'")
+        if k.arg in given:
+            raise Unsupported(f"{cls}() got '{k.arg}' twice")
+        given[k.arg] = k.value
+    args = {}
+    for n in names + kwonly:
+        if n in given:
+            args[n] = constant_or_refused(constants, given[n], f"{cls}()'s argument {n}")
+        elif n in defaults:
+            args[n] = constant_or_refused(Constants(), defaults[n], f"the default of {cls}'s {n}")
+        else:
+            raise Unsupported(f"{cls}() needs its argument '{n}'")
+    return args
+
+
 class _Definition:
     """One class read into a module definition by a walker of its own."""
 
-    def __init__(self, reader, cls):
-        self.reader, self.cls = reader, cls
+    def __init__(self, reader, cls, name, args):
+        self.reader, self.cls, self.name, self.args = reader, cls, name, args
         self.stmt, self.methods = reader.classes[cls]
 
     def build(self):
         imp = self.reader.imp
         sub = self.reader.walker(imp.source)
         sub.modules, sub.problems, sub.deadline = imp.modules, imp.problems, imp.deadline
-        sub.classes.classes, sub.classes.defs = self.reader.classes, self.reader.defs
+        sub.classes.share(self.reader)
+        sub.in_class, sub.constants = True, Constants(self.args)
         before = len(imp.problems)
         init = self.methods.get("__init__")
         if init is not None:
-            self._check_args(init, 0)
             sub.statements(_own(_body_of_init(init)))
+        # forward sees what __init__ kept on self, not its arguments or locals
+        c = sub.constants
+        sub.constants = Constants({k: v for k, v in c.values.items() if "." in k}, c.lengths)
         forward = self.methods["forward"]
         inputs = self._inputs(sub, forward)
         body = _own(forward.body)
@@ -119,10 +243,10 @@ class _Definition:
             raise Unsupported(f"{self.cls}.forward must end with `return <tensor>`")
         sub.statements(body[:-1])
         sub.current_line = body[-1].lineno
-        out = self._output(sub, body[-1])
+        outs = self._outputs(sub, sub.constants.substituted(body[-1].value))
         if len(imp.problems) > before:
             raise Unsupported(f"{self.cls} could not be read: see the lines of its class")
-        return self._definition(sub, inputs, out)
+        return self._definition(sub, inputs, outs)
 
     def _check_args(self, fn, n_tensors):
         a = fn.args
@@ -137,39 +261,46 @@ class _Definition:
         sub.current_line = forward.lineno
         ids = []
         for arg in forward.args.args[1:]:
-            if arg.arg == OUT:
-                raise Unsupported(f"name forward's argument other than '{OUT}'")
+            if arg.arg == OUT or (arg.arg.startswith(OUT) and arg.arg[len(OUT) :].isdigit()):
+                raise Unsupported(f"name forward's argument other than '{arg.arg}'")
             ids.append(sub.add_node("module_input", {}, [], arg.arg))
             sub.env[arg.arg] = ids[-1]
         return ids
 
-    def _output(self, sub, ret):
-        """`return <tensor>`: the module_output node `out` (a node already called so is
-        renamed first)."""
-        if isinstance(ret.value, ast.Tuple):
-            raise Unsupported(f"{self.cls}.forward returns one tensor here")
-        value = sub.exprs.operand_node(ret.value)
+    def _outputs(self, sub, value):
+        """`return <tensor>`: the module_output node `out`; `return a, b`: `out0`, `out1` ...
+        (a node already called so is renamed first)."""
+        values = value.elts if isinstance(value, ast.Tuple) else [value]
+        if not values or any(isinstance(v, ast.Starred) for v in values):
+            raise Unsupported(
+                f"{self.cls}.forward must return tensors: `return a` or `return a, b`"
+            )
+        ports = [f"{OUT}{i}" for i in range(len(values))] if isinstance(value, ast.Tuple) else [OUT]
+        nodes = [sub.exprs.operand_node(v) for v in values]
         graph = sub.graph
-        if OUT in graph.nodes:
-            new = graph.fresh_id(f"{OUT}_value")
-            graph.rename(OUT, new)
-            value = new if value == OUT else value
-        graph.reserved.discard(OUT)
-        return sub.add_node("module_output", {}, [("input", value)], OUT)
+        for port in ports:
+            if port in graph.nodes:
+                new = graph.fresh_id(f"{port}_value")
+                graph.rename(port, new)
+                nodes = [renamed_ref(n, port, new) for n in nodes]
+            graph.reserved.discard(port)
+        return [
+            sub.add_node("module_output", {}, [("input", n)], port) for port, n in zip(ports, nodes)
+        ]
 
-    def _definition(self, sub, inputs, out):
+    def _definition(self, sub, inputs, outs):
         graph = sub.graph
         for nid in list(graph.nodes):  # self.w: the node w, where no other node is
             if nid.startswith("self.") and nid[5:] and nid[5:] not in graph.nodes:
                 graph.rename(nid, nid[5:])
         doc = ast.get_docstring(self.stmt) or ""
         return {
-            "name": self.cls,
+            "name": self.name,
             "doc": doc.strip().splitlines()[0][:2000] if doc.strip() else "",
             "nodes": graph.laid_out(),
             "edges": graph.edge_list(),
             "inputs": inputs,
-            "outputs": [out],
+            "outputs": outs,
         }
 
 

@@ -11,7 +11,10 @@ from ..limits import DEFAULT
 from .problems import Unsupported
 from .syntax import literal
 
-_HOW = "write `for i in range(n):` with whole numbers (range(a, b) and range(a, b, step) too)"
+_HOW = (
+    "write `for i in range(n):` with whole numbers (range(a, b) and range(a, b, step) too), "
+    "or `for layer in self.layers:` over an nn.ModuleList"
+)
 # statements a step cannot hold: the unrolled graph has no way to leave a step early
 _JUMPS = (ast.Break, ast.Continue, ast.Return)
 
@@ -23,40 +26,63 @@ class LoopReader:
 
     def for_statement(self, stmt):
         """Unroll the loop; the variable its last step bound (as statements() returns)."""
-        name = self._loop_variable(stmt)
-        steps = self._steps(stmt.iter)
+        names, steps = self._plan(stmt)
         graph, last = self.imp.graph, None
-        for value in steps:
+        for values in steps:
             if len(graph.nodes) > self.max_nodes:
                 raise Unsupported(
                     f"the loop unrolls to more than {self.max_nodes:,} nodes, the limit of a "
                     "document: loop over fewer steps"
                 )
             before = len(self.imp.problems)
-            last = self.imp.statements(_with_value(stmt.body, name, value))
+            last = self.imp.statements(_with_values(stmt.body, dict(zip(names, values))))
             if len(self.imp.problems) > before:
                 break  # a line that fails in one step fails in all: reported once
         self.imp.current_line = stmt.lineno
-        self.imp.env.pop(name, None)  # the loop variable is a number, not a node
+        for name in names:
+            self.imp.env.pop(name, None)  # the loop variable is a number, not a node
         return last
 
-    def _loop_variable(self, stmt):
+    def _plan(self, stmt):
+        """(the loop's variables, per step the ast node each reads as): a number of a range,
+        a module of a module list (`for layer in self.layers`), or both (enumerate)."""
+        it, target = stmt.iter, stmt.target
+        enum = (
+            isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Name)
+            and it.func.id == "enumerate"
+            and len(it.args) == 1
+            and not it.keywords
+        )
+        if enum and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            names = self._loop_variables(stmt, target.elts)
+            modules = self.imp.lists.steps(it.args[0])
+            if modules is None:
+                raise Unsupported(f"enumerate() is read over a module list only: {_HOW}")
+            return names, [(ast.Constant(i), _name(m)) for i, m in enumerate(modules)]
+        names = self._loop_variables(stmt, [target])
+        modules = self.imp.lists.steps(it)
+        if modules is not None:
+            return names, [(_name(m),) for m in modules]
+        return names, [(ast.Constant(v),) for v in self._steps(it)]
+
+    def _loop_variables(self, stmt, targets):
         if stmt.orelse:
             raise Unsupported("a for loop's else is not supported: write its lines after it")
-        if not isinstance(stmt.target, ast.Name):
+        if not all(isinstance(t, ast.Name) for t in targets):
             raise Unsupported(f"loop over one variable: {_HOW}")
-        name = stmt.target.id
+        names = [t.id for t in targets]
         for node in ast.walk(ast.Module(body=stmt.body, type_ignores=[])):
             if isinstance(node, _JUMPS):
                 kind = type(node).__name__.lower()
                 raise Unsupported(f"{kind} inside a loop is not supported: every step runs whole")
             if (
                 isinstance(node, ast.Name)
-                and node.id == name
+                and node.id in names
                 and not isinstance(node.ctx, ast.Load)
             ):
-                raise Unsupported(f"the loop assigns its own variable '{name}'")
-        return name
+                raise Unsupported(f"the loop assigns its own variable '{node.id}'")
+        return names
 
     def _steps(self, it):
         """The range a loop runs over, checked against the node limit before any step."""
@@ -90,18 +116,23 @@ class LoopReader:
 
 
 class _Substitute(ast.NodeTransformer):
-    """The loop variable, where it is read, replaced by its value in this step."""
+    """The loop variables, where they are read, replaced by their value in this step."""
 
-    def __init__(self, name, value):
-        self.name, self.value = name, value
+    def __init__(self, values):
+        self.values = values
 
     def visit_Name(self, node):
-        if node.id == self.name and isinstance(node.ctx, ast.Load):
-            return ast.copy_location(ast.Constant(self.value), node)
+        if node.id in self.values and isinstance(node.ctx, ast.Load):
+            return ast.copy_location(copy.copy(self.values[node.id]), node)
         return node
 
 
-def _with_value(body, name, value):
-    """A copy of the loop body with `name` read as the number `value` (line numbers kept)."""
-    sub = _Substitute(name, value)
+def _with_values(body, values):
+    """A copy of the loop body with each variable read as its value in the step (an ast
+    node: a number, or the name of a module list's element); line numbers kept."""
+    sub = _Substitute(values)
     return [sub.visit(copy.deepcopy(s)) for s in body]
+
+
+def _name(variable):
+    return ast.Name(id=variable, ctx=ast.Load())

@@ -4,6 +4,8 @@
     loss_fn = nn.MSELoss()  /  nn.CrossEntropyLoss()                 the loss op (F.mse_loss)
     conv = nn.Conv2d(1, 6, 5)                                        a layer op (layer_forms.py)
     model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), ...)           its layers one after another
+    nn.Sequential(Block(4), *[Block(8) for _ in range(3)])           instances of the script's
+                                                                     classes: module nodes
 
 A declaration makes no node; each call of it (`h = act(x)`) makes its op's node. Which op an
 `nn.<Class>` is comes from the registry: a layer op's LayerForm.classes, else the op whose
@@ -14,6 +16,7 @@ import ast
 
 from .. import registry
 from .layer_forms import op_of_class, params_from_call, self_attention
+from .module_lists import elements
 from .problems import Unsupported
 from .syntax import literal
 
@@ -47,7 +50,8 @@ class NnLayers:
         if cls == "Sequential":
             if call.keywords:
                 raise Unsupported("nn.Sequential takes its layers as arguments")
-            return {"kind": "seq", "layers": [self._element(a) for a in call.args]}
+            layers = elements(self.imp.constants, ast.List(elts=call.args, ctx=ast.Load()))
+            return {"kind": "seq", "layers": [self._element(a) for a in layers]}
         if cls == "Linear":
             return {"kind": "linear", "call": call}
         if op_of_class(cls) is not None:
@@ -66,7 +70,15 @@ class NnLayers:
         kind, rest = self.imp.modules.call_kind(node)
         if kind == "nn":
             return self.layer(node, rest)
-        raise Unsupported("nn.Sequential's layers must be written nn.<Layer>(...) here")
+        classes = self.imp.classes
+        if classes.is_class_call(node):
+            # an instance of a class of the script, under a name no variable has
+            key = f"{node.func.id}@{node.lineno}:{node.col_offset}:{len(classes.instances)}"
+            classes.instantiate(key, node)
+            return {"kind": "instance", "key": key}
+        raise Unsupported(
+            "nn.Sequential's layers must be written nn.<Layer>(...) or <Module>(...) here"
+        )
 
     def _args(self, spec, cls, call):
         """The constructor's literal arguments as the op's params (nn.Softmax(dim=1))."""
@@ -107,6 +119,9 @@ class NnLayers:
             return value
         if layer["kind"] == "linear":
             return self._linear(layer, name, args, meta)
+        if layer["kind"] == "instance":
+            inputs = [self._operand(a) for a in args]
+            return imp.classes.call_with(layer["key"], inputs, meta)
         if layer.get("used"):
             raise Unsupported(f"layer '{name}' is used twice; each node has its own weights")
         if "used" in layer:

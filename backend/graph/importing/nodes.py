@@ -12,6 +12,19 @@ from .problems import ImportFailed, ImportProblem, Unsupported
 from .syntax import COMMENT, comments, split_lines
 
 _ID = re.compile(ID_PATTERN)
+# a variable bound to one output of a node with several (`a, b = net(x)`: a module's outputs)
+# names it `<node id>#<port>`; no node id holds a `#`, and each edge from it takes its port
+PORT = "#"
+
+
+def port_ref(nid, port):
+    return f"{nid}{PORT}{port}"
+
+
+def split_ref(src):
+    """(node id, output port) of an edge's source: a node id, or a port_ref."""
+    nid, _, port = src.partition(PORT)
+    return nid, port or "out"
 
 
 class ImportedGraph:
@@ -58,13 +71,19 @@ class ImportedGraph:
             self.next_suffix[base] = k + 1
         return nid
 
+    def port(self, nid, port):
+        """What a variable bound to output `port` of node `nid` holds (see PORT)."""
+        return port_ref(nid, port)
+
     def rename(self, old, new):
         n = self.nodes.pop(old)
         n["id"] = new
         self.nodes[new] = n
         self.reserved.discard(old)
         self.reserved.add(new)
-        self.edges = [(new if s == old else s, new if d == old else d, p) for s, d, p in self.edges]
+        self.edges = [
+            (renamed_ref(s, old, new), new if d == old else d, p) for s, d, p in self.edges
+        ]
 
     # -- nodes ----------------------------------------------------------------------------------
     def add_node(self, op, params, inputs, meta, line, var):
@@ -134,7 +153,7 @@ class ImportedGraph:
         """The nodes as document dicts; one without a position goes in a column by its depth."""
         depth, incoming, column, nodes = {}, {}, {}, []
         for src, dst, _ in self.edges:
-            incoming.setdefault(dst, []).append(src)
+            incoming.setdefault(dst, []).append(split_ref(src)[0])
         for nid in self.nodes:
             depth[nid] = 1 + max((depth.get(s, 0) for s in incoming.get(nid, [])), default=-1)
         for nid, n in self.nodes.items():
@@ -156,7 +175,8 @@ class ImportedGraph:
         def taken(eid):
             return eid in seen or len(eid) > 64 or not _ID.match(eid)
 
-        for src, dst, port in self.edges:
+        for ref, dst, port in self.edges:
+            src, source_port = split_ref(ref)
             eid = f"{src}-{dst}"
             if taken(eid):
                 eid = f"{src}-{dst}-{port}"
@@ -169,7 +189,13 @@ class ImportedGraph:
                 k += 1
             seen.add(eid)
             edges.append(
-                {"id": eid, "source": src, "sourcePort": "out", "target": dst, "targetPort": port}
+                {
+                    "id": eid,
+                    "source": src,
+                    "sourcePort": source_port,
+                    "target": dst,
+                    "targetPort": port,
+                }
             )
         return edges
 
@@ -191,6 +217,12 @@ class ImportedGraph:
             problems.append(ImportProblem(line, p.message, self.code_at(line)))
         if problems:
             raise ImportFailed(problems)
+
+
+def renamed_ref(ref, old, new):
+    """An edge source `ref` (a node id or a port_ref) after node `old` is renamed `new`."""
+    nid, sep, port = ref.partition(PORT)
+    return (new + sep + port) if nid == old else ref
 
 
 def _extra(m):

@@ -1,0 +1,357 @@
+"""Plain Python values inside an nn.Module class, worked out while reading (never run):
+
+    def __init__(self, d_in, d_out, act=True):      constructor arguments, from the call
+        hidden = d_out * 2                            locals of numbers, strings, tuples
+        self.scale = 0.5                              self.<name> of one (seen by forward too)
+        self.fc = nn.Linear(d_in, hidden)             substituted where they are read
+        if act: ...                                   an `if` on them picks its branch here
+
+Python does this arithmetic when the script runs; define-by-run records only the branch taken
+and the numbers the layers were built with, so the importer does the same. Only constants of
+numbers, bools, strings, None and lists/tuples of them are worked out, with a few pure
+builtins (len, int, float, bool, abs, min, max, range); large powers and products are not (a
+script cannot make the importer compute 10**10**10)."""
+
+import ast
+import math
+import operator
+
+from .problems import Unsupported
+
+NOT = object()  # what value() gives for an expression that is no constant
+_MAX_INT = 2**63
+_MAX_ITEMS = 10_000  # the longest list or range a constant may be
+_BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
+_COMPARE = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+_BUILTINS = {
+    "int": int,
+    "float": float,
+    "bool": bool,
+    "abs": abs,
+    "min": min,
+    "max": max,
+    "round": round,
+}
+
+
+def _number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, complex)
+
+
+def _plain(v):
+    """Whether v is a value a constant may hold."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return not isinstance(v, int) or abs(v) < _MAX_INT
+    if isinstance(v, (list, tuple, range)):
+        return len(v) <= _MAX_ITEMS and all(_plain(x) for x in v)
+    return False
+
+
+class Constants:
+    """The constants known at a point of a class's method: name -> value (`self.scale` is the
+    name `self.scale`, as classes.py reads it), and the lengths of module lists (`len`)."""
+
+    def __init__(self, values=None, lengths=None):
+        self.values = dict(values or {})
+        self.lengths = lengths if lengths is not None else {}  # name -> number of modules
+
+    def value(self, node):
+        """The value of `node` when it is a constant, else NOT."""
+        try:
+            v = self._value(node)
+        except (ArithmeticError, TypeError, ValueError, IndexError, KeyError, RecursionError):
+            return NOT  # Python would raise here at run time: the line is read as it stands
+        return v if v is NOT or _plain(v) else NOT
+
+    def _value(self, node):
+        if isinstance(node, ast.Constant):
+            v = node.value
+            return v if v is None or isinstance(v, (bool, int, float, str)) else NOT
+        if isinstance(node, ast.Name):
+            return self.values.get(node.id, NOT)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            items = [self._value(e) for e in node.elts]
+            if any(v is NOT for v in items):
+                return NOT
+            return tuple(items) if isinstance(node, ast.Tuple) else items
+        if isinstance(node, ast.UnaryOp):
+            return self._unary(node)
+        if isinstance(node, ast.BinOp):
+            return self._binary(node)
+        if isinstance(node, ast.Compare):
+            return self._compare(node)
+        if isinstance(node, ast.BoolOp):
+            return self._bool_op(node)
+        if isinstance(node, ast.IfExp):
+            test = self._value(node.test)
+            if test is NOT:
+                return NOT
+            return self._value(node.body if test else node.orelse)
+        if isinstance(node, ast.Subscript):
+            seq, index = self._value(node.value), self._value(node.slice)
+            if seq is NOT or index is NOT or not isinstance(index, int):
+                return NOT
+            return seq[index] if isinstance(seq, (list, tuple, range)) else NOT
+        if isinstance(node, ast.Call):
+            return self._call(node)
+        return NOT
+
+    def _unary(self, node):
+        v = self._value(node.operand)
+        if v is NOT:
+            return NOT
+        if isinstance(node.op, ast.Not):
+            return not v
+        if not _number(v):
+            return NOT
+        return {ast.USub: operator.neg, ast.UAdd: operator.pos}.get(type(node.op), lambda _: NOT)(v)
+
+    def _binary(self, node):
+        f = _BINARY.get(type(node.op))
+        a, b = self._value(node.left), self._value(node.right)
+        if f is None or a is NOT or b is NOT:
+            return NOT
+        if isinstance(a, (list, tuple)) and isinstance(b, type(a)) and f is operator.add:
+            return a + b
+        if not (_number(a) and _number(b)):
+            return NOT
+        if f is operator.pow and not _small_power(a, b):
+            return NOT
+        v = f(a, b)
+        if isinstance(v, float) and not math.isfinite(v):
+            return NOT
+        return v
+
+    def _compare(self, node):
+        left = self._value(node.left)
+        if left is NOT:
+            return NOT
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self._value(right_node)
+            if right is NOT:
+                return NOT
+            if not _COMPARE[type(op)](left, right):
+                return False
+            left = right
+        return True
+
+    def _bool_op(self, node):
+        v = NOT
+        for e in node.values:
+            v = self._value(e)
+            if v is NOT:
+                return NOT
+            if isinstance(node.op, ast.And) != bool(v):
+                return v  # `and` stops at a falsy value, `or` at a truthy one
+        return v
+
+    def _call(self, node):
+        if not isinstance(node.func, ast.Name) or node.keywords:
+            return NOT
+        name = node.func.id
+        if name == "len" and len(node.args) == 1:
+            arg = node.args[0]
+            if isinstance(arg, ast.Name) and arg.id in self.lengths:
+                return self.lengths[arg.id]
+            v = self._value(arg)
+            return len(v) if isinstance(v, (list, tuple, range, str)) else NOT
+        args = [self._value(a) for a in node.args]
+        if any(a is NOT for a in args):
+            return NOT
+        if name == "range" and 1 <= len(args) <= 3 and all(type(a) is int for a in args):
+            r = range(*args)
+            return r if len(r) <= _MAX_ITEMS else NOT
+        f = _BUILTINS.get(name)
+        return NOT if f is None or not args else f(*args)
+
+    # -- statements -----------------------------------------------------------------------------
+    def substituted(self, node):
+        """A copy of `node` with each constant expression in it written as its literal."""
+        if not self.values and not self.lengths:
+            return node
+        return _Fold(self).visit(node)
+
+    def forget(self, names):
+        for n in names:
+            self.values.pop(n, None)
+
+
+def _small_power(a, b):
+    """Whether a ** b is worked out here: not when it would be huge (10 ** 10 ** 10)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return b < 0 or abs(a) <= 1 or b * max(abs(a), 2).bit_length() <= 64
+    return abs(b) <= 1024
+
+
+def literal_node(v, where):
+    """An ast literal of the value v, at the place of node `where`."""
+    if isinstance(v, (list, tuple, range)):
+        elts = [literal_node(x, where) for x in v]
+        node = (
+            ast.List(elts=elts, ctx=ast.Load())
+            if isinstance(v, list)
+            else ast.Tuple(elts=elts, ctx=ast.Load())
+        )
+    elif isinstance(v, (int, float)) and not isinstance(v, bool) and v < 0:
+        node = ast.UnaryOp(op=ast.USub(), operand=ast.Constant(-v))  # as literal() reads it
+    else:
+        node = ast.Constant(v)
+    return ast.copy_location(node, where)
+
+
+class _Fold(ast.NodeTransformer):
+    """Replaces the largest constant expressions that read a constant name (or len of a
+    module list) by their values; other expressions are left as written."""
+
+    def __init__(self, constants):
+        self.c = constants
+
+    def generic_visit(self, node):
+        loaded = getattr(node, "ctx", None) is None or isinstance(node.ctx, ast.Load)
+        if isinstance(node, ast.expr) and not isinstance(node, ast.Constant) and loaded:
+            v = self.c.value(node) if _reads_name(node) else NOT
+            if v is not NOT and not isinstance(v, range):  # range(n) stays a loop's
+                return literal_node(v, node)
+        return super().generic_visit(node)
+
+    def visit_Subscript(self, node):
+        # self.layers[i] of a module list: the name of its i-th module (modules.py's lists)
+        node.value = base = self.visit(node.value)  # (self.blocks[0][1]: the inner first)
+        if isinstance(base, ast.Name) and base.id in self.c.lengths:
+            if isinstance(node.slice, ast.Slice):
+                return self.generic_visit(node)  # for layer in self.layers[1:]: loops.py
+            i, n = self.c.value(node.slice), self.c.lengths[base.id]
+            if type(i) is not int:
+                shown = base.id.removeprefix("self.")
+                raise Unsupported(f"index {shown} with a constant whole number")
+            if not -n <= i < n:
+                raise Unsupported(
+                    f"index {i} is out of range: {base.id.removeprefix('self.')} holds {n} modules"
+                )
+            return ast.copy_location(ast.Name(id=element(base.id, i % n), ctx=ast.Load()), node)
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        # a call's function is a name to call (self.fc), never a value to substitute
+        if isinstance(node.func, ast.Name) and node.func.id not in ("len", "range", *_BUILTINS):
+            node.args = [self.visit(a) for a in node.args]
+            node.keywords = [self.visit(k) for k in node.keywords]
+            return node
+        return self.generic_visit(node)
+
+
+def element(name, i):
+    """The variable of the i-th module of the module list `name` (no script variable has a
+    dot, so it cannot be taken): self.layers.0."""
+    return f"{name}.{i}"
+
+
+def _reads_name(node):
+    return any(isinstance(n, ast.Name) for n in ast.walk(node))
+
+
+def constant_or_refused(constants, node, what):
+    """The constant value of an argument `node`; Unsupported naming `what` where it is none."""
+    v = constants.value(node)
+    if v is NOT:
+        raise Unsupported(
+            f"{what} must be a constant (a number, True/False, a string, None or a tuple of "
+            "them): the importer reads the values a module is built with, not tensors"
+        )
+    return v
+
+
+class ConstantLines:
+    """The lines of a class's methods that work out constants (constants.py's doc): each
+    statement passes here before the walker reads it."""
+
+    def __init__(self, imp):
+        self.imp = imp  # the statement walker (importer._Importer) of the method
+
+    def read(self, stmt):
+        """(True, what statements() returns) for a line read here (a constant assignment, an
+        `if` on a constant); (False, the statement with its constants substituted) else."""
+        c = self.imp.constants
+        if isinstance(stmt, ast.If):
+            test = c.value(stmt.test)
+            if test is not NOT:
+                return True, self.imp.statements(stmt.body if test else stmt.orelse)
+            return False, _replaced(stmt, test=c.substituted(stmt.test))
+        if isinstance(stmt, ast.For):
+            c.forget(_names(stmt.target))
+            return False, _replaced(stmt, iter=c.substituted(stmt.iter))
+        if isinstance(stmt, ast.Assign):
+            return self._assign(stmt)
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+            name = stmt.target.id
+            if name in c.values:
+                read = ast.Name(id=name, ctx=ast.Load())
+                v = c.value(ast.BinOp(left=read, op=stmt.op, right=stmt.value))
+                if v is not NOT:
+                    c.values[name] = v
+                    return True, None
+                c.forget([name])
+            return False, _replaced(stmt, value=c.substituted(stmt.value))
+        return False, c.substituted(stmt)
+
+    def _assign(self, stmt):
+        c = self.imp.constants
+        names = [n for t in stmt.targets for n in _names(t)]
+        plain = all(isinstance(t, (ast.Name, ast.Tuple)) for t in stmt.targets)
+        v = c.value(stmt.value) if plain else NOT
+        if v is NOT or (isinstance(stmt.targets[0], ast.Tuple) and not _unpacks(stmt, v)):
+            c.forget(names)
+            return False, _replaced(stmt, value=c.substituted(stmt.value))
+        for t in stmt.targets:
+            for name, value in _bound(t, v):
+                c.values[name] = value
+                self.imp.env.pop(name, None)
+        return True, None
+
+
+def _unpacks(stmt, v):
+    """Whether `a, b = <constant>` unpacks into its names (one tuple target, as many values)."""
+    t = stmt.targets
+    return (
+        len(t) == 1
+        and isinstance(v, (list, tuple))
+        and len(v) == len(t[0].elts)
+        and all(isinstance(e, ast.Name) for e in t[0].elts)
+    )
+
+
+def _bound(target, v):
+    if isinstance(target, ast.Name):
+        return [(target.id, v)]
+    return [(e.id, x) for e, x in zip(target.elts, v)]
+
+
+def _names(target):
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
+def _replaced(stmt, **fields):
+    """A shallow copy of a statement with some fields replaced (its lines stay shared)."""
+    new = type(stmt)(**{f: getattr(stmt, f) for f in stmt._fields})
+    for f, v in fields.items():
+        setattr(new, f, v)
+    return ast.copy_location(new, stmt)
