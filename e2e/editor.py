@@ -126,3 +126,22 @@ def click_wire(page: Page, edge: str):
     of its box is on the curve, and its click area is 16 px wide."""
     box = page.locator(f".react-flow__edge[data-id='{edge}']").bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def make_module(page: Page, nodes: list[str], name: str) -> str:
+    """Select `nodes` (click, then Ctrl+click), make them a module `name` with Ctrl+G; the
+    new instance's id."""
+    for i, n in enumerate(nodes):
+        page.get_by_test_id(f"node-{n}").locator(".op-node-title").click(
+            modifiers=["Control"] if i else []
+        )
+    expect(page.locator(".react-flow__node.selected")).to_have_count(len(nodes))
+    before = set(node_ids(page))
+    page.keyboard.press("Control+g")
+    dialog = page.get_by_role("dialog", name="Make module")
+    dialog.get_by_label("module name").fill(name)
+    dialog.get_by_role("button", name="Make module").click()
+    expect(dialog).to_have_count(0)
+    expect(page.get_by_test_id(f"node-{nodes[0]}")).to_have_count(0)
+    (made,) = set(node_ids(page)) - before
+    return made
