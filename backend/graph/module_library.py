@@ -26,7 +26,7 @@ from .registry import get as get_op
 from .validate import _check_value as param_problem  # the op params' own checks and words
 
 IN, OUT = "x", "y"  # the ports of every entry: forward(x) -> y
-STEP_X, STEP_Y = 200, 130  # where inner nodes stand when the module is opened
+STEP_X, STEP_Y = 240, 160  # where inner nodes stand when the module is opened
 
 
 class LibraryArgsError(ValueError):

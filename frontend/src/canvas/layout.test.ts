@@ -71,5 +71,10 @@ describe("nodeSize", () => {
     expect(nodeSize({ ...add, inputs: [], source: true }).height).toBe(97);
     expect(nodeSize({ ...add, name: "linear", inputs: [port("input")] }).height).toBe(129);
     expect(nodeSize({ ...add, inputs: [port("input")] }).height).toBe(95); // two rows kept
+    // a conv's or a norm's own weight and bias have their .grad lines too
+    const state = (name: string) => ({ name, type: "tensor" as const, default: null, doc: "" });
+    const conv = { ...add, name: "conv2d", inputs: [port("input")], params: [state("weight"), state("bias_value")] };
+    expect(nodeSize(conv).height).toBe(129);
+    expect(nodeSize({ ...conv, name: "embedding", params: [state("weight")] }).height).toBe(112);
   });
 });

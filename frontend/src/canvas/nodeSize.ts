@@ -14,10 +14,13 @@ const PORT_ROW = 15; // .port
 const HANDLE = 9; // .port .react-flow__handle
 export const LINE = 17; // px: one annotation line
 
-/** Lines a node keeps for its results: value and gradient, a leaf's .grad, a linear node's
- * weight.grad and bias.grad. */
+/** Lines a node keeps for its results: value and gradient, a leaf's .grad, a layer's
+ * weight.grad and bias.grad (linear's; conv2d, batch_norm, layer_norm and embedding have them
+ * where their stored state has a `weight` or `bias_value`). */
 export function annoLines(spec: OpSpec | undefined) {
-  return 2 + (spec?.source ? 1 : 0) + (spec?.name === "linear" ? 2 : 0);
+  const params = new Set((spec?.params ?? []).map((p) => p.name));
+  const layer = spec?.name === "linear" ? 2 : Number(params.has("weight")) + Number(params.has("bias_value"));
+  return 2 + (spec?.source ? 1 : 0) + layer;
 }
 
 /** What OpNodeView draws for an op the registry does not know: no inputs, one output. */

@@ -35,6 +35,15 @@ export const useLibrary = create<LibraryState>()((set, get) => ({
   choose: (choosing) => set({ choosing }),
 }));
 
+/** `at`, or below it where a node stands there already (two adds at the centre of the view
+ * would otherwise hide one another). */
+function freeSpot(at: XYPosition, nodes: { position: XYPosition }[]): XYPosition {
+  const near = (p: XYPosition) => nodes.some((n) => Math.abs(n.position.x - p.x) < 60 && Math.abs(n.position.y - p.y) < 60);
+  let spot = at;
+  for (let i = 0; i < 20 && near(spot); i++) spot = { x: spot.x + 30, y: spot.y + 160 };
+  return spot;
+}
+
 /** Builds entry `name` from `args` on the server and adds it at `position` (see the top of
  * the file). Throws what the server refused (LibraryArgsError names each argument). Returns
  * the new instance's id, or null when the editor refused the edit. */
@@ -56,7 +65,7 @@ export async function addFromLibrary(name: string, args: Record<string, unknown>
     id: instanceId(placed.name, taken),
     op: MODULE_OP,
     params: { module: placed.name, ...(seed ? { seed } : {}) },
-    position,
+    position: freeSpot(position, ed.nodes),
   };
   const flow = { ...toFlowNode(node, (op) => nodeSize(ed.ops[op])), selected: true };
   const nodes = [...ed.nodes.map((n) => (n.selected ? { ...n, selected: false } : n)), flow];
