@@ -7,9 +7,11 @@ the definition: a dict in the document's `modules` format, made of registry ops 
 input `x` and one output `y`. The page adds it to the document's modules and places an
 instance (frontend/src/store/library.ts); nothing here is kept on the server.
 
-Layers read their input size off the input, as every layer node does, so the `in_*` arguments
-say which input the module is made for (its doc says it) and shape what depends on them: a
-residual block's shortcut, a transformer block's output width. Each layer inside has a seed of
+The `in_*` arguments say which input the module is made for: its input node checks the
+input's last dims (module_input's `shape`: an input of another size is refused at the port, as
+PyTorch's layer would refuse it), its doc says it, and they shape what depends on them: a
+residual block's shortcut, a transformer block's output width. (The layers inside read their
+sizes off their inputs, as every layer node does.) Each layer inside has a seed of
 its own (1, 2, ...), so two layers of one definition start apart, and an instance's seed moves
 them all (modules.py).
 
@@ -113,7 +115,7 @@ def _dropout_check(v):
 # -- LinearAct ---------------------------------------------------------------------------------
 def _linear_act(v):
     g = _Graph()
-    g.add(IN, INPUT_OP, 0)
+    g.add(IN, INPUT_OP, 0, shape=[v["in_features"]])
     g.add("linear", "linear", 1, out_features=v["out_features"], bias=v["bias"])
     g.add("activation", v["activation"], 2)
     g.add(OUT, OUTPUT_OP, 3)
@@ -130,7 +132,7 @@ def _conv_padding(v):
 
 def _conv_block(v):
     g = _Graph()
-    g.add(IN, INPUT_OP, 0)
+    g.add(IN, INPUT_OP, 0, shape=[v["in_channels"], -1, -1])
     conv = dict(out_channels=v["out_channels"], kernel_size=v["kernel_size"], stride=v["stride"])
     g.add("conv", "conv2d", 1, padding=_conv_padding(v), bias=v["bias"], **conv)
     ids = [IN, "conv"]
@@ -154,7 +156,7 @@ def _residual_block(v):
     input, then relu; a 1x1 conv and a batch norm carry the input when its size changes."""
     g = _Graph()
     out, stride = v["out_channels"], v["stride"]
-    g.add(IN, INPUT_OP, 0)
+    g.add(IN, INPUT_OP, 0, shape=[v["in_channels"], -1, -1])
     conv3x3 = dict(out_channels=out, kernel_size=3, padding=1, bias=False)
     g.add("conv1", "conv2d", 1, stride=stride, **conv3x3)
     g.add("bn1", "batch_norm", 2)
@@ -197,7 +199,7 @@ def _heads_check(dim, heads, dim_word, heads_word):
 
 def _attention(v):
     g = _Graph()
-    g.add(IN, INPUT_OP, 0)
+    g.add(IN, INPUT_OP, 0, shape=[v["embed_dim"]])
     g.add("self_attn", "multi_head_attention", 1, num_heads=v["num_heads"], bias=v["bias"])
     g.add(OUT, OUTPUT_OP, 2)
     g.chain(IN, "self_attn", OUT)
@@ -211,7 +213,7 @@ def _encoder_block(v):
     added to its input; layer norms after each (post-norm) or before (norm_first)."""
     g = _Graph()
     d, eps, p = v["d_model"], v["layer_norm_eps"], v["dropout"]
-    g.add(IN, INPUT_OP, 0)
+    g.add(IN, INPUT_OP, 0, shape=[d])
     col = 1
 
     def next_col():
@@ -280,7 +282,8 @@ def _mlp_head(v):
     """Linear, activation (and dropout) for each hidden size, then the last Linear; flatten
     first makes (N, C, H, W) maps one row each, as nn.Flatten() does."""
     g = _Graph()
-    ids = [g.add(IN, INPUT_OP, 0)]
+    # flattened first, the input's own shape is not checked: only C*H*W must be in_features
+    ids = [g.add(IN, INPUT_OP, 0, **({} if v["flatten"] else {"shape": [v["in_features"]]}))]
     if v["flatten"]:
         ids.append(g.add("flatten", "flatten", len(ids), start_dim=1))
     sizes = [*v["hidden_features"], v["out_features"]]

@@ -14,7 +14,7 @@ from _docs import edge, node, tensor
 from torch import nn
 
 import engine as eg
-from backend.graph import module_library, parse, registry, run_records, validate
+from backend.graph import GraphInvalid, module_library, parse, registry, run_records, validate
 from backend.graph.module_library import LibraryArgsError, build
 from backend.graph.modules import flatten
 from backend.graph.op_context import OpContext
@@ -352,3 +352,33 @@ def test_describe_lists_every_entry_with_its_arguments_as_op_params():
     assert enc["activation"]["choices"] == ["relu", "gelu"]
     for e in entries.values():
         assert e["doc"] and e["torch"] and e["args"]
+
+
+@pytest.mark.parametrize(
+    "entry, args, shape, expected",
+    [
+        ("LinearAct", {"in_features": 4}, (3, 5), "[*, 4]"),
+        ("ConvBlock", {"in_channels": 3}, (2, 5, 6, 6), "[*, 3, any, any]"),
+        ("ResidualBlock", {"in_channels": 8}, (2, 8, 6), "[*, 8, any, any]"),
+        ("MultiHeadAttention", {"embed_dim": 8, "num_heads": 2}, (2, 3, 6), "[*, 8]"),
+        ("TransformerEncoderBlock", {"d_model": 8, "nhead": 2}, (2, 3, 16), "[*, 8]"),
+        ("MLPHead", {"in_features": 12}, (2, 10), "[*, 12]"),
+    ],
+)
+def test_an_input_of_another_size_is_refused_at_the_modules_input(entry, args, shape, expected):
+    """ConvBlock(in_channels=3) takes 3 channels, as nn.Conv2d(3, ...) does: another input is
+    refused at the instance's input node (b/x), before any layer makes weights of its size."""
+    d = document(build(entry, args), rand(*shape))
+    problems = validate(d)
+    assert [(p.node, p.message) for p in problems] == [
+        ("b/x", f"expected input with shape {expected}, but got input of size {list(shape)}")
+    ]
+    with pytest.raises(GraphInvalid, match=r"b/x: expected input with shape"):
+        run_records(flatten(d), "forward")  # a run checks first, and says the same
+
+
+def test_a_flattening_mlp_head_takes_any_maps_whose_size_is_in_features():
+    d = build("MLPHead", {"in_features": 12, "flatten": True})
+    assert "shape" not in d["nodes"][0]["params"]
+    assert validate(document(d, rand(2, 3, 2, 2))) == []
+    assert validate(document(d, rand(2, 12))) == []
