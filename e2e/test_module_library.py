@@ -141,3 +141,25 @@ def test_bad_arguments_are_named_at_their_field(page):
     dialog.get_by_role("button", name="Add", exact=True).click()
     expect(dialog).to_have_count(0)
     expect(page.get_by_label("module multiheadattention1", exact=True)).to_have_count(1)
+
+    # a list argument, in the shape control: MLPHead's hidden layers
+    dialog = _library_dialog(page, "MLPHead")
+    _arg(dialog, "hidden_features", "8, 4")
+    dialog.get_by_role("button", name="Add", exact=True).click()
+    expect(dialog).to_have_count(0)
+    expect(page.get_by_label("inspector")).to_contain_text("an MLP 16 → 8 → 4 → 10")
+
+
+def test_an_input_the_module_was_not_made_for_is_refused_at_its_port(page):
+    """ConvBlock(in_channels=1) wired to 3-channel images: the instance says what it expected,
+    as nn.Conv2d(1, ...) would refuse them."""
+    _open(page)
+    dialog = _library_dialog(page, "ConvBlock")
+    dialog.get_by_role("button", name="Add", exact=True).click()
+    expect(dialog).to_have_count(0)
+    wire(page, "img", "convblock1", port="x")
+    wire(page, "convblock1", "s", out="y")
+    page.get_by_role("button", name="Forward", exact=True).click()
+    expect(page.get_by_label("module convblock1", exact=True).get_by_role("alert")).to_contain_text(
+        "expected input with shape [*, 1, any, any], but got input of size [2, 3, 8, 8]"
+    )
