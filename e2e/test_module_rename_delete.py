@@ -21,6 +21,12 @@ def _palette_entry(page, name):
 def _menu(page, name, item):
     _palette_entry(page, name).click(button="right")
     menu = page.get_by_role("menu", name=f"module {name} commands")
+    box = menu.bounding_box()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(
+        path=str(SHOTS / "module-menu.png"),
+        clip={"x": 0, "y": box["y"] - 80, "width": box["x"] + box["width"] + 40, "height": 220},
+    )
     menu.get_by_role("menuitem", name=item).click()
     expect(menu).to_have_count(0)
 

@@ -42,6 +42,13 @@ export function shownAt(scope: string, key: string): { id: string; inside: boole
 /** Whether the run's node or edge `key` is `at` itself or inside the instance at path `at`. */
 export const isWithin = (at: string, key: string) => key === at || key.startsWith(at + SEP);
 
+/** Whether the run's node or edge `key` is one of `paths` or inside an instance at one of them
+ * (a set: one look-up per level of `key`'s path). */
+export function withinAny(paths: ReadonlySet<string>, key: string) {
+  for (let i = key.indexOf(SEP); i >= 0; i = key.indexOf(SEP, i + 1)) if (paths.has(key.slice(0, i))) return true;
+  return paths.has(key);
+}
+
 /** How many of the levels open (`open`, outermost first) the run's `key` lies within: the depth
  * of the deepest level that shows it (0: the graph). */
 export function depthShowing(open: readonly { instance: string }[], key: string): number {

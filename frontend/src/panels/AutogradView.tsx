@@ -23,7 +23,7 @@ import { useShallow } from "zustand/react/shallow";
 import type { AutogradEntry } from "../api/types";
 import { formatShape } from "../format/annotate";
 import type { Annotations } from "../store/annotations";
-import { isWithin, runKey, underOf } from "../doc/modules";
+import { runKey, underOf, withinAny } from "../doc/modules";
 import { useEditor } from "../store/editor";
 import { revealRunNode, useScope } from "../store/modules";
 import { nameOf } from "../store/names";
@@ -114,7 +114,6 @@ async function computeLayout(g: Autograd, want: AgDirection): Promise<Layout> {
       data: { entry: n, lines: lines.get(n.id)!, dir },
       draggable: false,
       connectable: false,
-      ariaLabel: `${n.name}${n.node ? ` of ${nameOf(n.node)}` : ""}`,
     })),
     edges: g.edges.map((e, i) => ({
       id: `e${i}`,
@@ -196,6 +195,7 @@ function Graph({ layout }: { layout: Layout }) {
 
   const nodes = useMemo(() => {
     if (!hover && !selected.length) return shown;
+    const sel = new Set(selected);
     const near = new Set<string>();
     if (hover)
       for (const e of layout.edges) {
@@ -208,7 +208,7 @@ function Graph({ layout }: { layout: Layout }) {
       const cls = [
         n.className ?? "",
         n.id === hover ? "ag-hover" : near.has(n.id) ? "ag-near" : "",
-        owner && selected.some((key) => isWithin(key, owner)) ? "ag-selected" : "",
+        owner && withinAny(sel, owner) ? "ag-selected" : "",
       ]
         .filter(Boolean)
         .join(" ");

@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { AutogradEntry, Summary, TraceRecord } from "../api/types";
 import { focusWithin } from "../canvas/runSlice";
-import { depthShowing, isWithin, shownAt, underOf } from "../doc/modules";
+import { depthShowing, isWithin, shownAt, underOf, withinAny } from "../doc/modules";
 import { scopedNodes } from "../panels/AutogradView";
 import { placeNote } from "../panels/StepControls";
 import { squareOfASum } from "../testing/documents";
@@ -39,6 +39,12 @@ describe("where a record of a run shows", () => {
     expect(isWithin("b1", "b1")).toBe(true);
     expect(isWithin("b1", "b1/w-m")).toBe(true);
     expect(isWithin("b1", "b10")).toBe(false);
+    const paths = new Set(["b1/inner1", "x"]);
+    expect(withinAny(paths, "b1/inner1/w")).toBe(true);
+    expect(withinAny(paths, "b1/inner1")).toBe(true);
+    expect(withinAny(paths, "x")).toBe(true);
+    expect(withinAny(paths, "b1/w")).toBe(false);
+    expect(withinAny(paths, "b1/inner10/w")).toBe(false);
   });
 
   it("finds the deepest open level that holds a path", () => {
