@@ -29,6 +29,7 @@ from . import datasets, export_layers
 from .export_modules import flat_for_export
 from .export_training import with_training
 from .index import GraphIndex
+from .modules import flatten
 from .op_context import OpContext
 from .ops.sources import as_floats
 from .validate import check, resolved_params
@@ -50,32 +51,65 @@ def show(kind, key, t):
 '''
 
 
-def to_python(doc, flavor="engine", training=False) -> str:
-    """The document as a script; flavor "engine" (import engine as eg) or "torch". With
-    `training`, a document with training settings ends with its training loop
-    (export_training.py; off by default: the importer does not read the loop back yet).
-    Raises validate.GraphInvalid for a document that cannot run."""
+def to_python(doc, flavor="engine", training=None) -> str:
+    """The document as a script; flavor "engine" (import engine as eg) or "torch". A document
+    with modules writes each definition as an nn.Module class (export_classes.py; as its flat
+    graph where the classes cannot say it exactly). With `training` (default: whenever the
+    document has training settings) the script ends with its training loop
+    (export_training.py); `training=True` raises validate.GraphInvalid where the editor could
+    not train it, the default writes a comment instead. Raises validate.GraphInvalid for a
+    document that cannot run."""
     if flavor == "python":
         flavor = "engine"
     if flavor not in FLAVORS:
         raise ValueError(f"flavor must be 'engine' or 'torch', not {flavor!r}")
     check(doc)
-    doc, _ = flat_for_export(doc)  # with modules: its flat graph, as every run runs it
-    ex = _Exporter(doc, flavor)
-    hints = ex.initial_hints()
-    source = ex.script(hints)
-    # Self-check: read the script back; whatever the code cannot carry goes into the comments.
+    writer = None
+    if doc.modules:
+        from .export_classes import ClassWriter, Unwritable
+
+        ex = _Exporter(flatten(doc), flavor)
+        try:
+            writer = ClassWriter(doc, ex, (_ident, _is_good_name))
+            writer.check_target()
+        except Unwritable as why:
+            writer = None
+            note = f"modules written as their flat graph (as every run runs it): {why}"
+    if writer is None:
+        flat, _ = flat_for_export(doc)  # with modules: its flat graph, ids made plain
+        ex = _Exporter(flat, flavor)
+        if doc.modules:
+            ex.note = note
+    source = _self_checked(writer or ex)
+    if training is False or doc.training is None:
+        return source
+    from .validate import GraphInvalid
+
+    try:
+        return with_training(ex, ex.doc, source, writer)
+    except GraphInvalid as bad:
+        if training:
+            raise
+        why = "; ".join(p.message for p in bad.problems)
+        return source + f"\n\n# -- training: not written, the editor cannot train it: {why}\n"
+
+
+def _self_checked(writer):
+    """The script of `writer` (an _Exporter or a ClassWriter), read back by the importer:
+    whatever the code cannot carry goes into the node comments."""
     from .importer import ImportFailed, _import
 
+    hints = writer.initial_hints()
+    source = writer.script(hints)
     for _ in range(3):
         try:
             back = _import(source)
         except ImportFailed:
             break
-        if not ex.add_hints(hints, back):
+        if not writer.add_hints(hints, back):
             break
-        source = ex.script(hints)
-    return with_training(ex, doc, source) if training else source
+        source = writer.script(hints)
+    return source
 
 
 def _ident(text):
@@ -111,11 +145,32 @@ def _num(v):
     return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
 
 
+def retain_lines(names, maybe=False, pad=""):
+    """`x.retain_grad()` for each variable (`maybe`: those that require grad)."""
+    if len(names) == 1 and not maybe:
+        return [f"{pad}{names[0]}.retain_grad()"]
+    out = []
+    text = ", ".join(names) + ("," if len(names) == 1 else "")
+    if len(pad) + len(text) + 12 <= 99:
+        out.append(f"{pad}for t in ({text}):")
+    else:
+        wrapped = textwrap.wrap(text, 95 - len(pad), break_on_hyphens=False)
+        out += [f"{pad}for t in ("] + [f"{pad}    {w}" for w in wrapped]
+        out.append(f"{pad}):")
+    if maybe:
+        out.append(f"{pad}    if t.requires_grad:")
+        out.append(f"{pad}        t.retain_grad()")
+    else:
+        out.append(f"{pad}    t.retain_grad()")
+    return out
+
+
 class _Exporter(GraphIndex):
     def __init__(self, doc, flavor):
         super().__init__(doc)
         self.flavor = flavor
         self.lib = "eg" if flavor == "engine" else "torch"
+        self.note = ""  # a line of comment after the header
         self.meta = self._infer()
         self.var = self._names()
         self.layer = {}
@@ -455,21 +510,7 @@ class _Exporter(GraphIndex):
         ]
         if mine:
             maybe = any(self.rg[n] is _MAYBE for n in mine)
-            if len(mine) == 1 and not maybe:
-                out.append(f"{pad}{self.var[mine[0]]}.retain_grad()")
-            else:
-                names = ", ".join(self.var[n] for n in mine) + ("," if len(mine) == 1 else "")
-                if len(pad) + len(names) + 12 <= 99:
-                    out.append(f"{pad}for t in ({names}):")
-                else:
-                    wrapped = textwrap.wrap(names, 95 - len(pad), break_on_hyphens=False)
-                    out += [f"{pad}for t in ("] + [f"{pad}    {w}" for w in wrapped]
-                    out.append(f"{pad}):")
-                if maybe:
-                    out.append(f"{pad}    if t.requires_grad:")
-                    out.append(f"{pad}        t.retain_grad()")
-                else:
-                    out.append(f"{pad}    t.retain_grad()")
+            out += retain_lines([self.var[n] for n in mine], maybe, pad)
         for nid in self._block(key):
             spec = self.specs[nid]
             if spec.branches:
@@ -527,9 +568,13 @@ class _Exporter(GraphIndex):
         )
         return f'"""{body}\n"""'
 
-    def script(self, hints):
+    def preamble(self, uses_nn=False):
+        """The header, the imports, the helpers and the datasets' code."""
         lib = self.lib
+        uses_nn = uses_nn or self.uses_nn
         lines = [self.header(), ""]
+        if self.note:
+            lines += [f"# {self.note}", ""]
         lines.append("import json")
         if self.uses_helper:
             lines.append("import math")
@@ -538,11 +583,11 @@ class _Exporter(GraphIndex):
             lines.append("import numpy as np")
         if lib == "eg":
             lines += ["import engine as eg", "import engine.nn.functional as F"]
-            if self.uses_nn:
+            if uses_nn:
                 lines.append("from engine import nn")
         else:
             lines += ["import torch", "import torch.nn.functional as F"]
-            if self.uses_nn:
+            if uses_nn:
                 lines.append("from torch import nn")
         lines += ["", ""]
         if self.uses_helper:
@@ -554,23 +599,32 @@ class _Exporter(GraphIndex):
             for kind in kinds:
                 fn = datasets.FUNCTIONS[kind]
                 lines += inspect.getsource(fn).rstrip("\n").splitlines() + ["", ""]
+        return lines
+
+    def backward_lines(self, var, retain):
+        """`# -- backward`: the kept gradients (`retain`: lines), then backward from `var`."""
+        lib = self.lib
+        lines = ["", "# -- backward"] + retain
+        why = "the graph's target" if self.target_from_doc else "the last one-element value"
+        meta = self.meta.get(self.target)
+        if meta is not None and meta.numel() != 1:
+            # a plain backward() fails here ("grad can be implicitly created only for
+            # scalar outputs"); the run option gradient_ones does this
+            shape = "x".join(map(str, meta.shape))
+            lines.append(f"# {var} is {shape}, not one number: backward starts from ones")
+            lines.append(f"{var}.backward(gradient={lib}.ones_like({var}))  # from {why}")
+        else:
+            lines.append(f"{var}.backward()  # from {why}")
+        return lines
+
+    def script(self, hints):
+        lines = self.preamble()
         lines.append("# -- the graph, one line per node, in topological order")
         lines += self._compute(None, hints, 0)
         if self.target:
-            lines += ["", "# -- backward"]
-            if not self.inplace:  # (with writes a .grad is the latest version's: leaves only)
-                lines += self._retain(None, 0)
-            why = "the graph's target" if self.target_from_doc else "the last one-element value"
-            v = self.var[self.target]
-            meta = self.meta.get(self.target)
-            if meta is not None and meta.numel() != 1:
-                # a plain backward() fails here ("grad can be implicitly created only for
-                # scalar outputs"); the run option gradient_ones does this
-                shape = "x".join(map(str, meta.shape))
-                lines.append(f"# {v} is {shape}, not one number: backward starts from ones")
-                lines.append(f"{v}.backward(gradient={lib}.ones_like({v}))  # from {why}")
-            else:
-                lines.append(f"{v}.backward()  # from {why}")
+            # (with writes a .grad is the latest version's: leaves only)
+            retain = self._retain(None, 0) if not self.inplace else []
+            lines += self.backward_lines(self.var[self.target], retain)
         lines += ["", '# -- results: "value <node> <json>" and "grad <node> <json>" lines']
         if self.inplace:  # the values were printed as they were made; the leaves' .grad here
             lines += [

@@ -25,8 +25,10 @@ nodes its compiled step runs. Their lines are the exporter's own node lines (the
 layer, not its declaration), with the data nodes' variables replaced by their minibatch.
 """
 
+import json
 import re
 
+from .modules import SEP
 from .training import Trainer
 
 LOSS_LINE = re.compile(r"^step (\d+) loss (\S+)$")  # what the loop prints (tests read it)
@@ -82,19 +84,38 @@ def _fresh(ex, base):
     return name
 
 
-def with_training(ex, doc, source):
+def with_training(ex, doc, source, classes=None):
     """`source` (the exporter `ex`'s script of the flat, validated `doc`) with the training loop
-    at its end; `source` itself when `doc` has no training settings. validate.GraphInvalid when
-    the editor could not train it."""
+    at its end; `source` itself when `doc` has no training settings. `classes`: the
+    export_classes.ClassWriter where the script's modules are classes. validate.GraphInvalid
+    when the editor could not train it."""
     if doc.training is None:
         return source
-    lines = training_lines(ex, doc)
+    lines = training_lines(ex, doc, classes)
     if "rng = np." in "\n".join(lines) and "\nimport numpy as np\n" not in source:
         lines.insert(3, "import numpy as np  # the minibatches' row order")
     return source + "\n".join(lines) + "\n"
 
 
-def training_lines(ex, doc):
+def _owner(nid):
+    """The top-level node a flat id is in: the instance `l1` for `l1/w`, else the node."""
+    return nid.split(SEP, 1)[0]
+
+
+def _unsaid(s, full_batch):
+    """The settings `s` that the loop's code does not say (their defaults left out): the
+    output node; a full batch's batch_size and seed; Adam's momentum."""
+    out = {}
+    if s.output is not None:
+        out["output"] = s.output
+    if full_batch:
+        out.update({k: getattr(s, k) for k in ("batch_size", "seed") if getattr(s, k)})
+    if s.optimizer != "sgd" and s.momentum:
+        out["momentum"] = s.momentum
+    return out
+
+
+def training_lines(ex, doc, classes=None):
     """The loop's lines for the exporter `ex` of `doc` (which has training settings)."""
     trainer = Trainer(doc, validated=True)
     s = trainer.settings
@@ -104,16 +125,24 @@ def training_lines(ex, doc):
     step_nodes = [entry[0] for entry in trainer.loss_steps]
     loss = ex.var[trainer.loss_id]
 
+    def layer_name(nid):
+        return classes.object_path(nid) if classes and SEP in nid else _layer_name(ex, nid)
+
     # the parameters, in the trainer's order: a leaf by its variable, a layer's by .parameters()
+    # (a module instance's, all of them at once: an optimizer updates each on its own)
     params, seen = [], set()
     for _, _, nid, part in trainer.named:
-        if part is None:
+        if classes and SEP in nid:
+            if _owner(nid) not in seen:
+                seen.add(_owner(nid))
+                params.append(f"*{classes.obj[_owner(nid)]}.parameters()")
+        elif part is None:
             params.append(ex.var[nid])
         elif nid not in seen:
             seen.add(nid)
-            params.append(f"*{_layer_name(ex, nid)}.parameters()")
+            params.append(f"*{layer_name(nid)}.parameters()")
     modes = [
-        _layer_name(ex, nid)
+        layer_name(nid)
         for nid in trainer.ctxs
         if trainer.ctxs[nid].layer is not None
         and ex.params.get(nid, {}).get("mode") in ("auto", "train")
@@ -128,6 +157,9 @@ def training_lines(ex, doc):
         lines.append(f"opt = {opt}.SGD(params, lr={s.lr!r}, momentum={s.momentum!r})")
     else:
         lines.append(f"opt = {opt}.Adam(params, lr={s.lr!r})")
+    hint = _unsaid(s, trainer.full_batch)
+    if hint:  # for the importer (importing/training_loop.py): what the code does not say
+        lines[-1] += f"  # training {json.dumps(hint, separators=(', ', ': '))}"
     # train(): layers whose mode follows the training (dropout, batch_norm) during the steps
     lines += [f"{name}.train()" for name in modes]
 
@@ -154,7 +186,15 @@ def training_lines(ex, doc):
     saved = dict(ex.var)
     try:
         ex.var.update(batched)  # the minibatch stands in for the data inside the loop
-        body += [_call_line(ex, nid) for nid in step_nodes]
+        if classes is None:
+            body += [_call_line(ex, nid) for nid in step_nodes]
+        else:  # in the top level's order: a node, or a module instance called
+            owners = {_owner(nid) for nid in step_nodes}
+            for nid in classes.top.order:
+                if nid in owners and nid in classes.obj:
+                    body += [_strip_comment(line) for line in classes.call_lines(nid, {})]
+                elif nid in owners:
+                    body.append(_call_line(ex, nid))
     finally:
         ex.var.clear()
         ex.var.update(saved)

@@ -50,6 +50,7 @@ from .importing.problems import ImportFailed, ImportProblem, Unsupported, number
 from .importing.sources import SourceReader
 from .importing.state_loads import StateLoads
 from .importing.syntax import assigned, dotted, is_literal, is_main_guard, literal, only_output
+from .importing.training_loop import TrainingLoop
 from .limits import DEFAULT
 
 __all__ = ["MAX_SOURCE", "ImportFailed", "ImportProblem", "from_python"]
@@ -133,6 +134,7 @@ class _Importer:
         self.constant_lines = ConstantLines(self)
         self.writes = InplaceLines(self, Unsupported, literal)  # x.add_(1), x[0] = 5., x += 1
         self.state_loads = StateLoads(self)  # an instance's own values: inst.w.copy_(...)
+        self.training = TrainingLoop(self)  # the training loop: the document's settings
 
     # -- what the readers call back (import_inplace.InplaceLines too) ---------------------------
     def problem(self, stmt, message):
@@ -175,12 +177,14 @@ class _Importer:
             self.header(first.value.value)
             body = body[1:]
         self.current_line = 0
+        body, loop = self.training.split(body)  # a training loop: settings, not nodes
         self.statements(body, top=True)
         if self.problems:
             raise ImportFailed(self.problems)
-        return self.graph.document(
+        doc = self.graph.document(
             self.name, self.description, self.target, self.lesson(), self.classes.definitions()
         )
+        return self.training.settle(doc, loop)
 
     def lesson(self):
         """A script's backward from ones (`L.backward(torch.ones(L.shape))`) is a lesson step

@@ -1,6 +1,7 @@
-"""Documents with modules exported (as their flat graph, ids made plain) and run in a real PyTorch
-and engine process: every value and gradient the script prints is the executor's, each
-instance with its own parameters (its seed, its state)."""
+"""Documents with modules exported as nn.Module classes (one class per definition, one object per
+instance) and run in a real PyTorch and engine process: every value and gradient the script
+prints is the executor's under its flat id, each instance with its own parameters (its seed,
+its state); the script reads back into the same document."""
 
 import json
 import subprocess
@@ -13,10 +14,11 @@ import pytest
 from _docs import edge, node, tensor
 from test_modules import affine_module, twice_module, two_blocks
 
-from backend.graph import parse, run_records
+from backend.graph import parse, registry, run_records
 from backend.graph.export import to_python
-from backend.graph.export_modules import flat_for_export
 from backend.graph.importer import from_python
+from backend.graph.modules import INPUT_OP, OUTPUT_OP, SEP, flatten
+from backend.graph.validate import resolved_params
 
 ROOT = Path(__file__).parents[2]
 FLAVORS = ("torch", "engine")
@@ -41,10 +43,131 @@ def _nested():
     )
 
 
+def _dense():
+    """Dense (linear 3 -> 3, tanh) twice in a row: d2 with its own seed and a trained weight."""
+    dense = {
+        "name": "Dense",
+        "doc": "tanh(fc(x))",
+        "nodes": [
+            node("x", "module_input"),
+            node("fc", "linear", out_features=3, seed=1),
+            node("h", "tanh"),
+            node("y", "module_output"),
+        ],
+        "edges": [edge("a", "x", "fc"), edge("b", "fc", "h"), edge("c", "h", "y")],
+        "inputs": ["x"],
+        "outputs": ["y"],
+    }
+    weight = [[0.5, -0.25, 0.0], [0.1, 0.2, 0.3], [-1.0, 0.5, 0.25]]
+    return parse(
+        {
+            "version": 2,
+            "modules": [dense],
+            "nodes": [
+                tensor("inp", shape=[4, 3], init="randn", seed=5, requires_grad=True),
+                node("d1", "module", module="Dense"),
+                node("d2", "module", module="Dense", seed=2, state={"fc": {"weight": weight}}),
+                node("loss", "sum"),
+            ],
+            "edges": [
+                edge("e1", "inp", "d1", "x"),
+                edge("e2", "d1", "d2", "x", source_port="y"),
+                edge("e3", "d2", "loss", source_port="y"),
+            ],
+            "target": "loss",
+        }
+    )
+
+
+def _convs():
+    """ConvRelu (conv2d 1 -> 2 channels, relu) twice side by side on one image batch."""
+    block = {
+        "name": "ConvRelu",
+        "nodes": [
+            node("img", "module_input"),
+            node("conv", "conv2d", out_channels=2, kernel_size=3, padding=1, seed=4),
+            node("act", "relu"),
+            node("out", "module_output"),
+        ],
+        "edges": [edge("a", "img", "conv"), edge("b", "conv", "act"), edge("c", "act", "out")],
+        "inputs": ["img"],
+        "outputs": ["out"],
+    }
+    return parse(
+        {
+            "version": 2,
+            "modules": [block],
+            "nodes": [
+                tensor("x", shape=[2, 1, 5, 5], init="randn", seed=1),
+                node("c1", "module", module="ConvRelu"),
+                node("c2", "module", module="ConvRelu", seed=9),
+                node("both", "add"),
+                node("m", "mean"),
+            ],
+            "edges": [
+                edge("e1", "x", "c1", "img"),
+                edge("e2", "x", "c2", "img"),
+                edge("e3", "c1", "both", source_port="out"),
+                edge("e4", "c2", "both", "other", source_port="out"),
+                edge("e5", "both", "m"),
+            ],
+            "target": "m",
+        }
+    )
+
+
+def _two_outputs():
+    """Split returns two tensors (relu(x * w) and tanh(x)); both are used."""
+    split = {
+        "name": "Split",
+        "nodes": [
+            node("x", "module_input"),
+            {"id": "w", "op": "parameter", "params": {"shape": [3], "init": "rand", "seed": 2}},
+            node("m", "mul"),
+            node("r", "relu"),
+            node("t", "tanh"),
+            node("pos", "module_output"),
+            node("squashed", "module_output"),
+        ],
+        "edges": [
+            edge("a", "x", "m"),
+            edge("b", "w", "m", "other"),
+            edge("c", "m", "r"),
+            edge("d", "x", "t"),
+            edge("e", "r", "pos"),
+            edge("f", "t", "squashed"),
+        ],
+        "inputs": ["x"],
+        "outputs": ["pos", "squashed"],
+    }
+    return parse(
+        {
+            "version": 2,
+            "modules": [split],
+            "nodes": [
+                tensor("v", value=[-1.0, 0.5, 2.0], requires_grad=True),
+                node("sp", "module", module="Split"),
+                node("mix", "mul"),
+                node("total", "sum"),
+            ],
+            "edges": [
+                edge("e1", "v", "sp", "x"),
+                edge("e2", "sp", "mix", source_port="pos"),
+                edge("e3", "sp", "mix", "other", source_port="squashed"),
+                edge("e4", "mix", "total"),
+            ],
+            "target": "total",
+        }
+    )
+
+
 CASES = {
     "two-instances": two_blocks(),
     "two-instances-seed-and-state": two_blocks(seed=7, state={"w": {"value": [1.0, -2.0, 0.5]}}),
     "nested": _nested(),
+    "linear-layers": _dense(),
+    "conv2d-layers": _convs(),
+    "two-outputs": _two_outputs(),
 }
 
 
@@ -76,40 +199,145 @@ def _close(got, want, what):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7, err_msg=what)
 
 
+def _expected_keys(doc):
+    """What a class script prints: every top-level node's value; per instance its outputs and,
+    at any depth inside, each source's value and gradient and each layer's parameters'
+    gradients (all under flat ids)."""
+    flat = flatten(doc)
+    instances = {n.id for n in doc.nodes if n.op == "module"}
+    values = {n.id for n in doc.nodes if n.op != "module"}
+    inside = []
+    for n in flat.nodes:
+        head = n.id.split(SEP)[0]
+        if head not in instances:
+            continue
+        spec = registry.get(n.op)
+        if n.op == OUTPUT_OP and n.id.count(SEP) == 1:
+            values.add(n.id)
+        elif spec.source:
+            values.add(n.id)
+            inside.append(n.id)
+        elif spec.layer is not None:
+            inside.append(n.id)
+    return values, inside
+
+
 @pytest.mark.parametrize("flavor", FLAVORS)
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_module_document_script_prints_the_runs_values_and_gradients(scripts, case, flavor):
+def test_module_classes_print_the_runs_values_and_gradients(scripts, case, flavor):
     doc = CASES[case]
     text, proc = scripts[(case, flavor)]
     assert proc.returncode == 0, proc.stderr[-3000:]
+    for m in doc.modules:
+        assert f"class {m.name}(nn.Module):" in text
+    assert "# -- modules: one nn.Module class per module definition" in text
     values, grads = _printed(proc.stdout)
-    _, renamed = flat_for_export(doc)
     res, _ = run_records(doc, "backward")  # the document itself: its run flattens it
     assert res.status == "ok", res.error
-    assert {renamed.get(k, k) for k in values} == set(res.values)
+    want_values, inside = _expected_keys(doc)
+    assert set(values) == want_values
     for key, got in values.items():
-        _close(got, res.values[renamed.get(key, key)], f"value {key}")
+        _close(got, res.values[key], f"value {key}")
     want = {**res.node_grads, **res.leaf_grads}
-    assert {renamed.get(k, k) for k in grads} == set(want)
     for key, got in grads.items():
-        _close(got, want[renamed.get(key, key)], f"grad {key}")
-    # each instance has its own parameters: l2's seed 7 moves its b, its state sets its w
-    if case == "two-instances-seed-and-state":
-        assert not np.allclose(values["l1_b"], values["l2_b"])
-        assert values["l2_w"].tolist() == [1.0, -2.0, 0.5]
+        _close(got, want[key], f"grad {key}")
+    # every parameter inside an instance has its gradient printed (a layer's under its name)
+    for fid in inside:
+        if fid in res.leaf_grads:  # a source
+            assert fid in grads, fid
+        for name in (k for k in res.leaf_grads if k.startswith(fid + ".")):  # a layer's
+            assert name in grads, name
+    if case == "two-instances-seed-and-state":  # l2's seed 7 moves its b, its state sets its w
+        assert not np.allclose(values["l1/b"], values["l2/b"])
+        assert values["l2/w"].tolist() == [1.0, -2.0, 0.5]
+    if case == "linear-layers":
+        assert "d2/fc.weight" in grads and "d1/fc.bias" in grads
 
 
-def test_flat_ids_are_plain_and_the_script_imports_back():
-    flat, renamed = flat_for_export(CASES["nested"])
-    assert renamed == {n.id: path for n in flat.nodes for path in [renamed.get(n.id)] if path}
-    assert renamed["t_g_b"] == "t/g/b" and all("/" not in n.id for n in flat.nodes)
-    assert all("/" not in e.id for e in flat.edges) and flat.target == "s"
-    # the exported script reads back into the flat graph (without modules; the port nodes,
-    # `t_x = in` in the script, are read as other names of their input)
-    back = from_python(to_python(CASES["nested"], "torch"))
-    ports = {n.id for n in flat.nodes if n.op in ("module_input", "module_output")}
-    assert {n.id for n in back.nodes} == {n.id for n in flat.nodes} - ports
-    res_a, _ = run_records(CASES["nested"], "backward")
+def test_the_classes_read_as_pytorch_code(scripts):
+    text, _ = scripts[("linear-layers", "torch")]
+    assert 'class Dense(nn.Module):\n    """tanh(fc(x))"""' in text
+    assert "        self.fc = nn.Linear(3, 3)\n        init_like_engine(self.fc, seed=1)" in text
+    assert "    def forward(self, x):\n        fc = self.fc(x)  # node fc" in text
+    # d2 is made by Dense() and then given its own values, as a checkpoint is loaded
+    model = text[text.index("# -- the model") : text.index("# -- the graph")]
+    assert "d1 = Dense()\nd2 = Dense()\ninit_like_engine(d2.fc, seed=3)" in model
+    assert "    d2.fc.weight.copy_(torch.tensor([[0.5, -0.25, 0.0]," in model
+    text, _ = scripts[("nested", "engine")]
+    assert "        self.g = Affine()\n        with eg.no_grad():" in text
+    assert "g_y = self.g(f_y)" in text
+    text, _ = scripts[("two-outputs", "torch")]
+    assert "        return r, t_2\n" in text and "sp_pos, sp_squashed = sp(v)" in text
+
+
+def _definition(doc, name):
+    m = next(m for m in doc.modules if m.name == name)
+    return {n.id: (n.op, _params(n)) for n in m.nodes if n.op not in (INPUT_OP, OUTPUT_OP)}
+
+
+def _params(n):
+    if n.op == "module":
+        return (n.params["module"], n.params.get("seed", 0), n.params.get("state") or {})
+    return resolved_params(registry.get(n.op), n.params)
+
+
+def _instances(doc):
+    return {n.id: _params(n) for n in doc.nodes if n.op == "module"}
+
+
+@pytest.mark.parametrize("flavor", FLAVORS)
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_class_script_imports_back_to_the_same_document(case, flavor):
+    doc = CASES[case]
+    back = from_python(to_python(doc, flavor))
+    assert sorted(m.name for m in back.modules) == sorted(m.name for m in doc.modules)
+    for m in doc.modules:
+        assert _definition(back, m.name) == _definition(doc, m.name), m.name
+        got = next(b for b in back.modules if b.name == m.name)
+        assert len(got.inputs) == len(m.inputs) and len(got.outputs) == len(m.outputs)
+    assert _instances(back) == _instances(doc)
+    top = {n.id: n.op for n in doc.nodes}
+    assert {n.id: n.op for n in back.nodes} == top
+    # and it runs to the same numbers
+    res_a, _ = run_records(doc, "backward")
     res_b, _ = run_records(back, "backward")
     assert res_b.status == "ok", res_b.error
-    _close(np.asarray(res_b.values["s"].tolist()), res_a.values["s"], "s")
+    for nid, op in top.items():
+        if op != "module":
+            _close(np.asarray(res_b.values[nid].tolist()), res_a.values[nid], nid)
+    for key, g in res_a.leaf_grads.items():
+        if SEP not in key:
+            _close(np.asarray(res_b.leaf_grads[key].tolist()), g, f"grad {key}")
+
+
+def test_what_the_classes_cannot_say_is_written_flat_with_a_note():
+    """An `if` node inside a module: the flat graph, ids made plain, and why."""
+    d = affine_module("Gate")
+    d["nodes"] += [node("zero", "scalar", value=0.0), node("c", "gt"), node("pick", "if")]
+    d["edges"] = [e for e in d["edges"] if e["id"] != "ry"] + [
+        edge("xc", "x", "c"),
+        edge("zc", "zero", "c", "other"),
+        edge("cp", "c", "pick", "condition"),
+        edge("rp", "r", "pick", "then"),
+        edge("xp", "x", "pick", "else"),
+        edge("py", "pick", "y"),
+    ]
+    doc = parse(
+        {
+            "version": 2,
+            "modules": [d],
+            "nodes": [
+                tensor("in", value=1.5, requires_grad=True),
+                node("g", "module", module="Gate"),
+            ],
+            "edges": [edge("e", "in", "g", "x")],
+        }
+    )
+    text = to_python(doc, "torch")
+    assert "# modules written as their flat graph (as every run runs it): " in text
+    assert "class Gate" not in text and "# node g_w " in text
+    proc = _run(text)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    values, _ = _printed(proc.stdout)
+    res, _ = run_records(doc, "forward")
+    _close(values["g_pick"], res.values["g/pick"], "g/pick")

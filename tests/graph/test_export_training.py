@@ -15,6 +15,7 @@ from _docs import edge, node
 from backend.graph import parse
 from backend.graph.export import to_python
 from backend.graph.export_training import parse_losses, print_every
+from backend.graph.importer import from_python
 from backend.graph.templates import load_template
 from backend.graph.training import Trainer
 from backend.graph.validate import GraphInvalid
@@ -126,6 +127,48 @@ def _dense_module():
     )
 
 
+def _layer_module():
+    """A version-2 document: Block (linear 2 -> 2, tanh) twice, the second with its own seed,
+    then a linear head; Adam on minibatches."""
+    block = {
+        "name": "Block",
+        "nodes": [
+            node("x", "module_input"),
+            node("fc", "linear", out_features=2, seed=1),
+            node("h", "tanh"),
+            node("y", "module_output"),
+        ],
+        "edges": [edge("a", "x", "fc"), edge("b", "fc", "h"), edge("c", "h", "y")],
+        "inputs": ["x"],
+        "outputs": ["y"],
+    }
+    training = {**ADAM_BATCHES, "steps": 30, "seed": 2}
+    return parse(
+        {
+            "version": 2,
+            "modules": [block],
+            "nodes": [
+                node("data", "dataset", kind="moons", n=40, noise=0.1, seed=3),
+                node("lab", "labels"),
+                node("b1", "module", module="Block"),
+                node("b2", "module", module="Block", seed=5),
+                node("head", "linear", out_features=1, seed=9),
+                node("loss", "mse_loss"),
+            ],
+            "edges": [
+                edge("e1", "data", "b1", "x"),
+                edge("e2", "b1", "b2", "x", source_port="y"),
+                edge("e3", "b2", "head", source_port="y"),
+                edge("e4", "head", "loss"),
+                edge("e5", "data", "lab", "dataset"),
+                edge("e6", "lab", "loss", "target"),
+            ],
+            "target": "loss",
+            "training": training,
+        }
+    )
+
+
 def _shortened(doc, steps):
     return doc.model_copy(update={"training": doc.training.model_copy(update={"steps": steps})})
 
@@ -149,6 +192,7 @@ CASES = {
     ),
     "leaves-sgd-minibatch": _with_leaves({**SGD_FULL, "batch_size": 8, "momentum": 0.0}),
     "module-instances-sgd": _dense_module(),
+    "module-classes-with-layers-adam": _layer_module(),
     "template-mlp-xor": load_template("mlp-xor"),  # 300 steps: printed every 3rd
     # conv2d and batch_norm layers, batch_norm in train() while the loop steps
     "template-residual-block-6-steps": _shortened(load_template("residual-block-digits"), 6),
@@ -224,14 +268,72 @@ def test_the_loop_reads_as_pytorch_code(printed):
     assert len(re.findall(r"^\w+\.train\(\)$", loop, re.M)) == 2
 
 
-def test_no_loop_unless_asked_or_without_settings():
+def test_the_loop_is_written_whenever_the_document_has_settings():
     doc = CASES["mlp-adam-minibatch"]
-    assert "# -- training" not in to_python(doc, "torch")  # off by default
+    assert to_python(doc, "torch") == to_python(doc, "torch", training=True)
+    assert "# -- training" not in to_python(doc, "torch", training=False)
     plain = _mlp(None)
     assert to_python(plain, "torch", training=True) == to_python(plain, "torch")
+    assert "# -- training" not in to_python(plain, "torch")
+
+
+def test_module_instances_train_through_their_parameters(printed):
+    text, _ = printed[("module-classes-with-layers-adam", "torch")]
+    loop = text[text.index("# -- training") :]
+    assert "params = [*b1.parameters(), *b2.parameters(), *head_layer.parameters()]" in loop
+    assert "    b1_y = b1(data_batch)\n    b2_y = b2(b1_y)\n" in loop
 
 
 def test_a_document_the_editor_cannot_train_is_refused():
     doc = _mlp({**SGD_FULL, "loss": "nope"})
     with pytest.raises(GraphInvalid, match="nope"):
         to_python(doc, "torch", training=True)
+    # by default the script is written, and says why it has no loop
+    text = to_python(doc, "torch")
+    assert "# -- training: not written, the editor cannot train it: " in text
+    assert "nope" in text[text.index("# -- training") :]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_loop_reads_back_into_the_training_settings(printed, case):
+    """The importer reads the loop as the document's settings (not as nodes: it is not
+    unrolled), exactly: what the code does not say is in the optimizer line's comment."""
+    for flavor in FLAVORS:
+        text, _ = printed[(case, flavor)]
+        back = from_python(text)
+        assert back.training == CASES[case].training, flavor
+        assert "training loop" not in back.description
+
+
+def test_the_settings_the_code_does_not_say_travel_in_a_comment():
+    doc = _mlp({**SGD_FULL, "batch_size": 500, "seed": 4, "output": "fc2"})
+    text = to_python(doc, "torch")
+    line = next(s for s in text.splitlines() if s.startswith("opt = "))
+    assert line.endswith('# training {"output": "fc2", "batch_size": 500, "seed": 4}')
+    assert from_python(text).training == doc.training
+
+
+def test_a_loop_the_editor_cannot_step_is_left_out_with_a_note():
+    script = """import torch
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+loss = (w * w).sum()
+opt = torch.optim.RMSprop([w], lr=0.1)
+for epoch in range(3):
+    opt.zero_grad()
+    loss = (w * w).sum()
+    loss.backward()
+    opt.step()
+"""
+    back = from_python(script)
+    assert back.training is None
+    assert back.description == (
+        "The script's training loop (lines 4-9) was not read: the optimizer RMSprop is not "
+        "one the editor trains with (SGD, Adam)."
+    )
+    assert {n.op for n in back.nodes} == {"tensor", "mul", "sum"}  # the rest imports
+    nested = script.replace("RMSprop([w], lr=0.1)", "SGD([w], lr=0.1)").replace(
+        "for epoch in range(3):\n", "for epoch in range(3):\n  for i in range(2):\n"
+    )
+    nested = nested.replace("\n    opt.", "\n      opt.").replace("\n    loss", "\n      loss")
+    back = from_python(nested)
+    assert back.training is None and "it has a loop inside" in back.description

@@ -1,0 +1,228 @@
+"""A script's training loop, read into the document's training settings (docs/training.md), not
+into nodes: the loop is not unrolled.
+
+    steps = 60                                            numbers the loop uses
+    params = [w, *fc1.parameters()]
+    opt = torch.optim.SGD(params, lr=0.1, momentum=0.9)   optimizer, lr, momentum
+    batch_size = 16                                       (none: every step takes all rows)
+    rng = np.random.default_rng(7)                        the minibatch order's seed
+    for step in range(1, steps + 1):                      steps: the range's length
+        ...
+        opt.zero_grad()
+        loss.backward()                                   loss: the node `loss` names
+        opt.step()
+
+The loop is found as a top-level `for` whose body calls `<opt>.step()`, `<opt>` made by
+`<lib>.optim.<Optimizer>(...)` at the top level; its section is that assignment, the lines
+between it and the loop, and the assignments just before it of numbers and lists to names
+only the section reads (`steps`, `params`).
+What code export writes there is read back exactly (a `# training {json}` comment on the
+optimizer's line carries what the code does not say: the output node, a full batch's size and
+seed). A loop that cannot be read (another optimizer, batches of a loop inside, a loss that is no
+node) is left out with a note in the document's description, and the rest still imports.
+"""
+
+import ast
+import json
+
+import pydantic
+
+from ..document import TrainingSettings
+from .syntax import dotted, literal
+
+_HINT = "# training "
+
+
+class TrainingLoop:
+    def __init__(self, imp):
+        self.imp = imp  # the statement walker (importer._Importer)
+
+    # -- finding it -----------------------------------------------------------------------------
+    def split(self, body):
+        """(the statements without the training section, the section or None)."""
+        i_for = i_opt = None
+        for i, s in enumerate(body):
+            if not isinstance(s, ast.For):
+                continue
+            for j in range(i - 1, -1, -1):
+                name = _optimizer_name(body[j])
+                if name is not None and _steps_optimizer(s, name):
+                    i_for, i_opt = i, j
+                    break
+        if i_for is None:
+            return body, None
+        start, used = i_opt, _loaded(body[i_opt : i_for + 1])
+        while start > 0 and _setup_line(body[start - 1], used, body[: start - 1]):
+            start -= 1
+        return body[:start] + body[i_for + 1 :], body[start : i_for + 1]
+
+    # -- reading it -----------------------------------------------------------------------------
+    def settle(self, doc, section):
+        """`doc` with the section's training settings, or with a note saying why not."""
+        if section is None:
+            return doc
+        lines = f"lines {section[0].lineno}-{section[-1].end_lineno}"
+        try:
+            settings = TrainingSettings(**self._settings(section))
+            ids = {n.id for n in doc.nodes}
+            for key in ("loss", "output"):
+                nid = getattr(settings, key)
+                if nid is not None and nid not in ids:
+                    raise _Skip(f"its {key} {nid!r} is not a node")
+        except _Skip as why:
+            note = f"The script's training loop ({lines}) was not read: {why}."
+            text = f"{doc.description}\n\n{note}".strip()
+            return doc.model_copy(update={"description": text[:10000]})
+        except pydantic.ValidationError as exc:
+            why = "; ".join(e["msg"] for e in exc.errors())
+            note = f"The script's training loop ({lines}) was not read: {why}."
+            return doc.model_copy(update={"description": f"{doc.description}\n\n{note}".strip()})
+        return doc.model_copy(update={"training": settings})
+
+    def _settings(self, section):
+        numbers, out, loop = {}, {}, section[-1]
+        for s in section[:-1]:
+            if isinstance(s, ast.Assign) and len(s.targets) == 1:
+                t = s.targets[0]
+                if isinstance(t, ast.Name) and _is_number(s.value):
+                    numbers[t.id] = literal(s.value)
+                elif isinstance(t, ast.Name) and _optimizer_name(s) is not None:
+                    out.update(self._optimizer(s))
+            for node in ast.walk(s):
+                if isinstance(node, ast.Call) and dotted(node.func) in _RNG:
+                    out["seed"] = _number(node.args[0], numbers) if node.args else 0
+        out["steps"] = _range_length(loop.iter, numbers)
+        out["batch_size"] = int(numbers.get("batch_size", 0))
+        if any(isinstance(n, (ast.For, ast.While)) for s in loop.body for n in ast.walk(s)):
+            raise _Skip("it has a loop inside (the editor steps through batches itself)")
+        out["loss"] = self._loss(loop)
+        out.update(self._hint(section))
+        return out
+
+    def _optimizer(self, stmt):
+        call = stmt.value
+        kind = dotted(call.func).rsplit(".", 1)[-1]
+        if kind not in ("SGD", "Adam"):
+            raise _Skip(f"the optimizer {kind} is not one the editor trains with (SGD, Adam)")
+        out = {"optimizer": kind.lower()}
+        for k in call.keywords:
+            if k.arg == "lr" or (k.arg == "momentum" and kind == "SGD"):
+                out[k.arg] = _number(k.value, {})
+            else:
+                raise _Skip(f"{kind}'s {k.arg} is not a setting of the editor's training")
+        if "lr" not in out and len(call.args) > 1:
+            out["lr"] = _number(call.args[1], {})
+        if "lr" not in out:
+            raise _Skip(f"{kind} needs lr=")
+        return out
+
+    def _loss(self, loop):
+        for node in ast.walk(ast.Module(body=loop.body, type_ignores=[])):
+            f = getattr(node, "func", None)
+            if isinstance(f, ast.Attribute) and f.attr == "backward":
+                if isinstance(f.value, ast.Name) and self.imp.env.get(f.value.id):
+                    return self.imp.env[f.value.id]
+                raise _Skip("backward is called on no node of the graph")
+        raise _Skip("it calls no backward()")
+
+    def _hint(self, section):
+        """The `# training {json}` comment of the optimizer's line (code export's)."""
+        for s in section:
+            text = self.imp.graph.comments.get(s.lineno, "")
+            if text.startswith(_HINT):
+                try:
+                    hint = json.loads(text[len(_HINT) :])
+                except ValueError:
+                    raise _Skip("its `# training` comment is not JSON") from None
+                if not isinstance(hint, dict):
+                    raise _Skip("its `# training` comment is not a JSON object")
+                return hint
+        return {}
+
+
+class _Skip(Exception):
+    """Why a training loop is not read."""
+
+
+_RNG = ("np.random.default_rng", "numpy.random.default_rng")
+
+
+def _optimizer_name(stmt):
+    """`opt` of `opt = <lib>.optim.<Name>(...)`; None for any other line."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return None
+    t, v = stmt.targets[0], stmt.value
+    d = dotted(getattr(v, "func", None)) if isinstance(v, ast.Call) else None
+    if isinstance(t, ast.Name) and d and ".optim." in f".{d}" and d.count(".") >= 1:
+        return t.id
+    return None
+
+
+def _steps_optimizer(loop, name):
+    for node in ast.walk(ast.Module(body=loop.body, type_ignores=[])):
+        f = getattr(node, "func", None)
+        if (
+            isinstance(f, ast.Attribute)
+            and f.attr == "step"
+            and isinstance(f.value, ast.Name)
+            and f.value.id == name
+        ):
+            return True
+    return False
+
+
+def _loaded(stmts):
+    return {
+        n.id
+        for s in stmts
+        for n in ast.walk(s)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
+
+
+def _setup_line(stmt, used, before):
+    """An assignment of a number or a list (`steps = 60`, `params = [...]`) to names the
+    section reads and no line before it does."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return False
+    if not (_is_number(stmt.value) or isinstance(stmt.value, (ast.List, ast.Tuple))):
+        return False
+    t = stmt.targets[0]
+    names = [t] if isinstance(t, ast.Name) else getattr(t, "elts", None)
+    if not names or not all(isinstance(n, ast.Name) for n in names):
+        return False
+    ids = {n.id for n in names}
+    return ids <= used and not ids & _loaded(before)
+
+
+def _is_number(node):
+    try:
+        v = literal(node)
+    except Exception:
+        return False
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _number(node, numbers):
+    if isinstance(node, ast.Name) and node.id in numbers:
+        return numbers[node.id]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        a, b = _number(node.left, numbers), _number(node.right, numbers)
+        return a + b if isinstance(node.op, ast.Add) else a - b
+    if _is_number(node):
+        return literal(node)
+    raise _Skip(f"{ast.unparse(node)} is not a number the script sets")
+
+
+def _range_length(it, numbers):
+    if not (
+        isinstance(it, ast.Call)
+        and dotted(it.func) == "range"
+        and 1 <= len(it.args) <= 3
+        and not it.keywords
+    ):
+        raise _Skip("it does not loop over range(<steps>)")
+    bounds = [_number(a, numbers) for a in it.args]
+    if not all(isinstance(b, int) for b in bounds) or (len(bounds) == 3 and bounds[2] == 0):
+        raise _Skip("its range is not of whole numbers")
+    return len(range(*bounds))
