@@ -4,8 +4,10 @@
 // nodes and edges show on them, named by their inner ids; at a level where an instance is
 // closed, a record from inside it lights the instance up as a whole (canvas/runSlice.ts).
 import { useEffect } from "react";
-import { shownAt, underOf } from "../doc/modules";
+import { readableName } from "../canvas/faces";
+import { depthShowing, scopeOf, shownAt, underOf } from "../doc/modules";
 import { describeRecord, recordFocus } from "../store/annotations";
+import { useEditor } from "../store/editor";
 import { useScope } from "../store/modules";
 import { nameOf } from "../store/names";
 import { Icon } from "./icons";
@@ -20,12 +22,17 @@ export function placeNote(scope: string, key: string | undefined): string {
   return place.inside ? ` (inside ${place.id})` : "";
 }
 
-/** A node's name as the level opened at `scope` calls it: its inner id inside the opened
- * instance (readable name), its whole path elsewhere. */
-function nameAt(scope: string) {
+/** The run's node `key` by name: inside the opened instance (at `scope`) as its canvas names
+ * it; outside it, as the level above that holds it does (its readable name there), else by path. */
+export function nameAt(scope: string) {
+  const open = useEditor.getState().meta.open ?? [];
   return (key: string) => {
     const inner = underOf(scope, key);
-    return inner === null ? key : nameOf(inner);
+    if (inner !== null) return nameOf(inner);
+    const depth = depthShowing(open, key); // a level above the one shown
+    const local = underOf(scopeOf({ open: open.slice(0, depth) }), key);
+    const n = open[depth]?.nodes.find((x) => x.id === local);
+    return n ? readableName({ id: n.id, ...n.data }) : key;
   };
 }
 

@@ -6,7 +6,7 @@ import type { AutogradEntry, Summary, TraceRecord } from "../api/types";
 import { focusWithin } from "../canvas/runSlice";
 import { depthShowing, isWithin, shownAt, underOf, withinAny } from "../doc/modules";
 import { scopedNodes } from "../panels/AutogradView";
-import { placeNote } from "../panels/StepControls";
+import { nameAt, placeNote } from "../panels/StepControls";
 import { squareOfASum } from "../testing/documents";
 import { useEditor } from "./editor";
 import { closeTo, makeFromSelection, openInstance, revealRunNode } from "./modules";
@@ -107,6 +107,15 @@ describe("modules open on the canvas and the run", () => {
     useRun.getState().stepTo(4);
     expect(focusWithin(useRun.getState().focus, "plus1")).toBe(false);
     useRun.getState().exitStep();
+  });
+
+  it("names step mode's nodes as the level that holds them does", () => {
+    ed().setLabel("z", "the square");
+    openInstance("plus1");
+    const name = nameAt("plus1");
+    expect(name("plus1/a")).toBe("a"); // the opened definition's node ("a = x + y" names a)
+    expect(name("z")).toBe("the square"); // the graph's, as the graph names it
+    expect(name("elsewhere/q")).toBe("elsewhere/q"); // no level open holds it: its path
   });
 
   it("names the opened instance's grad_fn nodes by their inner ids and marks them", () => {
