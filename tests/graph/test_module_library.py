@@ -5,7 +5,12 @@ the layers, nn.MultiheadAttention, nn.TransformerEncoderLayer, ...) loaded with 
 the instance's layers started from. Bad arguments are refused, each named, in PyTorch's
 words where PyTorch has them."""
 
+import json
+import subprocess
+import sys
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,10 +20,13 @@ from torch import nn
 
 import engine as eg
 from backend.graph import GraphInvalid, module_library, parse, registry, run_records, validate
+from backend.graph.export import to_python
 from backend.graph.module_library import LibraryArgsError, build
 from backend.graph.modules import flatten
 from backend.graph.op_context import OpContext
 from backend.graph.validate import resolved_params
+
+ROOT = Path(__file__).parents[2]
 
 
 def npy(t):
@@ -382,3 +390,35 @@ def test_a_flattening_mlp_head_takes_any_maps_whose_size_is_in_features():
     assert "shape" not in d["nodes"][0]["params"]
     assert validate(document(d, rand(2, 3, 2, 2))) == []
     assert validate(document(d, rand(2, 12))) == []
+
+
+EXPORT_SHAPES = {
+    "LinearAct": (3, 4),
+    "ConvBlock": (2, 1, 6, 6),
+    "ResidualBlock": (2, 8, 4, 4),
+    "MultiHeadAttention": (2, 3, 8),
+    "TransformerEncoderBlock": (2, 3, 16),
+    "MLPHead": (3, 16),
+}
+
+
+def _script_run(text):
+    return subprocess.run(
+        [sys.executable, "-c", text], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_every_entry_exports_to_a_pytorch_script_that_computes_the_same_loss():
+    """An instance of each entry, exported as PyTorch code and run in its own process, prints
+    the value the executor gives the sum at the end."""
+    docs = {e: document(build(e, {}), rand(*EXPORT_SHAPES[e])) for e in EXPORT_SHAPES}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        scripts = [to_python(d, "torch") for d in docs.values()]
+        procs = dict(zip(docs, pool.map(_script_run, scripts), strict=True))
+    for entry, d in docs.items():
+        proc = procs[entry]
+        assert proc.returncode == 0, (entry, proc.stderr[-2000:])
+        printed = [ln for ln in proc.stdout.splitlines() if ln.startswith("value s ")]
+        assert len(printed) == 1, (entry, proc.stdout[-500:])
+        res, _ = run_records(d, "forward")
+        close(json.loads(printed[0].split(" ", 2)[2]), res.values["s"])
