@@ -136,6 +136,10 @@ def test_bad_arguments_are_named_at_their_field(page):
     field = dialog.get_by_label("num_heads", exact=True)
     expect(field).to_have_attribute("aria-invalid", "true")
     dialog.screenshot(path=str(SHOTS / "module-library-bad-args.png"))
+    _arg(dialog, "num_heads", "five")  # not a number: the field says so, and Add waits
+    expect(field).to_have_attribute("aria-invalid", "true")
+    dialog.get_by_role("button", name="Add", exact=True).click()
+    expect(dialog.get_by_role("alert").last).to_contain_text("a field above has a problem")
     _arg(dialog, "num_heads", "5")
     expect(dialog.get_by_role("alert")).to_have_count(0)
     dialog.get_by_role("button", name="Add", exact=True).click()

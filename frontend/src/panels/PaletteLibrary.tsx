@@ -61,21 +61,28 @@ function ArgsDialog({ entry, centre }: { entry: LibraryEntry; centre: Centre }) 
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const form = useRef<HTMLFormElement>(null);
 
   const set = (name: string, value: unknown) => {
     latest.current = { ...latest.current, [name]: value };
     setValues(latest.current);
-    setFieldErrors(({ [name]: _, ...rest }) => rest);
+    setFieldErrors({}); // the server's were about these values together: asked again at Add
     setError(null);
   };
   const add = async () => {
+    // a field whose text did not parse keeps its last good value: say so rather than add that
+    if (form.current?.querySelector("[aria-invalid='true']")) {
+      setError("a field above has a problem: fix it first");
+      return;
+    }
     setBusy(true);
     try {
       const id = await addFromLibrary(entry.name, latest.current, centre());
       if (id) close();
     } catch (e) {
+      // the server's problems with arguments are shown at their fields, any other here
       if (e instanceof LibraryArgsError) setFieldErrors(e.fieldErrors);
-      setError((e as Error).message);
+      else setError((e as Error).message);
     } finally {
       setBusy(false);
     }
@@ -85,6 +92,7 @@ function ArgsDialog({ entry, centre }: { entry: LibraryEntry; centre: Centre }) 
   return (
     <Dialog title={`Add ${entry.name}`} onClose={close}>
       <form
+        ref={form}
         className="library-args"
         aria-label={`${entry.name} arguments`}
         onSubmit={(e) => {
@@ -105,7 +113,7 @@ function ArgsDialog({ entry, centre }: { entry: LibraryEntry; centre: Centre }) 
             onChange={(v) => set(spec.name, v)}
           />
         ))}
-        {error && !Object.keys(fieldErrors).length && (
+        {error && (
           <div className="field-error" role="alert">
             {error}
           </div>
