@@ -45,7 +45,7 @@ class Entry:
     doc: str
     torch: str  # the PyTorch it computes, as code
     args: tuple[Param, ...]
-    build: Callable  # build(values with defaults filled in) -> (nodes, edges, summary)
+    build: Callable  # build(values with defaults filled in) -> (a _Graph, a one-line summary)
     check: Callable | None = None  # check(values) -> {argument: problem} beyond each one's range
 
     def describe(self):
@@ -65,7 +65,8 @@ class _Graph:
 
     def add(self, node_id, op, col, row=0, **params):
         spec = get_op(op)
-        assert spec is not None, op  # the library names registry ops only
+        if spec is None:  # the library names registry ops only: a typo here is a bug
+            raise ValueError(f"the module library names an op the registry has not: {op!r}")
         if spec.param("seed") is not None:
             self.seed += 1
             params["seed"] = self.seed
@@ -88,12 +89,12 @@ def _int(name, default, lo=1, hi=65536, doc=""):
 
 
 ACTIVATIONS = ("relu", "gelu", "tanh", "sigmoid", "leaky_relu")
-_TORCH_ACT = {
-    "relu": "nn.ReLU()",
-    "gelu": "nn.GELU()",
-    "tanh": "nn.Tanh()",
-    "sigmoid": "nn.Sigmoid()",
-    "leaky_relu": "nn.LeakyReLU()",
+_TORCH_ACT = {  # the nn class of each activation op, for a definition's doc
+    "relu": "ReLU",
+    "gelu": "GELU",
+    "tanh": "Tanh",
+    "sigmoid": "Sigmoid",
+    "leaky_relu": "LeakyReLU",
 }
 
 
@@ -120,8 +121,7 @@ def _linear_act(v):
     g.add("activation", v["activation"], 2)
     g.add(OUT, OUTPUT_OP, 3)
     g.chain(IN, "linear", "activation", OUT)
-    act = _TORCH_ACT[v["activation"]]
-    summary = f"Linear({v['in_features']}, {v['out_features']}) then {act[3:-2]}"
+    summary = f"Linear({v['in_features']}, {v['out_features']}) then {_TORCH_ACT[v['activation']]}"
     return g, summary + f": input (*, {v['in_features']}) → (*, {v['out_features']})"
 
 
@@ -282,7 +282,7 @@ def _mlp_head(v):
     """Linear, activation (and dropout) for each hidden size, then the last Linear; flatten
     first makes (N, C, H, W) maps one row each, as nn.Flatten() does."""
     g = _Graph()
-    # flattened first, the input's own shape is not checked: only C*H*W must be in_features
+    # flattened first, the input's shape is not checked: its first linear reads C*H*W off it
     ids = [g.add(IN, INPUT_OP, 0, **({} if v["flatten"] else {"shape": [v["in_features"]]}))]
     if v["flatten"]:
         ids.append(g.add("flatten", "flatten", len(ids), start_dim=1))
@@ -296,8 +296,10 @@ def _mlp_head(v):
     ids.append(g.add(OUT, OUTPUT_OP, len(ids)))
     g.chain(*ids)
     widths = " → ".join(str(n) for n in [v["in_features"], *sizes])
-    lead = "flatten, then " if v["flatten"] else ""
-    return g, f"{lead}an MLP {widths} ({v['activation']} between): input (N, {v['in_features']})"
+    text = f"an MLP {widths} ({v['activation']} between)"
+    if v["flatten"]:
+        return g, f"flatten, then {text}: input (N, C, H, W) with C*H*W = {v['in_features']}"
+    return g, f"{text}: input (N, {v['in_features']})"
 
 
 ENTRIES = (
