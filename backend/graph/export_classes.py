@@ -476,8 +476,8 @@ class ClassWriter:
             else:
                 want, have = _params(node), _params(b)
                 for k, v in want.items():
-                    if have.get(k, _MISSING) != v and h.setdefault("params", {}).get(k) != v:
-                        h["params"][k] = v
+                    if have.get(k, _MISSING) != v and h.get("params", {}).get(k, _MISSING) != v:
+                        h.setdefault("params", {})[k] = v
                         changed = True
             if not h:
                 del hints[key]

@@ -14,7 +14,7 @@ import pytest
 from _docs import edge, node, tensor
 from test_modules import affine_module, twice_module, two_blocks
 
-from backend.graph import parse, registry, run_records
+from backend.graph import module_library, parse, registry, run_records
 from backend.graph.export import to_python
 from backend.graph.importer import from_python
 from backend.graph.modules import INPUT_OP, OUTPUT_OP, SEP, flatten
@@ -161,6 +161,43 @@ def _two_outputs():
     )
 
 
+# the module library's entries (module_library.py), each on an input it is made for
+LIBRARY = {
+    "LinearAct": ({}, [2, 4]),
+    "ConvBlock": ({}, [2, 1, 6, 6]),
+    "ResidualBlock": ({"in_channels": 2, "out_channels": 4, "stride": 2}, [2, 2, 4, 4]),
+    "MultiHeadAttention": ({}, [2, 3, 8]),
+    "TransformerEncoderBlock": ({"dim_feedforward": 12}, [2, 3, 16]),
+    "MLPHead": ({"hidden_features": [6, 5], "out_features": 3}, [2, 16]),
+}
+
+
+def _library(name):
+    """Two instances of a library module side by side (the second with its own seed)."""
+    values, shape = LIBRARY[name]
+    return parse(
+        {
+            "version": 2,
+            "modules": [module_library.build(name, values)],
+            "nodes": [
+                tensor("x", shape=shape, init="randn", seed=3),
+                node("a", "module", module=name),
+                node("b", "module", module=name, seed=11),
+                node("both", "add"),
+                node("m", "mean"),
+            ],
+            "edges": [
+                edge("e1", "x", "a", "x"),
+                edge("e2", "x", "b", "x"),
+                edge("e3", "a", "both", source_port="y"),
+                edge("e4", "b", "both", "other", source_port="y"),
+                edge("e5", "both", "m"),
+            ],
+            "target": "m",
+        }
+    )
+
+
 CASES = {
     "two-instances": two_blocks(),
     "two-instances-seed-and-state": two_blocks(seed=7, state={"w": {"value": [1.0, -2.0, 0.5]}}),
@@ -168,6 +205,7 @@ CASES = {
     "linear-layers": _dense(),
     "conv2d-layers": _convs(),
     "two-outputs": _two_outputs(),
+    **{f"library-{name}": _library(name) for name in LIBRARY},
 }
 
 
