@@ -11,6 +11,12 @@ code cannot say it, a JSON object of what the importer needs: op, label, params)
 `importer.from_python` rebuilds the same document. An `if` node becomes an `if`/`else`
 statement holding the nodes only its branches need, so only the chosen branch runs.
 
+A document with modules is written with one `nn.Module` class per definition and one object
+per instance (export_classes.py); the lines of what is inside an instance use its flat ids
+(`value l1/y`, `grad l1/w`, `grad l1/fc.weight`). Where the classes cannot say it exactly, its
+flat graph with the ids made plain (`l1_w`, export_modules.py). With training settings the
+script ends with the training loop (export_training.py).
+
 Sources use their op's code (ops/sources.py). Random sources and linear layers draw the
 engine's numbers (numpy's `default_rng(seed)`) in the PyTorch script too, so both scripts print
 the same numbers.

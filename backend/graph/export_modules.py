@@ -1,8 +1,7 @@
-"""Documents with modules in exported code. For now a document of version 2 exports as its flat
-graph (modules.flatten: what every run runs), with the flat ids made plain: `d1/w`, the node
-`w` inside the instance `d1`, becomes `d1_w` (the importer reads ids back from the node
-comments, and a `/` is no id a document may have). Writing each module definition as an
-`nn.Module` class is not done yet.
+"""Documents with modules that the classes (export_classes.py) cannot say exactly are exported
+as their flat graph (modules.flatten: what every run runs), with the flat ids made plain: `d1/w`,
+the node `w` inside the instance `d1`, becomes `d1_w` (the importer reads ids back from the node
+comments, and a `/` is no id a document may have).
 """
 
 import re
