@@ -43,6 +43,7 @@ import engine as eg
 from . import export_layers, registry
 from .document import Node
 from .export import retain_lines
+from .importing.port_comments import ports_comment
 from .modules import INPUT_OP, MODULE_OP, OUTPUT_OP, SEP, flatten
 from .op_context import OpContext
 from .ops.sources import tensor_code
@@ -282,14 +283,16 @@ class ClassWriter:
                     names[nid] = attrs[nid]
                     code = spec.code(lib, args, params)
                     body.append(f"{attrs[nid]} = {code}  {self.comment((name, nid), n, hints)}")
-        body.append(f"return {', '.join(names[o] for o in m.outputs)}")
+        ports = ports_comment([level.nodes[o] for o in m.outputs], _own_params)
+        body.append(f"return {', '.join(names[o] for o in m.outputs)}  {ports}")
         head = [f"class {self.cls[name]}(nn.Module):"]
         if m.doc.strip():
             head.append(f"    {_docstring(m.doc.strip())}")
             head.append("")
         ins = ", ".join(["self"] + [attrs[i] for i in m.inputs])
         lines = head + ["    def __init__(self):"] + ["        " + s for s in init]
-        lines += ["", f"    def forward({ins}):"] + ["        " + s for s in body]
+        ports = ports_comment([level.nodes[i] for i in m.inputs], _own_params)
+        lines += ["", f"    def forward({ins}):  {ports}"] + ["        " + s for s in body]
         return tuple(lines)
 
     # -- an instance's own values -------------------------------------------------------------
@@ -494,6 +497,14 @@ def _params(node):
         return {"module": p.get("module"), "seed": p.get("seed", 0), "state": p.get("state") or {}}
     spec = registry.get(node.op)
     return resolved_params(spec, node.params) if spec is not None else dict(node.params)
+
+
+def _own_params(node):
+    """A port node's params that are not its op's defaults (a module_input's `shape`)."""
+    spec = registry.get(node.op)
+    return {
+        k: v for k, v in node.params.items() if spec.param(k) is None or spec.param(k).default != v
+    }
 
 
 def _source_code(lib, spec, params):

@@ -280,7 +280,7 @@ def _run_script(text):
 @pytest.fixture(scope="module")
 def scripts():
     """Every case exported in both flavors and run, in parallel: {(case, flavor): (text, proc)}."""
-    jobs = {(c, f): to_python(doc, f) for c, doc in CASES.items() for f in FLAVORS}
+    jobs = {(c, f): to_python(doc, f, training=False) for c, doc in CASES.items() for f in FLAVORS}
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 4) as pool:
         procs = dict(zip(jobs, pool.map(_run_script, jobs.values())))
     return {k: (jobs[k], procs[k]) for k in jobs}

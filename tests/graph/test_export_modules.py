@@ -17,7 +17,7 @@ from test_modules import affine_module, twice_module, two_blocks
 from backend.graph import module_library, parse, registry, run_records
 from backend.graph.export import to_python
 from backend.graph.importer import from_python
-from backend.graph.modules import INPUT_OP, OUTPUT_OP, SEP, flatten
+from backend.graph.modules import OUTPUT_OP, SEP, flatten
 from backend.graph.validate import resolved_params
 
 ROOT = Path(__file__).parents[2]
@@ -296,7 +296,10 @@ def test_the_classes_read_as_pytorch_code(scripts):
     text, _ = scripts[("linear-layers", "torch")]
     assert 'class Dense(nn.Module):\n    """tanh(fc(x))"""' in text
     assert "        self.fc = nn.Linear(3, 3)\n        init_like_engine(self.fc, seed=1)" in text
-    assert "    def forward(self, x):\n        fc = self.fc(x)  # node fc" in text
+    # forward's ports: their ids and positions in a comment (they have no line of their own)
+    forward = '    def forward(self, x):  # ports {"x": {"at": [0, 0]}}\n        fc = self.fc(x)'
+    assert forward in text
+    assert '        return h  # ports {"y": {"at": [0, 0]}}\n' in text
     # d2 is made by Dense() and then given its own values, as a checkpoint is loaded
     model = text[text.index("# -- the model") : text.index("# -- the graph")]
     assert "d1 = Dense()\nd2 = Dense()\ninit_like_engine(d2.fc, seed=3)" in model
@@ -305,12 +308,17 @@ def test_the_classes_read_as_pytorch_code(scripts):
     assert "        self.g = Affine()\n        with eg.no_grad():" in text
     assert "g_y = self.g(f_y)" in text
     text, _ = scripts[("two-outputs", "torch")]
-    assert "        return r, t_2\n" in text and "sp_pos, sp_squashed = sp(v)" in text
+    assert "        return r, t_2  # ports {" in text and "sp_pos, sp_squashed = sp(v)" in text
 
 
 def _definition(doc, name):
     m = next(m for m in doc.modules if m.name == name)
-    return {n.id: (n.op, _params(n)) for n in m.nodes if n.op not in (INPUT_OP, OUTPUT_OP)}
+    nodes = {n.id: (n.op, _params(n), n.position, n.label) for n in m.nodes}
+    return nodes, _wiring(m), m.inputs, m.outputs
+
+
+def _wiring(graph):
+    return sorted((e.source, e.sourcePort, e.target, e.targetPort) for e in graph.edges)
 
 
 def _params(n):
@@ -329,13 +337,13 @@ def test_the_class_script_imports_back_to_the_same_document(case, flavor):
     doc = CASES[case]
     back = from_python(to_python(doc, flavor))
     assert sorted(m.name for m in back.modules) == sorted(m.name for m in doc.modules)
-    for m in doc.modules:
+    for m in doc.modules:  # the same nodes (ports too), params, positions, labels and edges
         assert _definition(back, m.name) == _definition(doc, m.name), m.name
-        got = next(b for b in back.modules if b.name == m.name)
-        assert len(got.inputs) == len(m.inputs) and len(got.outputs) == len(m.outputs)
     assert _instances(back) == _instances(doc)
     top = {n.id: n.op for n in doc.nodes}
     assert {n.id: n.op for n in back.nodes} == top
+    assert {n.id: n.position for n in back.nodes} == {n.id: n.position for n in doc.nodes}
+    assert _wiring(back) == _wiring(doc)
     # and it runs to the same numbers
     res_a, _ = run_records(doc, "backward")
     res_b, _ = run_records(back, "backward")

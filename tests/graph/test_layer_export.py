@@ -61,7 +61,7 @@ def _hints(script):
 @pytest.mark.parametrize("case", sorted(DOCS))
 def test_layers_export_run_and_read_back(case, flavor):
     doc = DOCS[case]()
-    script = to_python(doc, flavor)
+    script = to_python(doc, flavor, training=False)  # (the loop: test_export_training.py)
     # each layer declared once, as PyTorch code writes it
     if "cnn" in case:
         assert "conv_layer = nn.Conv2d(1, 3, 3, padding=1)" in script

@@ -36,6 +36,7 @@ import copy
 
 from .constants import Constants, constant_or_refused
 from .nodes import renamed_ref
+from .port_comments import meta_id, ports_of
 from .problems import Unsupported
 from .state_loads import with_state
 from .syntax import dotted
@@ -124,7 +125,7 @@ class ClassReader:
                 f"{self.instances[name]['cls']}.forward returns {len(d['outputs'])} tensors: "
                 f"unpack them, `{targets} = {name.removeprefix('self.')}(...)`"
             )
-        return self._node(name, d, self._args(name, d, node), meta)
+        return self._single(self._node(name, d, self._args(name, d, node), meta), d)
 
     def call_unpacked(self, names, name, node, meta):
         """`y, z = net(x)`: the module node, and per name the output port it is bound to
@@ -144,7 +145,13 @@ class ClassReader:
         if len(d["inputs"]) != len(inputs) or len(d["outputs"]) != 1:
             cls = self.instances[name]["cls"]
             raise Unsupported(f"nn.Sequential's {cls} must take one tensor and return one")
-        return self._node(name, d, inputs, meta)
+        return self._single(self._node(name, d, inputs, meta), d)
+
+    def _single(self, nid, d):
+        """The one output of module node `nid`: the node itself where the port is `out`, else
+        its port (an output named by a `# ports` comment)."""
+        port = d["outputs"][0]
+        return nid if port == OUT else self.imp.graph.port(nid, port)
 
     def _callable(self, name):
         inst = self.instances[name]
@@ -259,11 +266,12 @@ class _Definition:
         """forward's arguments: one module_input node each."""
         self._check_args(forward, len(forward.args.args) - 1)
         sub.current_line = forward.lineno
-        ids = []
-        for arg in forward.args.args[1:]:
+        ids, args = [], forward.args.args[1:]
+        metas = ports_of(sub.graph, forward.lineno, [a.arg for a in args])  # code export's ids
+        for arg, meta in zip(args, metas):
             if arg.arg == OUT or (arg.arg.startswith(OUT) and arg.arg[len(OUT) :].isdigit()):
                 raise Unsupported(f"name forward's argument other than '{arg.arg}'")
-            ids.append(sub.add_node("module_input", {}, [], arg.arg))
+            ids.append(sub.add_node("module_input", {}, [], meta))
             sub.env[arg.arg] = ids[-1]
         return ids
 
@@ -276,6 +284,8 @@ class _Definition:
                 f"{self.cls}.forward must return tensors: `return a` or `return a, b`"
             )
         ports = [f"{OUT}{i}" for i in range(len(values))] if isinstance(value, ast.Tuple) else [OUT]
+        metas = ports_of(sub.graph, getattr(value, "end_lineno", None) or sub.current_line, ports)
+        ports = [meta_id(m) for m in metas]
         nodes = [sub.exprs.operand_node(v) for v in values]
         graph = sub.graph
         for port in ports:
@@ -285,7 +295,7 @@ class _Definition:
                 nodes = [renamed_ref(n, port, new) for n in nodes]
             graph.reserved.discard(port)
         return [
-            sub.add_node("module_output", {}, [("input", n)], port) for port, n in zip(ports, nodes)
+            sub.add_node("module_output", {}, [("input", n)], meta) for meta, n in zip(metas, nodes)
         ]
 
     def _definition(self, sub, inputs, outs):
