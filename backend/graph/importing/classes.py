@@ -250,7 +250,12 @@ class _Definition:
             raise Unsupported(f"{self.cls}.forward must end with `return <tensor>`")
         sub.statements(body[:-1])
         sub.current_line = body[-1].lineno
-        outs = self._outputs(sub, sub.constants.substituted(body[-1].value))
+        outs = None
+        if len(imp.problems) == before:  # (a value whose line failed was reported there)
+            try:
+                outs = self._outputs(sub, sub.constants.substituted(body[-1].value))
+            except Unsupported as exc:
+                sub.problem(body[-1], str(exc))  # at the return line
         if len(imp.problems) > before:
             raise Unsupported(f"{self.cls} could not be read: see the lines of its class")
         return self._definition(sub, inputs, outs)

@@ -139,6 +139,8 @@ class Constants:
         v = f(a, b)
         if isinstance(v, float) and not math.isfinite(v):
             return NOT
+        if isinstance(v, int) and abs(v) >= _MAX_INT:
+            return NOT  # (nor are products of products left to grow without end)
         return v
 
     def _compare(self, node):

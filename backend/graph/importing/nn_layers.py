@@ -13,6 +13,7 @@ name is the class name in lower case without its `Loss` (MSELoss: mse_loss, Leak
 leaky_relu); the constructor's arguments are that op's params."""
 
 import ast
+import re
 
 from .. import registry
 from .layer_forms import op_of_class, params_from_call, self_attention
@@ -121,7 +122,9 @@ class NnLayers:
             return self._linear(layer, name, args, meta)
         if layer["kind"] == "instance":
             inputs = [self._operand(a) for a in args]
-            return imp.classes.call_with(layer["key"], inputs, meta)
+            # named as PyTorch names the layer (self.body[0]: body.0) where the line does not
+            named = meta or re.sub(r"\[(\d+)\]", r".\1", name).removeprefix("self.")
+            return imp.classes.call_with(layer["key"], inputs, named)
         if layer.get("used"):
             raise Unsupported(f"layer '{name}' is used twice; each node has its own weights")
         if "used" in layer:
