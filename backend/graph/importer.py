@@ -17,6 +17,8 @@ does nothing. Each assignment becomes a node and its inputs become edges:
     act = nn.ReLU(); loss_fn = nn.MSELoss()    the op of the same name where called
     seq = nn.Sequential(nn.Linear(2, 3), ...)  its layers one after another where called
     class Net(nn.Module): ... ; y = Net()(x)   a module definition and a `module` node per call
+    Block(4, d_out=8); nn.ModuleList([...])    constant arguments (a definition per set of them),
+    y, z = net(x)                              module lists, several outputs (importing/classes.py)
     L.backward(torch.ones(L.shape))            target, and a lesson step with gradient_ones
 
 A `# node <id> (x, y) {json}` comment on a line (as code export writes) gives the node its id,

@@ -2,7 +2,9 @@
 step reads the body again with the loop variable written in as its number (so `x * i`,
 `x.sum(dim=i)`, `range(i)` of an inner loop and `layers[i]` all see a Python int), and each
 assignment makes new nodes (`x = x * 2` five times: x, x_2, ... x_5). The steps together may
-make at most the document's node limit of nodes."""
+make at most the document's node limit of nodes. `for layer in self.layers:` (and
+`self.layers[1:]`, `enumerate(self.layers)`) over an nn.ModuleList (module_lists.py) reads
+`layer` as each element's variable in turn."""
 
 import ast
 import copy

@@ -12,6 +12,7 @@ be; the list itself makes no node. Its length is known (len(self.layers) is a co
 nn.Sequential's arguments are read by the same `elements` (`nn.Sequential(*[...])`)."""
 
 import ast
+import copy
 
 from .constants import NOT, Constants, element
 from .problems import Unsupported
@@ -103,6 +104,4 @@ def _comprehension(constants, node):
 
 
 def _copy(node):
-    import copy
-
     return copy.deepcopy(node)
