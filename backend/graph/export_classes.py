@@ -411,6 +411,9 @@ class ClassWriter:
         ex = self.ex
         lines = ex.preamble(uses_nn=True)
         lines.append("# -- modules: one nn.Module class per module definition")
+        for m in self.doc.modules:
+            if m.name not in self.paths:  # (its layers' sizes come from an instance's input)
+                lines.append(f"# (module {m.name} has no instance: not written)")
         lines += self.classes(hints)
         lines.append("# -- the model: one object per module instance, each with its own values")
         lines += self.model_lines()

@@ -196,6 +196,8 @@ CASES = {
     "template-mlp-xor": load_template("mlp-xor"),  # 300 steps: printed every 3rd
     # conv2d and batch_norm layers, batch_norm in train() while the loop steps
     "template-residual-block-6-steps": _shortened(load_template("residual-block-digits"), 6),
+    # embedding, multi-head attention and layer_norm; full batch, its output in the comment
+    "template-transformer-block-8-steps": _shortened(load_template("transformer-block"), 8),
 }
 
 
