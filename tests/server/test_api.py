@@ -323,6 +323,54 @@ def test_export_then_import_round_trips(server, flavor):
     assert res.leaf_grads["x"].item() == 10.0 and res.leaf_grads["y"].item() == 10.0
 
 
+def test_export_of_modules_and_training_round_trips_through_the_api(server):
+    """A document with a module and training settings: the code has the class, the object and
+    the training loop; /import reads it back to the same modules, instances and settings."""
+    block = {
+        "name": "Block",
+        "nodes": [
+            {"id": "x", "op": "module_input"},
+            {"id": "fc", "op": "linear", "params": {"out_features": 2, "seed": 1}},
+            {"id": "h", "op": "tanh"},
+            {"id": "y", "op": "module_output"},
+        ],
+        "edges": [edge("x", "fc"), edge("fc", "h"), edge("h", "y")],
+        "inputs": ["x"],
+        "outputs": ["y"],
+    }
+    nodes = [
+        {"id": "data", "op": "dataset", "params": {"kind": "moons", "n": 40, "seed": 3}},
+        {"id": "lab", "op": "labels"},
+        {"id": "b1", "op": "module", "params": {"module": "Block"}},
+        {"id": "b2", "op": "module", "params": {"module": "Block", "seed": 5}},
+        {"id": "head", "op": "linear", "params": {"out_features": 1, "seed": 9}},
+        {"id": "loss", "op": "mse_loss"},
+    ]
+    edges = [
+        edge("data", "b1", "x"),
+        {**edge("b1", "b2", "x"), "sourcePort": "y"},
+        {**edge("b2", "head"), "sourcePort": "y"},
+        edge("head", "loss"),
+        edge("data", "lab", "dataset"),
+        edge("lab", "loss", "target"),
+    ]
+    training = {"loss": "loss", "optimizer": "adam", "lr": 0.02, "steps": 30, "batch_size": 16}
+    doc = parse(
+        {"version": 2, "modules": [block], "nodes": nodes, "edges": edges, "training": training}
+    )
+    body = {"graph": doc.model_dump(mode="json"), "flavor": "torch"}
+    code = requests.post(server.api("/export"), json=body).json()["code"]
+    assert "class Block(nn.Module):" in code and "b2 = Block()" in code
+    assert "opt = torch.optim.Adam(params, lr=0.02)" in code
+    back = parse(requests.post(server.api("/import"), json={"code": code}).json())
+    assert back.training == doc.training
+    assert [m.name for m in back.modules] == ["Block"]
+    assert {n.id: n.params.get("seed", 0) for n in back.nodes if n.op == "module"} == {
+        "b1": 0,
+        "b2": 5,
+    }
+
+
 def test_export_defaults_to_engine(server):
     r = requests.post(server.api("/export"), json={"graph": square_of_a_sum()})
     assert r.status_code == 200 and r.json()["flavor"] == "engine"
