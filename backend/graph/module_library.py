@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from .modules import INPUT_OP, OUTPUT_OP
 from .registry import Param
 from .registry import get as get_op
-from .validate import _check_value as param_problem  # the op params' own checks and words
+from .validate import param_problem  # the op params' own checks and words
 
 IN, OUT = "x", "y"  # the ports of every entry: forward(x) -> y
 STEP_X, STEP_Y = 240, 160  # where inner nodes stand when the module is opened

@@ -48,7 +48,7 @@ class GraphInvalid(ValueError):
 
 
 # -- params ----------------------------------------------------------------------------------
-def _check_value(param, value):
+def param_problem(param, value):
     """None if `value` suits `param`, else the reason it does not."""
     if value is None:
         return None if param.nullable or param.type in ("str",) else "must not be empty"
@@ -181,7 +181,7 @@ def _param_problems(n, spec):
                 continue
             problems.append(Problem(f"unknown param '{key}' for {n.op}", node=n.id, param=key))
             continue
-        why = _check_value(param, value)
+        why = param_problem(param, value)
         if why:
             problems.append(Problem(f"{key} {why}", node=n.id, param=key))
     return problems
