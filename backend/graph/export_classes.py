@@ -140,18 +140,26 @@ class ClassWriter:
 
     def _attr_names(self, name):
         """{inner id: attribute} of the definition's sources, layers and instances, and
-        {inner id: local variable} of the others (forward's arguments and results)."""
+        {inner id: local variable} of the others (forward's arguments and results); a nested
+        instance's outputs: {(id, port): local variable}. One name space: none is taken twice."""
         level, out, taken = self.levels[name], {}, set(_MODULE_ATTRS) | set(self.cls.values())
-        for nid in level.order:
-            n = level.nodes[nid]
-            base = self.ident(nid) or n.op
-            if n.op == OUTPUT_OP:
-                continue
+
+        def fresh(base):
             name_, k = base, 2
             while name_ in taken or not self.good(name_):
                 name_, k = f"{base}_{k}", k + 1
             taken.add(name_)
-            out[nid] = name_
+            return name_
+
+        for nid in level.order:
+            n = level.nodes[nid]
+            if n.op != OUTPUT_OP:
+                out[nid] = fresh(self.ident(nid) or n.op)
+        for nid in level.order:
+            n = level.nodes[nid]
+            if n.op == MODULE_OP:
+                for port in self.defs[n.params["module"]].outputs:
+                    out[(nid, port)] = fresh(f"{out[nid]}_{self.ident(port) or 'out'}")
         return out
 
     def _top_names(self):
@@ -255,7 +263,7 @@ class ClassWriter:
                 init += self.adjustments(f"self.{attrs[nid]}", sub, own, prefix + nid + SEP)
                 outs = self.defs[sub].outputs
                 for port in outs:
-                    names[(nid, port)] = f"{attrs[nid]}_{self.ident(port) or 'out'}"
+                    names[(nid, port)] = attrs[(nid, port)]
                 args = self._args(level, names, nid, self.defs[sub].inputs)
                 call = f"self.{attrs[nid]}({', '.join(args)})"
                 lhs = ", ".join(names[(nid, p)] for p in outs)

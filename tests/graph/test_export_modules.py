@@ -117,7 +117,7 @@ def _convs():
 
 
 def _two_outputs():
-    """Split returns two tensors (relu(x * w) and tanh(x)); both are used."""
+    """Split returns two tensors (relu(x * w) and tanh(x * k), k a constant); both are used."""
     split = {
         "name": "Split",
         "nodes": [
@@ -125,6 +125,8 @@ def _two_outputs():
             {"id": "w", "op": "parameter", "params": {"shape": [3], "init": "rand", "seed": 2}},
             node("m", "mul"),
             node("r", "relu"),
+            tensor("k", value=[2.0, 1.0, 0.5]),
+            node("xk", "mul"),
             node("t", "tanh"),
             node("pos", "module_output"),
             node("squashed", "module_output"),
@@ -133,7 +135,9 @@ def _two_outputs():
             edge("a", "x", "m"),
             edge("b", "w", "m", "other"),
             edge("c", "m", "r"),
-            edge("d", "x", "t"),
+            edge("d", "x", "xk"),
+            edge("d2", "k", "xk", "other"),
+            edge("d3", "xk", "t"),
             edge("e", "r", "pos"),
             edge("f", "t", "squashed"),
         ],
@@ -309,6 +313,7 @@ def test_the_classes_read_as_pytorch_code(scripts):
     assert "g_y = self.g(f_y)" in text
     text, _ = scripts[("two-outputs", "torch")]
     assert "        return r, t_2  # ports {" in text and "sp_pos, sp_squashed = sp(v)" in text
+    assert "        self.k = torch.tensor([2.0, 1.0, 0.5])  # node k" in text  # no Parameter
 
 
 def _definition(doc, name):

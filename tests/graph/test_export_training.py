@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from _docs import edge, node
 
-from backend.graph import parse
+from backend.graph import module_library, parse
 from backend.graph.export import to_python
 from backend.graph.export_training import parse_losses, print_every
 from backend.graph.importer import from_python
@@ -169,6 +169,37 @@ def _layer_module():
     )
 
 
+def _library_block():
+    """The library's ConvBlock (conv2d, batch_norm, relu, max_pool2d) on digits, then a linear
+    head: batch_norm inside a module instance in train() while the loop steps."""
+    block = module_library.build("ConvBlock", {"in_channels": 1, "out_channels": 2})
+    training = {**ADAM_BATCHES, "steps": 4, "batch_size": 16, "seed": 3}
+    return parse(
+        {
+            "version": 2,
+            "modules": [block],
+            "nodes": [
+                node("data", "dataset", kind="digits", n=48, seed=1),
+                node("lab", "labels"),
+                node("c1", "module", module="ConvBlock", seed=2),
+                node("flat", "flatten", start_dim=1),
+                node("head", "linear", out_features=10, seed=4),
+                node("loss", "cross_entropy"),
+            ],
+            "edges": [
+                edge("e1", "data", "c1", "x"),
+                edge("e2", "c1", "flat", source_port="y"),
+                edge("e3", "flat", "head"),
+                edge("e4", "head", "loss"),
+                edge("e5", "data", "lab", "dataset"),
+                edge("e6", "lab", "loss", "target"),
+            ],
+            "target": "loss",
+            "training": training,
+        }
+    )
+
+
 def _shortened(doc, steps):
     return doc.model_copy(update={"training": doc.training.model_copy(update={"steps": steps})})
 
@@ -193,6 +224,7 @@ CASES = {
     "leaves-sgd-minibatch": _with_leaves({**SGD_FULL, "batch_size": 8, "momentum": 0.0}),
     "module-instances-sgd": _dense_module(),
     "module-classes-with-layers-adam": _layer_module(),
+    "module-library-conv-block": _library_block(),
     "template-mlp-xor": load_template("mlp-xor"),  # 300 steps: printed every 3rd
     # conv2d and batch_norm layers, batch_norm in train() while the loop steps
     "template-residual-block-6-steps": _shortened(load_template("residual-block-digits"), 6),
