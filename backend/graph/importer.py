@@ -20,6 +20,11 @@ does nothing. Each assignment becomes a node and its inputs become edges:
     Block(4, d_out=8); nn.ModuleList([...])    constant arguments (a definition per set of them),
     y, z = net(x)                              module lists, several outputs (importing/classes.py)
     L.backward(torch.ones(L.shape))            target, and a lesson step with gradient_ones
+    net2.w.copy_(...) under no_grad            an instance's own values: its state
+                                               (init_like_engine(net2.fc, seed=5) too;
+                                               importing/state_loads.py)
+    opt = torch.optim.Adam(...); for step ...  a training loop: the document's training
+                                               settings, not nodes (importing/training_loop.py)
 
 A `# node <id> (x, y) {json}` comment on a line (as code export writes) gives the node its id,
 position and what the code cannot say (op, label, params). Header docstring, imports, the
