@@ -38,6 +38,7 @@ from .constants import Constants, constant_or_refused
 from .nodes import renamed_ref
 from .port_comments import meta_id, ports_of
 from .problems import Unsupported
+from .shared_calls import share, unused_base
 from .state_loads import with_state
 from .syntax import dotted
 
@@ -54,12 +55,15 @@ class ClassReader:
         self.names = {}  # (class, its arguments) -> the name of its definition
         self.building = set()  # definitions being read (a class making itself stops there)
         self.instances = {}  # variable -> {"cls", "def": definition name, "used": bool}
+        self.params = {}  # definition name -> ids of its parameter nodes (made by __init__)
+        self.variants = {}  # shared_calls.py: (definition, parameters) -> its variant's name
 
     def share(self, other):
         """Read a class's methods with the classes and definitions of `other` (the walker
         outside it): a class used inside another is defined once for the document."""
         self.classes, self.defs = other.classes, other.defs
         self.names, self.building = other.names, other.building
+        self.params, self.variants = other.params, other.variants
 
     def class_def(self, stmt):
         """`class Net(nn.Module): ...` is kept until an instance is made."""
@@ -105,7 +109,7 @@ class ClassReader:
                 self.building.discard(dname)
         if self.defs[dname] is None:
             raise Unsupported(f"{cls} could not be read: see the lines of its class")
-        self.instances[name] = {"cls": cls, "def": dname, "used": False}
+        self.instances[name] = {"cls": cls, "def": dname, "base": dname, "used": False}
         self.imp.env.pop(name, None)
 
     def _new_name(self, cls):
@@ -118,31 +122,33 @@ class ClassReader:
 
     def call(self, name, node, meta):
         """`y = net(x)`: the instance's `module` node, its inputs wired to forward's args."""
-        d = self._callable(name)
+        inputs = self._args(node)  # first: net(net(x)) calls the inner one first
+        d = self._callable(name, inputs)
         if len(d["outputs"]) > 1:
             targets = ", ".join(f"y{i}" for i in range(len(d["outputs"])))
             raise Unsupported(
                 f"{self.instances[name]['cls']}.forward returns {len(d['outputs'])} tensors: "
                 f"unpack them, `{targets} = {name.removeprefix('self.')}(...)`"
             )
-        return self._single(self._node(name, d, self._args(name, d, node), meta), d)
+        return self._single(self._node(name, d, inputs, meta), d)
 
     def call_unpacked(self, names, name, node, meta):
         """`y, z = net(x)`: the module node, and per name the output port it is bound to
         (nodes.port_ref)."""
-        d = self._callable(name)
+        inputs = self._args(node)
+        d = self._callable(name, inputs)
         if len(d["outputs"]) != len(names):
             raise Unsupported(
                 f"{self.instances[name]['cls']}.forward returns {len(d['outputs'])} "
                 f"tensor(s) here, not {len(names)}"
             )
-        nid = self._node(name, d, self._args(name, d, node), meta)
+        nid = self._node(name, d, inputs, meta)
         return [self.imp.graph.port(nid, port) for port in d["outputs"]]
 
     def call_with(self, name, inputs, meta):
         """The module node of instance `name` called on node ids (a layer of nn.Sequential)."""
-        d = self._callable(name)
-        if len(d["inputs"]) != len(inputs) or len(d["outputs"]) != 1:
+        d = self._callable(name, inputs)
+        if len(d["outputs"]) != 1:
             cls = self.instances[name]["cls"]
             raise Unsupported(f"nn.Sequential's {cls} must take one tensor and return one")
         return self._single(self._node(name, d, inputs, meta), d)
@@ -153,35 +159,39 @@ class ClassReader:
         port = d["outputs"][0]
         return nid if port == OUT else self.imp.graph.port(nid, port)
 
-    def _callable(self, name):
+    def _callable(self, name, inputs):
+        """The definition a call of `name` on `inputs` (node ids) makes a node of."""
         inst = self.instances[name]
+        d = self.defs[inst["def"]]
+        n = len(d["inputs"]) - len(inst.get("shared", ()))
+        if len(inputs) != n:
+            raise Unsupported(f"{inst['cls']}'s forward takes {n} tensors here")
         if inst["used"]:
-            shown = name.removeprefix("self.") if "@" not in name else "nn.Sequential"
-            raise Unsupported(
-                f"'{shown}' is called a second time: PyTorch shares one module's parameters "
-                "between its calls (their gradients add up), and a module node holds its own, "
-                f"so this would not give PyTorch's gradients. For separate parameters make one "
-                f"{inst['cls']}(...) per call; for shared ones call it once, or use its "
-                "nn.Parameter tensors twice inside one forward"
-            )
+            share(self, name)  # called again: its parameters shared by the calls
         return self.defs[inst["def"]]
 
-    def _args(self, name, d, node):
-        cls = self.instances[name]["cls"]
-        if node.keywords or len(node.args) != len(d["inputs"]):
-            raise Unsupported(f"{cls}'s forward takes {len(d['inputs'])} tensors here")
+    def _args(self, node):
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise Unsupported("a module takes its tensors as positional arguments here")
         return [self.imp.exprs.operand_node(a) for a in node.args]
 
     def _node(self, name, d, inputs, meta):
         inst = self.instances[name]
         inst["used"] = True
-        seed = sum(1 for i in self.instances.values() if i["def"] == inst["def"] and i["used"])
-        params = with_state(inst, {"module": inst["def"], "seed": seed - 1})
-        return self.imp.add_node("module", params, list(zip(d["inputs"], inputs)), meta)
+        if "seed" not in inst:  # every call of one instance: the same seed
+            inst["seed"] = sum(
+                1 for i in self.instances.values() if i["base"] == inst["base"] and "seed" in i
+            )
+        params = with_state(inst, {"module": inst["def"], "seed": inst["seed"]})
+        inputs = inputs + list(inst.get("shared", {}).values())  # (the variant's last ports)
+        nid = self.imp.add_node("module", params, list(zip(d["inputs"], inputs)), meta)
+        inst.setdefault("nodes", []).append(nid)
+        return nid
 
     def definitions(self):
-        """The module definitions built, in the order their classes made their first instance."""
-        return [d for d in self.defs.values() if d is not None]
+        """The module definitions built, in the order their classes made their first instance
+        (one whose instances all became shared, shared_calls.py, left out where unused)."""
+        return [d for d in self.defs.values() if d is not None and not unused_base(self, d)]
 
 
 def _arguments(cls, init, call, constants):
@@ -240,6 +250,8 @@ class _Definition:
         init = self.methods.get("__init__")
         if init is not None:
             sub.statements(_own(_body_of_init(init)))
+        for n in sub.graph.nodes.values():
+            n["param"] = True  # what __init__ made: the parameters a shared call shares
         # forward sees what __init__ kept on self, not its arguments or locals
         c = sub.constants
         sub.constants = Constants({k: v for k, v in c.values.items() if "." in k}, c.lengths)
@@ -308,6 +320,7 @@ class _Definition:
         for nid in list(graph.nodes):  # self.w: the node w, where no other node is
             if nid.startswith("self.") and nid[5:] and nid[5:] not in graph.nodes:
                 graph.rename(nid, nid[5:])
+        self.reader.params[self.name] = {n["id"] for n in graph.nodes.values() if n.get("param")}
         doc = ast.get_docstring(self.stmt) or ""
         return {
             "name": self.name,

@@ -10,6 +10,7 @@ import ast
 from .. import registry
 from .layer_forms import set_mode, state_param
 from .problems import Unsupported
+from .shared_calls import layer_refusal
 from .syntax import kw, lists, literal
 
 _NO_GRAD = "only `with eg.no_grad():` holding layer weights is supported"
@@ -63,7 +64,7 @@ class LayerReader:
         """`h = fc(x)`: the layer's linear node."""
         layer = self.declared[name]
         if layer["used"]:
-            raise Unsupported(f"layer '{name}' is used twice; each linear node has its own weights")
+            raise Unsupported(layer_refusal(name, "Linear"))
         if len(node.args) != 1 or node.keywords:
             raise Unsupported("a layer takes one tensor")
         layer["used"] = True

@@ -19,6 +19,7 @@ from .. import registry
 from .layer_forms import op_of_class, params_from_call, self_attention
 from .module_lists import elements
 from .problems import Unsupported
+from .shared_calls import layer_refusal
 from .syntax import literal
 
 # nn.Flatten flattens from dim 1 (it keeps the batch); torch.flatten from dim 0
@@ -123,10 +124,11 @@ class NnLayers:
         if layer["kind"] == "instance":
             inputs = [self._operand(a) for a in args]
             # named as PyTorch names the layer (self.body[0]: body.0) where the line does not
-            named = meta or re.sub(r"\[(\d+)\]", r".\1", name).removeprefix("self.")
-            return imp.classes.call_with(layer["key"], inputs, named)
+            path = re.sub(r"\[(\d+)\]", r".\1", name).removeprefix("self.")
+            imp.classes.instances[layer["key"]]["shown"] = path  # (its name in messages)
+            return imp.classes.call_with(layer["key"], inputs, meta or path)
         if layer.get("used"):
-            raise Unsupported(f"layer '{name}' is used twice; each node has its own weights")
+            raise Unsupported(layer_refusal(name, layer["name"]))
         if "used" in layer:
             layer["used"] = True
         spec = registry.get(layer["op"])
@@ -148,7 +150,7 @@ class NnLayers:
             raise Unsupported(f"'{name}' (nn.Linear) takes one tensor")
         key = f"{name}:linear"
         if key in imp.layers.declared:
-            raise Unsupported(f"'{name}' is used twice; each linear node has its own weights")
+            raise Unsupported(layer_refusal(name, "Linear"))
         imp.layers.declare(key, layer["call"])
         arg = args[0]
         if isinstance(arg, str):  # the previous layer's node, named for the call
