@@ -325,8 +325,11 @@ class ClassWriter:
                 x = self.ex._layer_input(flat_prefix + rel)
                 new = export_layers.declaration(lib, spec, params, x, path)[1:]
                 old = export_layers.declaration(lib, spec, made, x, path)[1:]
-                if new != old:  # (its mode is the class's: no eval() again)
+                if new != old:  # (eval() again only where its mode differs from the class's)
                     lines += [s for s in new if not s.startswith(f"{path}.eval()")]
+                    evals = [any(s.startswith(f"{path}.eval()") for s in d) for d in (new, old)]
+                    if evals[0] != evals[1]:
+                        lines.append(f"{path}.eval()" if evals[0] else f"{path}.train()")
             else:
                 x = self._probe_args(spec)
                 if spec.code(lib, x, params) != spec.code(lib, x, made):

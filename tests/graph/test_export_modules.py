@@ -165,6 +165,41 @@ def _two_outputs():
     )
 
 
+def _norms():
+    """Norm (batch_norm, tanh) twice: n2 in train() by its state (batch statistics), n1 as a
+    forward run has it (eval(), its running statistics)."""
+    norm = {
+        "name": "Norm",
+        "nodes": [
+            node("x", "module_input"),
+            node("bn", "batch_norm"),
+            node("t", "tanh"),
+            node("y", "module_output"),
+        ],
+        "edges": [edge("a", "x", "bn"), edge("b", "bn", "t"), edge("c", "t", "y")],
+        "inputs": ["x"],
+        "outputs": ["y"],
+    }
+    return parse(
+        {
+            "version": 2,
+            "modules": [norm],
+            "nodes": [
+                tensor("v", shape=[4, 3], init="randn", seed=2, requires_grad=True),
+                node("n1", "module", module="Norm"),
+                node("n2", "module", module="Norm", state={"bn": {"mode": "train"}}),
+                node("s", "sum"),
+            ],
+            "edges": [
+                edge("e1", "v", "n1", "x"),
+                edge("e2", "n1", "n2", "x", source_port="y"),
+                edge("e3", "n2", "s", source_port="y"),
+            ],
+            "target": "s",
+        }
+    )
+
+
 # the module library's entries (module_library.py), each on an input it is made for
 LIBRARY = {
     "LinearAct": ({}, [2, 4]),
@@ -209,6 +244,7 @@ CASES = {
     "linear-layers": _dense(),
     "conv2d-layers": _convs(),
     "two-outputs": _two_outputs(),
+    "layer-mode-of-its-own": _norms(),
     **{f"library-{name}": _library(name) for name in LIBRARY},
 }
 
@@ -311,6 +347,8 @@ def test_the_classes_read_as_pytorch_code(scripts):
     text, _ = scripts[("nested", "engine")]
     assert "        self.g = Affine()\n        with eg.no_grad():" in text
     assert "g_y = self.g(f_y)" in text
+    text, _ = scripts[("layer-mode-of-its-own", "engine")]
+    assert "n1 = Norm()\nn2 = Norm()\nn2.bn.train()\n" in text
     text, _ = scripts[("two-outputs", "torch")]
     assert "        return r, t_2  # ports {" in text and "sp_pos, sp_squashed = sp(v)" in text
     assert "        self.k = torch.tensor([2.0, 1.0, 0.5])  # node k" in text  # no Parameter

@@ -9,6 +9,7 @@ its class makes; a PyTorch user loading a checkpoint writes the same):
         l2.fc.weight.copy_(torch.tensor([[...]]))          a layer's stored state
     init_like_engine(l2.fc, seed=5)                        a layer's seed (PyTorch script)
     l2.fc.reset_parameters(eg.Generator().manual_seed(5))  a layer's seed (engine script)
+    l2.drop.train()                                        a layer's mode (its own)
 
 Each goes into the instance node's `state` under the inner node's path (`w`, `g/b`, `fc`), as
 modules.flatten reads it. An attribute names the inner node of that id (or whose id, made an
@@ -48,7 +49,7 @@ class StateLoads:
         f = call.func
         return (
             isinstance(f, ast.Attribute)
-            and f.attr == "reset_parameters"
+            and f.attr in ("reset_parameters", "eval", "train")
             and self._root(f.value) is not None
         )
 
@@ -80,9 +81,20 @@ class StateLoads:
             self._layer_seed(var, attrs, int(literal(seed)) if seed is not None else 0)
             return None
         var, attrs = self._root(call.func.value)
+        if call.func.attr in ("eval", "train"):
+            return self._mode(var, attrs, call)
         seed = self.imp.sources.seed_of(call.args[0] if call.args else None)
         self._layer_seed(var, attrs, seed)
         return None
+
+    def _mode(self, var, attrs, call):
+        """`inst.drop.eval()` / `.train()`: the mode of a layer inside (dropout, batch_norm)."""
+        path, spec, rest = self._node(var, attrs)
+        if call.args or call.keywords:
+            raise Unsupported(f"{call.func.attr}() takes no arguments here")
+        if rest or spec.layer is None or spec.param("mode") is None:
+            raise Unsupported(f"{var}.{'.'.join(attrs)} is no layer with a train/eval mode")
+        self._store(var, path, {"mode": call.func.attr})
 
     def _with(self, stmt):
         """`with eg.no_grad():` whose copies into instances are read here, the others by the
