@@ -49,6 +49,21 @@ L.backward()
             "grad:other/w": "other.w.grad",
         },
     ),
+    "in-if-branches": (
+        _GATE
+        + """
+blk = Gate()
+x = torch.tensor([1.0, -2.0], requires_grad=True)
+if x.sum() > 0:
+    y = blk(x)
+else:
+    y = blk(x * 2)
+z = blk(y)
+L = z.sum()
+L.backward()
+""",
+        {"target": "L", "grad:x": "x.grad", "grad:blk.w": "blk.w.grad", "grad:blk.b": "blk.b.grad"},
+    ),
     "nested-and-twice": (
         _GATE
         + """

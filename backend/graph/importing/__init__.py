@@ -16,6 +16,7 @@ statements): each module reads one kind of line or expression into nodes.
     classes.py       nn.Module classes as module definitions, their instances as module nodes
     constants.py     the constants a class's methods work out (arguments, self.scale); `if` on them
     module_lists.py  nn.ModuleList elements, and the lists nn.Sequential / comprehensions stand for
+    shared_calls.py  an instance called more than once: its parameters shared by the calls
 
 The in-place lines (`x.add_(1)`, `x[0] = v`, `x += 1`) are `backend/graph/import_inplace.py`.
 """

@@ -27,9 +27,9 @@ arguments share one.
 order forward returns them; a single one is `out`, the port every single-output node gives);
 the caller unpacks them, `y, z = net(x)`.
 
-Each call of an instance is one `module` node, with its own parameters. An instance called
-twice shares its parameters between the calls in PyTorch, which two nodes cannot: that is
-refused at the second call, saying what to write."""
+Each call of an instance is one `module` node. An instance called again shares its parameters
+between the calls, as in PyTorch: shared_calls.py makes them nodes of their own wired into
+each call (or refuses, where a layer keeps them inside its node)."""
 
 import ast
 import copy
@@ -185,7 +185,7 @@ class ClassReader:
         params = with_state(inst, {"module": inst["def"], "seed": inst["seed"]})
         inputs = inputs + list(inst.get("shared", {}).values())  # (the variant's last ports)
         nid = self.imp.add_node("module", params, list(zip(d["inputs"], inputs)), meta)
-        inst.setdefault("nodes", []).append(nid)
+        inst.setdefault("nodes", []).append(self.imp.graph.nodes[nid])  # (kept if renamed)
         return nid
 
     def definitions(self):

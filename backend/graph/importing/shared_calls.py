@@ -39,8 +39,7 @@ def share(reader, name):
         node = imp.add_node(p.pop("op"), p, [], f"{shown}.{nid}")
         imp.graph.nodes[node]["param"] = True  # a parameter of the module being read, if any
         own[nid] = node
-    for nid in inst.get("nodes", ()):
-        n = imp.graph.nodes[nid]
+    for n in inst.get("nodes", ()):  # the nodes of the calls before (an if may rename one)
         n["params"]["module"] = variant
         state = n["params"].get("state")
         if state:
@@ -50,7 +49,7 @@ def share(reader, name):
             else:
                 n["params"].pop("state")
         for port, src in own.items():
-            imp.graph.edges.append((src, nid, port))
+            imp.graph.edges.append((src, n["id"], port))
     inst["def"], inst["shared"] = variant, own
     if inst.get("state"):
         inst["state"] = {k: v for k, v in inst["state"].items() if k not in own}
