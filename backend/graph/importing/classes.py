@@ -123,34 +123,20 @@ class ClassReader:
     def call(self, name, node, meta):
         """`y = net(x)`: the instance's `module` node, its inputs wired to forward's args."""
         inputs = self._args(node)  # first: net(net(x)) calls the inner one first
-        d = self._callable(name, inputs)
-        if len(d["outputs"]) > 1:
-            targets = ", ".join(f"y{i}" for i in range(len(d["outputs"])))
-            raise Unsupported(
-                f"{self.instances[name]['cls']}.forward returns {len(d['outputs'])} tensors: "
-                f"unpack them, `{targets} = {name.removeprefix('self.')}(...)`"
-            )
+        d = self._callable(name, inputs, None)
         return self._single(self._node(name, d, inputs, meta), d)
 
     def call_unpacked(self, names, name, node, meta):
         """`y, z = net(x)`: the module node, and per name the output port it is bound to
         (nodes.port_ref)."""
         inputs = self._args(node)
-        d = self._callable(name, inputs)
-        if len(d["outputs"]) != len(names):
-            raise Unsupported(
-                f"{self.instances[name]['cls']}.forward returns {len(d['outputs'])} "
-                f"tensor(s) here, not {len(names)}"
-            )
+        d = self._callable(name, inputs, len(names))
         nid = self._node(name, d, inputs, meta)
         return [self.imp.graph.port(nid, port) for port in d["outputs"]]
 
     def call_with(self, name, inputs, meta):
         """The module node of instance `name` called on node ids (a layer of nn.Sequential)."""
-        d = self._callable(name, inputs)
-        if len(d["outputs"]) != 1:
-            cls = self.instances[name]["cls"]
-            raise Unsupported(f"nn.Sequential's {cls} must take one tensor and return one")
+        d = self._callable(name, inputs, 1)
         return self._single(self._node(name, d, inputs, meta), d)
 
     def _single(self, nid, d):
@@ -159,13 +145,25 @@ class ClassReader:
         port = d["outputs"][0]
         return nid if port == OUT else self.imp.graph.port(nid, port)
 
-    def _callable(self, name, inputs):
-        """The definition a call of `name` on `inputs` (node ids) makes a node of."""
+    def _callable(self, name, inputs, outputs):
+        """The definition a call of `name` on `inputs` (node ids) giving `outputs` tensors
+        (None: one, bound to one name) makes a node of; checked before anything is changed."""
         inst = self.instances[name]
-        d = self.defs[inst["def"]]
+        d, cls = self.defs[inst["def"]], inst["cls"]
         n = len(d["inputs"]) - len(inst.get("shared", ()))
         if len(inputs) != n:
-            raise Unsupported(f"{inst['cls']}'s forward takes {n} tensors here")
+            raise Unsupported(f"{cls}'s forward takes {n} tensors here")
+        got = len(d["outputs"])
+        if outputs is None and got > 1:
+            targets = ", ".join(f"y{i}" for i in range(got))
+            raise Unsupported(
+                f"{cls}.forward returns {got} tensors: "
+                f"unpack them, `{targets} = {name.removeprefix('self.')}(...)`"
+            )
+        if outputs == 1 and got != 1:
+            raise Unsupported(f"nn.Sequential's {cls} must take one tensor and return one")
+        if outputs is not None and got != outputs:
+            raise Unsupported(f"{cls}.forward returns {got} tensor(s) here, not {outputs}")
         if inst["used"]:
             share(self, name)  # called again: its parameters shared by the calls
         return self.defs[inst["def"]]
