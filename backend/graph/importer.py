@@ -187,11 +187,23 @@ class _Importer:
         body, loop = self.training.split(body)  # a training loop: settings, not nodes
         self.statements(body, top=True)
         if self.problems:
-            raise ImportFailed(self.problems)
+            raise ImportFailed(self.problems, self.partial(loop))
         doc = self.graph.document(
             self.name, self.description, self.target, self.lesson(), self.classes.definitions()
         )
         return self.training.settle(doc, loop)
+
+    def partial(self, loop):
+        """The document of the lines that were read, where it is a valid one (None where not):
+        what the page offers to open in spite of the problems. A line that failed made no
+        node its variables name (nodes of a part of it read before the failure are kept)."""
+        try:
+            doc = self.graph.document(
+                self.name, self.description, self.target, self.lesson(), self.classes.definitions()
+            )
+            return self.training.settle(doc, loop)
+        except ImportFailed:
+            return None
 
     def lesson(self):
         """A script's backward from ones (`L.backward(torch.ones(L.shape))`) is a lesson step

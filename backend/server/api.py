@@ -224,8 +224,12 @@ def import_code():
         # parsed with ast, never executed; within its own time budget
         doc = from_python(code, current_app.config["WIREGRAD"].limits.max_import_seconds)
     except ImportFailed as exc:
+        # with the document of the lines that could be read, where it is a valid one: the
+        # page offers to open it (the rest of the script still imports)
+        partial = exc.document.model_dump(mode="json") if exc.document is not None else None
         raise ApiError(
             "the script has lines that cannot be imported",
             problems=[p.to_dict() if hasattr(p, "to_dict") else str(p) for p in exc.problems],
+            document=partial,
         ) from None
     return jsonify(doc.model_dump(mode="json"))

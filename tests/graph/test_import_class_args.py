@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from test_import_pytorch import _RUNNER, HEAD, ROOT, _script, compare, run_imported
 
@@ -389,3 +390,37 @@ def test_import_never_runs_a_class(tmp_path, line):
     with pytest.raises(ImportFailed):
         from_python(HEAD + src)
     assert not marker.exists()
+
+
+def test_the_rest_still_imports_where_a_class_cannot_be_read():
+    src = _script(
+        """\
+        class Bad(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                self.w = nn.Parameter(torch.tensor([1.0, 2.0]))
+
+            def forward(self, x):
+                return x.frob() * self.w
+
+        x = torch.tensor([1.0, -1.0], requires_grad=True)
+        bad = Bad(2)
+        y = bad(x)
+        blk = nn.Sequential(nn.Tanh())
+        z = blk(x) * 2
+        L = z.sum()
+        L.backward()
+        """
+    )
+    with pytest.raises(ImportFailed) as info:
+        from_python(src)
+    lines = {p.line - 3: p.message for p in info.value.problems}
+    assert sorted(lines) == [7, 10, 11], lines
+    assert "frob" in lines[7] and "Bad could not be read" in lines[10]
+    doc = info.value.document
+    assert [m.name for m in doc.modules] == [] and doc.target == "L"
+    assert {n.op for n in doc.nodes} == {"tensor", "tanh", "mul", "sum"}
+    res = run_imported(doc)
+    assert res.leaf_grads["x"].tolist() == pytest.approx(
+        [2 * (1 - np.tanh(1.0) ** 2), 2 * (1 - np.tanh(-1.0) ** 2)]
+    )

@@ -19,10 +19,14 @@ class ImportProblem:
 
 
 class ImportFailed(ValueError):
-    """The script cannot be read as a graph; `.problems` lists each line that failed and why."""
+    """The script cannot be read as a graph; `.problems` lists each line that failed and why.
+    `.document`: the document of the lines that could be read (the rest of the script without
+    the lines that failed and those that use what they made), where it is a valid one; None
+    where there is none (a syntax error, the time budget, no valid graph)."""
 
-    def __init__(self, problems):
+    def __init__(self, problems, document=None):
         self.problems = list(problems)
+        self.document = document
         super().__init__("; ".join(str(p) for p in self.problems))
 
 

@@ -10,6 +10,8 @@ export class ApiError extends Error {
     message: string,
     readonly status: number,
     readonly problems: NodeProblem[] = [],
+    // an import's document of the lines that could be read (null: none), beside its problems
+    readonly partial: GraphDocument | null = null,
   ) {
     super(message);
   }
@@ -31,7 +33,7 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
       : (data.problems || []).map((p: string | { line: number; message: string }) =>
         typeof p === "string" ? { message: p } : { message: `line ${p.line}: ${p.message}` },
       );
-    throw new ApiError(data.error ?? `${res.status} ${res.statusText}`, res.status, problems);
+    throw new ApiError(data.error ?? `${res.status} ${res.statusText}`, res.status, problems, data.document ?? null);
   }
   return data as T;
 }

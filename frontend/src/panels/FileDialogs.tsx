@@ -3,7 +3,7 @@
 import { useEffect, useState } from "react";
 import { api } from "../api/http";
 import { shareLink } from "../api/owner";
-import type { GraphInfo, RevisionInfo } from "../api/types";
+import type { GraphDocument, GraphInfo, RevisionInfo } from "../api/types";
 import { useEditor } from "../store/editor";
 import Dialog from "./Dialog";
 import { downloadText, openDocument, openTemplate } from "../doc/files";
@@ -149,13 +149,17 @@ export function ExportDialog({ onClose }: { onClose: () => void }) {
 export function ImportDialog({ onClose }: { onClose: () => void }) {
   const [code, setCode] = useState("");
   const [problems, setProblems] = useState<string[]>([]);
+  // the document of the lines that could be read, offered beside the problems
+  const [partial, setPartial] = useState<GraphDocument | null>(null);
   const submit = async () => {
+    setPartial(null);
     try {
       const doc = await api.importCode(code);
       if (openDocument(doc)) onClose();
     } catch (e) {
-      const err = e as { message: string; problems?: { message: string }[] };
+      const err = e as { message: string; problems?: { message: string }[]; partial?: GraphDocument | null };
       setProblems([err.message, ...(err.problems ?? []).map((p) => p.message)]);
+      setPartial(err.partial ?? null);
     }
   };
   return (
@@ -175,6 +179,11 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
         <button type="button" onClick={submit} disabled={!code.trim()}>
           import
         </button>
+        {partial && (
+          <button type="button" onClick={() => openDocument(partial) && onClose()}>
+            import without these lines
+          </button>
+        )}
       </div>
     </Dialog>
   );
