@@ -24,6 +24,7 @@ node) is left out with a note in the document's description, and the rest still 
 
 import ast
 import json
+from collections import Counter
 
 import pydantic
 
@@ -41,18 +42,24 @@ class TrainingLoop:
     def split(self, body):
         """(the statements without the training section, the section or None)."""
         i_for = i_opt = None
-        for i, s in enumerate(body):
-            if not isinstance(s, ast.For):
-                continue
-            for j in range(i - 1, -1, -1):
-                name = _optimizer_name(body[j])
-                if name is not None and _steps_optimizer(s, name):
-                    i_for, i_opt = i, j
-                    break
+        optimizers = {}  # name -> the index of the line that last made it
+        for i, s in enumerate(body):  # (one pass: a long script costs no more than its length)
+            name = _optimizer_name(s)
+            if name is not None:
+                optimizers[name] = i
+            elif isinstance(s, ast.For):
+                stepped = [optimizers[n] for n in _stepped(s) if n in optimizers]
+                if stepped:
+                    i_for, i_opt = i, max(stepped)
         if i_for is None:
             return body, None
         start, used = i_opt, _loaded(body[i_opt : i_for + 1])
-        while start > 0 and _setup_line(body[start - 1], used, body[: start - 1]):
+        before = Counter(_loads(body[:start]))  # names read by the lines before the section
+        while start > 0:
+            s = body[start - 1]
+            before.subtract(_loads([s]))
+            if not _setup_line(s, used, before):
+                break
             start -= 1
         return body[:start] + body[i_for + 1 :], body[start : i_for + 1]
 
@@ -158,31 +165,33 @@ def _optimizer_name(stmt):
     return None
 
 
-def _steps_optimizer(loop, name):
+def _stepped(loop):
+    """The names `<name>.step()` is called on in a loop's body."""
+    out = set()
     for node in ast.walk(ast.Module(body=loop.body, type_ignores=[])):
         f = getattr(node, "func", None)
-        if (
-            isinstance(f, ast.Attribute)
-            and f.attr == "step"
-            and isinstance(f.value, ast.Name)
-            and f.value.id == name
-        ):
-            return True
-    return False
+        if isinstance(f, ast.Attribute) and f.attr == "step" and isinstance(f.value, ast.Name):
+            out.add(f.value.id)
+    return out
 
 
-def _loaded(stmts):
-    return {
+def _loads(stmts):
+    """Each name read by `stmts`, once per reading."""
+    return [
         n.id
         for s in stmts
         for n in ast.walk(s)
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-    }
+    ]
+
+
+def _loaded(stmts):
+    return set(_loads(stmts))
 
 
 def _setup_line(stmt, used, before):
     """An assignment of a number or a list (`steps = 60`, `params = [...]`) to names the
-    section reads and no line before it does."""
+    section reads and no line before it does (`before`: a Counter of the names read there)."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
         return False
     if not (_is_number(stmt.value) or isinstance(stmt.value, (ast.List, ast.Tuple))):
@@ -192,7 +201,7 @@ def _setup_line(stmt, used, before):
     if not names or not all(isinstance(n, ast.Name) for n in names):
         return False
     ids = {n.id for n in names}
-    return ids <= used and not ids & _loaded(before)
+    return ids <= used and not any(before[i] > 0 for i in ids)
 
 
 def _is_number(node):
