@@ -326,7 +326,10 @@ class ClassWriter:
                 new = export_layers.declaration(lib, spec, params, x, path)[1:]
                 old = export_layers.declaration(lib, spec, made, x, path)[1:]
                 if new != old:  # (eval() again only where its mode differs from the class's)
-                    lines += [s for s in new if not s.startswith(f"{path}.eval()")]
+                    again = (f"{path}.eval()",)  # ... and seeded again where its seed does
+                    if params.get("seed") == made.get("seed"):
+                        again += (f"{path}.reset_parameters(", f"init_like_engine({path},")
+                    lines += [s for s in new if not s.startswith(again)]
                     evals = [any(s.startswith(f"{path}.eval()") for s in d) for d in (new, old)]
                     if evals[0] != evals[1]:
                         lines.append(f"{path}.eval()" if evals[0] else f"{path}.train()")

@@ -12,12 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _docs import edge, node, tensor
+from test_export_training import _layer_module
 from test_modules import affine_module, twice_module, two_blocks
 
 from backend.graph import module_library, parse, registry, run_records
 from backend.graph.export import to_python
 from backend.graph.importer import from_python
 from backend.graph.modules import OUTPUT_OP, SEP, flatten
+from backend.graph.training import Trainer
 from backend.graph.validate import resolved_params
 
 ROOT = Path(__file__).parents[2]
@@ -200,6 +202,18 @@ def _norms():
     )
 
 
+def _trained():
+    """Block (linear, tanh) twice and a head, trained 3 steps in the editor: each instance's
+    trained weights are in its own state (and the dataset's arrays come with the script)."""
+    doc = _layer_module()
+    doc = doc.model_copy(update={"training": doc.training.model_copy(update={"steps": 3})})
+    trainer = Trainer(doc)
+    trainer.run()
+    trained = trainer.written_back()
+    assert all(n.params.get("state") for n in trained.nodes if n.op == "module")
+    return trained
+
+
 # the module library's entries (module_library.py), each on an input it is made for
 LIBRARY = {
     "LinearAct": ({}, [2, 4]),
@@ -245,6 +259,7 @@ CASES = {
     "conv2d-layers": _convs(),
     "two-outputs": _two_outputs(),
     "layer-mode-of-its-own": _norms(),
+    "trained-instances": _trained(),
     **{f"library-{name}": _library(name) for name in LIBRARY},
 }
 
@@ -257,7 +272,8 @@ def _run(text):
 
 @pytest.fixture(scope="module")
 def scripts():
-    jobs = {(c, f): to_python(doc, f) for c, doc in CASES.items() for f in FLAVORS}
+    # (without the training loop: test_export_training.py runs it)
+    jobs = {(c, f): to_python(doc, f, training=False) for c, doc in CASES.items() for f in FLAVORS}
     with ThreadPoolExecutor(max_workers=2) as pool:
         procs = dict(zip(jobs, pool.map(_run, jobs.values())))
     return {k: (jobs[k], procs[k]) for k in jobs}
@@ -383,6 +399,7 @@ def test_the_class_script_imports_back_to_the_same_document(case, flavor):
     for m in doc.modules:  # the same nodes (ports too), params, positions, labels and edges
         assert _definition(back, m.name) == _definition(doc, m.name), m.name
     assert _instances(back) == _instances(doc)
+    assert back.training == doc.training  # (the trained case has settings: the loop reads back)
     top = {n.id: n.op for n in doc.nodes}
     assert {n.id: n.op for n in back.nodes} == top
     assert {n.id: n.position for n in back.nodes} == {n.id: n.position for n in doc.nodes}
