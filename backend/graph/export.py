@@ -70,7 +70,7 @@ def to_python(doc, flavor="engine", training=None) -> str:
     if flavor not in FLAVORS:
         raise ValueError(f"flavor must be 'engine' or 'torch', not {flavor!r}")
     check(doc)
-    writer = None
+    writer = source = None
     if doc.modules:
         from .export_classes import ClassWriter, Unwritable
 
@@ -78,6 +78,7 @@ def to_python(doc, flavor="engine", training=None) -> str:
         try:
             writer = ClassWriter(doc, ex, (_ident, _is_good_name))
             writer.check_target()
+            source = _self_checked(writer)
         except Unwritable as why:
             writer = None
             note = f"modules written as their flat graph (as every run runs it): {why}"
@@ -86,7 +87,7 @@ def to_python(doc, flavor="engine", training=None) -> str:
         ex = _Exporter(flat, flavor)
         if doc.modules:
             ex.note = note
-    source = _self_checked(writer or ex)
+        source = _self_checked(ex)
     if training is False or doc.training is None:
         return source
     from .validate import GraphInvalid

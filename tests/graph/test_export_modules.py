@@ -416,8 +416,8 @@ def test_the_class_script_imports_back_to_the_same_document(case, flavor):
             _close(np.asarray(res_b.leaf_grads[key].tolist()), g, f"grad {key}")
 
 
-def test_what_the_classes_cannot_say_is_written_flat_with_a_note():
-    """An `if` node inside a module: the flat graph, ids made plain, and why."""
+def _gate():
+    """An `if` node inside a module."""
     d = affine_module("Gate")
     d["nodes"] += [node("zero", "scalar", value=0.0), node("c", "gt"), node("pick", "if")]
     d["edges"] = [e for e in d["edges"] if e["id"] != "ry"] + [
@@ -439,11 +439,40 @@ def test_what_the_classes_cannot_say_is_written_flat_with_a_note():
             "edges": [edge("e", "in", "g", "x")],
         }
     )
+    return doc, "g/pick", "the graph has an if node"
+
+
+def _two_widths():
+    """Dense (a linear of 3 outputs) on a 3-wide and on a 4-wide input: one class cannot make
+    both Linears (its in_features)."""
+    data = _dense().model_dump(mode="json")
+    data["nodes"].insert(1, tensor("wide", shape=[4, 4], init="ones"))
+    data["edges"][0]["source"] = "wide"
+    data["edges"][1] = edge("e2", "inp", "d2", "x")
+    data["nodes"][3]["params"].pop("state")
+    data["nodes"].append(node("other", "sum"))
+    data["edges"].append(edge("e4", "d1", "other", source_port="y"))
+    return parse(data), "d1/h", "module Dense makes other layers on its instances' inputs"
+
+
+def _reshaped_state():
+    """An instance whose state gives a parameter another shape than its class makes."""
+    return (
+        two_blocks(state={"w": {"value": [2.0]}}),
+        "l2/r",
+        "l2/w has another shape than Affine() makes",
+    )
+
+
+@pytest.mark.parametrize("case", [_gate, _two_widths, _reshaped_state])
+def test_what_the_classes_cannot_say_is_written_flat_with_a_note(case):
+    """The flat graph, ids made plain, and why; it still prints the run's numbers."""
+    doc, key, why = case()
     text = to_python(doc, "torch")
-    assert "# modules written as their flat graph (as every run runs it): " in text
-    assert "class Gate" not in text and "# node g_w " in text
+    assert f"# modules written as their flat graph (as every run runs it): {why}\n" in text
+    assert "(nn.Module)" not in text
     proc = _run(text)
     assert proc.returncode == 0, proc.stderr[-3000:]
     values, _ = _printed(proc.stdout)
     res, _ = run_records(doc, "forward")
-    _close(values["g_pick"], res.values["g/pick"], "g/pick")
+    _close(values[key.replace("/", "_")], res.values[key], key)
