@@ -196,3 +196,21 @@ def test_weights_kept_in_a_node_cannot_be_shared_and_say_what_to_write():
     assert "layer 'fc' is called a second time" in problems[13]
     assert "one nn.Linear(...) per call" in problems[13]
     assert "layer 'seq[0]' is called a second time" in problems[16]
+
+
+def test_a_module_without_parameters_called_twice_stays_its_definition():
+    doc = from_python(
+        HEAD
+        + """
+class Act(nn.Module):
+    def forward(self, x):
+        return torch.tanh(x) * 2
+
+a = Act()
+x = torch.tensor([1.0, 2.0], requires_grad=True)
+y = a(a(x))
+"""
+    )
+    assert [m.name for m in doc.modules] == ["Act"]
+    assert [n.params["module"] for n in doc.nodes if n.op == "module"] == ["Act", "Act"]
+    assert [(e.source, e.target) for e in doc.edges] == [("x", "a"), ("a", "y")]

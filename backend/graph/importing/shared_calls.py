@@ -33,6 +33,9 @@ def share(reader, name):
     base = reader.defs[inst["def"]]
     shown = inst.get("shown") or name.removeprefix("self.")
     params = _parameters(reader, inst, base, shown)
+    if not params:
+        inst["shared"] = {}  # nothing to share: each call is a node of the definition as it is
+        return
     variant = _variant(reader, inst["def"], base, [nid for nid, _ in params])
     imp, own = reader.imp, {}
     for nid, p in params:
