@@ -470,17 +470,22 @@ class ClassWriter:
         return hints
 
     def add_hints(self, hints, back):
-        """Add to `hints` whatever `back` (the script read back) got wrong; True if any."""
-        changed = self._hint_level(hints, None, self.doc.nodes, back.nodes)
-        got = {m.name: m for m in back.modules}
-        for name in self.used:
-            b = got.get(self.cls[name])
-            if b is not None:
-                nodes = [n for n in self.defs[name].nodes if n.op not in (INPUT_OP, OUTPUT_OP)]
-                changed = self._hint_level(hints, name, nodes, b.nodes) or changed
-        return changed
+        """Add to `hints` whatever `back` (the script read back) got wrong; True if any. The
+        instances' seeds first, their states once every seed is right: the importer reads a
+        state's seeds relative to the instance seeds around it."""
+        for seeds_only in (True, False):
+            changed = self._hint_level(hints, None, self.doc.nodes, back.nodes, seeds_only)
+            got = {m.name: m for m in back.modules}
+            for name in self.used:
+                b = got.get(self.cls[name])
+                if b is not None:
+                    nodes = [n for n in self.defs[name].nodes if n.op not in (INPUT_OP, OUTPUT_OP)]
+                    changed = self._hint_level(hints, name, nodes, b.nodes, seeds_only) or changed
+            if changed:
+                return True
+        return False
 
-    def _hint_level(self, hints, name, nodes, back_nodes):
+    def _hint_level(self, hints, name, nodes, back_nodes, seeds_only):
         got = {n.id: n for n in back_nodes}
         changed = False
         for node in nodes:
@@ -495,6 +500,8 @@ class ClassWriter:
                     changed = True
             else:
                 want, have = _params(node), _params(b)
+                if node.op == MODULE_OP and seeds_only:
+                    want = {"seed": want["seed"]}
                 for k, v in want.items():
                     if have.get(k, _MISSING) != v and h.get("params", {}).get(k, _MISSING) != v:
                         h.setdefault("params", {})[k] = v

@@ -180,7 +180,7 @@ class ClassReader:
             inst["seed"] = sum(
                 1 for i in self.instances.values() if i["base"] == inst["base"] and "seed" in i
             )
-        params = with_state(inst, {"module": inst["def"], "seed": inst["seed"]})
+        params = with_state(inst, {"module": inst["def"], "seed": inst["seed"]}, meta)
         inputs = inputs + list(inst.get("shared", {}).values())  # (the variant's last ports)
         nid = self.imp.add_node("module", params, list(zip(d["inputs"], inputs)), meta)
         inst.setdefault("nodes", []).append(self.imp.graph.nodes[nid])  # (kept if renamed)

@@ -164,11 +164,12 @@ class StateLoads:
         }
 
     def _node(self, var, attrs):
-        """(path inside the instance, the op spec of the node there, the attributes left)."""
+        """(path inside the instance, the op spec of the node there, the attributes left);
+        what with_state needs of the path is kept with the instance."""
         inst = self.imp.classes.instances[var]
         if inst.get("used"):
             raise Unsupported(f"set {var}'s values before calling it")
-        cls, path = inst.get("def", inst["cls"]), []
+        cls, path, inner, between = inst.get("def", inst["cls"]), [], 0, []
         for i, attr in enumerate(attrs):
             d = self.imp.classes.defs.get(cls)
             if d is None:
@@ -179,10 +180,16 @@ class StateLoads:
             path.append(node["id"])
             if node["op"] == "module":
                 cls = node["params"]["module"]
+                inner += int(node["params"].get("seed") or 0)  # flatten adds it inside
+                between.append((len(path), node["params"].get("state") or {}))
                 continue
             spec = registry.get(node["op"])
             if spec is None:
                 break
+            # the node's own params, where no module between holds a state of its own for it
+            shadowed = any("/".join(path[j:]) in st for j, st in between)
+            own = None if shadowed else node["params"]
+            inst.setdefault("paths", {})["/".join(path)] = (inner, own)
             return "/".join(path), spec, attrs[i + 1 :]
         raise Unsupported(f"{var}.{'.'.join(attrs)} is not a tensor or layer inside {cls}")
 
@@ -191,20 +198,33 @@ class StateLoads:
         state.setdefault(path, {}).update(params)
 
 
-def with_state(inst, params):
-    """An instance node's params with the state its lines loaded: a seed loaded is the seed the
-    node runs with, so the instance's own offset (flatten adds it) is taken off."""
+def with_state(inst, params, meta=None):
+    """An instance node's params with the state its lines loaded. A seed loaded is the seed the
+    node runs with: the offsets flatten adds (the instance's own, which its node comment may
+    give in `meta`, and those of the modules between) are taken off. What equals the node's
+    own params in the definition is left out (no state says it again)."""
     state = inst.get("state")
     if not state:
         return params
     offset = int(params.get("seed") or 0)
+    hint = meta[2].get("params") if isinstance(meta, tuple) else None
+    given = hint.get("seed") if isinstance(hint, dict) else None
+    if isinstance(given, int) and not isinstance(given, bool):
+        offset = given
     own = {}
     for path, p in state.items():
+        inner, defaults = inst.get("paths", {}).get(path, (0, None))
         p = dict(p)
         if "seed" in p:
-            p["seed"] = (int(p["seed"]) - offset) % SEED_RANGE
-        own[path] = p
-    return {**params, "state": own}
+            p["seed"] = (int(p["seed"]) - offset - inner) % SEED_RANGE
+        if defaults is not None:
+            p = {k: v for k, v in p.items() if defaults.get(k, _MISSING) != v}
+        if p:
+            own[path] = p
+    return {**params, "state": own} if own else params
+
+
+_MISSING = object()
 
 
 def _find(nodes, attr):
