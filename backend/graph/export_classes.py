@@ -40,7 +40,7 @@ import json
 
 import engine as eg
 
-from . import export_layers, registry
+from . import datasets, export_layers, registry
 from .document import Node
 from .export import retain_lines
 from .importing.port_comments import ports_comment
@@ -129,7 +129,9 @@ class ClassWriter:
         return self._bare[name]
 
     def _class_names(self):
-        out, taken = {}, set()
+        """A class name per definition: its own name, but where the script's own functions
+        (the datasets' generators) or Python's names have it."""
+        out, taken = {}, {fn.__name__ for fn in datasets.FUNCTIONS.values()}
         for name in self.used:
             c, k = name, 2
             while c in taken or not self.good(c):
