@@ -29,7 +29,7 @@ def ports_of(graph, line, defaults):
         return list(defaults)
     try:
         data = json.loads(text[len(PREFIX) :])
-    except ValueError:
+    except (ValueError, RecursionError):
         raise Unsupported("the JSON after '# ports' cannot be read") from None
     if not isinstance(data, dict) or len(data) != len(defaults):
         raise Unsupported(f"'# ports' must name {len(defaults)} port(s) here, in order")

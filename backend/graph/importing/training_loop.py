@@ -139,7 +139,7 @@ class TrainingLoop:
             if text.startswith(_HINT):
                 try:
                     hint = json.loads(text[len(_HINT) :])
-                except ValueError:
+                except (ValueError, RecursionError):
                     raise _Skip("its `# training` comment is not JSON") from None
                 if not isinstance(hint, dict):
                     raise _Skip("its `# training` comment is not a JSON object")
@@ -234,4 +234,7 @@ def _range_length(it, numbers):
     bounds = [_number(a, numbers) for a in it.args]
     if not all(isinstance(b, int) for b in bounds) or (len(bounds) == 3 and bounds[2] == 0):
         raise _Skip("its range is not of whole numbers")
-    return len(range(*bounds))
+    try:
+        return len(range(*bounds))
+    except OverflowError:  # more steps than an index holds
+        raise _Skip("its range is longer than any training") from None
