@@ -77,8 +77,11 @@ class StateLoads:
         call = stmt.value
         if dotted(call.func) == "init_like_engine":
             seed = call.args[1] if len(call.args) > 1 else kw(call, "seed")
+            seed = literal(seed) if seed is not None else 0
+            if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+                raise Unsupported("init_like_engine's seed must be a whole number ≥ 0")
             var, attrs = self._root(call.args[0])
-            self._layer_seed(var, attrs, int(literal(seed)) if seed is not None else 0)
+            self._layer_seed(var, attrs, seed)
             return None
         var, attrs = self._root(call.func.value)
         if call.func.attr in ("eval", "train"):
