@@ -134,10 +134,10 @@ class _Importer:
         self.nn = NnLayers(self)  # nn.ReLU(), nn.MSELoss(), nn.Sequential(...), nn.Conv2d(...)
         self.classes = ClassReader(self, type(self))  # nn.Module classes: module definitions
         self.lists = ModuleLists(self)  # nn.ModuleList: modules declared as self.layers.<i>
-        # Python constants (a class's arguments, module lists' lengths); only a class's methods
-        # (in_class) work them out and branch on them, as Python does when it builds the module
+        # Python constants (`n = 3`, a class's arguments, module lists' lengths): worked out where
+        # they are bound and written in where they are read, and an `if` on one picks its branch,
+        # as Python does when it runs the script (define-by-run records only what it computed)
         self.constants = Constants()
-        self.in_class = False
         self.constant_lines = ConstantLines(self)
         self.writes = InplaceLines(self, Unsupported, literal)  # x.add_(1), x[0] = 5., x += 1
         self.state_loads = StateLoads(self)  # an instance's own values: inst.w.copy_(...)
@@ -255,12 +255,9 @@ class _Importer:
 
     def statement(self, stmt, top):
         """Read one statement; the variable it binds, or None."""
-        if self.in_class:
-            done, stmt = self.constant_lines.read(stmt)
-            if done:
-                return stmt  # (what the line read returned)
-        elif self.constants.lengths:
-            stmt = self.constants.substituted(stmt)  # layers[0] of a module list
+        done, stmt = self.constant_lines.read(stmt)
+        if done:
+            return stmt  # (what the line read returned)
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             return self.modules.imports(stmt)
         if isinstance(stmt, ast.FunctionDef) and stmt.name in _HELPER_DEFS and top:

@@ -243,7 +243,7 @@ class _Definition:
         sub = self.reader.walker(imp.source)
         sub.modules, sub.problems, sub.deadline = imp.modules, imp.problems, imp.deadline
         sub.classes.share(self.reader)
-        sub.in_class, sub.constants = True, Constants(self.args)
+        sub.constants = Constants(self.args)
         before = len(imp.problems)
         init = self.methods.get("__init__")
         if init is not None:
