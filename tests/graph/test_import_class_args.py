@@ -5,13 +5,9 @@ nn.Sequential, and forward returning several tensors. Each script has explicit v
 runs it in a subprocess (test_import_pytorch's runner) and the imported document, run backward
 in the executor, must give its numbers and gradients."""
 
-import json
-import subprocess
-import sys
-
 import numpy as np
 import pytest
-from test_import_pytorch import _RUNNER, HEAD, ROOT, _script, compare, run_imported
+from test_import_pytorch import HEAD, _script, compare, pytorch_numbers, run_imported
 
 from backend.graph.importer import ImportFailed, from_python
 
@@ -223,18 +219,7 @@ L.backward()
 
 @pytest.fixture(scope="module")
 def torch_numbers():
-    """{case: {key: the number PyTorch prints}}, all cases run in one PyTorch process."""
-    cases = {name: (HEAD + src, wanted) for name, (src, wanted) in CASES.items()}
-    proc = subprocess.run(
-        [sys.executable, "-c", _RUNNER],
-        input=json.dumps(cases),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.splitlines()[-1])
+    return pytorch_numbers({name: (HEAD + src, w) for name, (src, w) in CASES.items()})
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

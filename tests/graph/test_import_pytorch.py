@@ -245,10 +245,9 @@ def _script(src):
     return HEAD + textwrap.dedent(src)
 
 
-@pytest.fixture(scope="module")
-def torch_numbers():
-    """{case: {key: the number PyTorch prints}}, all cases run in one PyTorch process."""
-    cases = {name: (_script(src), wanted) for name, (src, wanted) in CASES.items()}
+def pytorch_numbers(cases):
+    """{case: {key: the number PyTorch prints}} for {case: (script, {key: expression})}, all
+    cases run in one PyTorch process."""
     proc = subprocess.run(
         [sys.executable, "-c", _RUNNER],
         input=json.dumps(cases),
@@ -259,6 +258,11 @@ def torch_numbers():
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def torch_numbers():
+    return pytorch_numbers({name: (_script(src), w) for name, (src, w) in CASES.items()})
 
 
 def run_imported(doc):

@@ -5,12 +5,8 @@ subprocess, test_import_pytorch's runner) and, imported, in the executor: the sa
 the same summed gradients. Parameters a node keeps inside (a layer's weights) cannot be shared:
 that is refused at the line, saying what to write."""
 
-import json
-import subprocess
-import sys
-
 import pytest
-from test_import_pytorch import _RUNNER, HEAD, ROOT, _script, compare, run_imported
+from test_import_pytorch import HEAD, _script, compare, pytorch_numbers, run_imported
 
 from backend.graph.importer import ImportFailed, from_python
 
@@ -125,17 +121,7 @@ L.backward()
 
 @pytest.fixture(scope="module")
 def torch_numbers():
-    cases = {name: (HEAD + src, wanted) for name, (src, wanted) in CASES.items()}
-    proc = subprocess.run(
-        [sys.executable, "-c", _RUNNER],
-        input=json.dumps(cases),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.splitlines()[-1])
+    return pytorch_numbers({name: (HEAD + src, w) for name, (src, w) in CASES.items()})
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
