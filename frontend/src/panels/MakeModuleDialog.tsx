@@ -6,6 +6,7 @@ import { useEditor } from "../store/editor";
 import { makeFromSelection, useModuleUi } from "../store/modules";
 import Dialog from "./Dialog";
 import ModuleDefDialog from "./ModuleDefDialog"; // rename and delete: mounted with this one
+import ModuleNameField from "./ModuleNameField";
 
 export default function MakeModuleDialog() {
   const naming = useModuleUi((s) => s.naming);
@@ -44,24 +45,16 @@ function NameForm() {
           The {count} selected node{count === 1 ? "" : "s"} become one node; wires into and out of the selection become its
           inputs and outputs.
         </p>
-        <div className="param-field">
-          <label htmlFor="module-name">module name</label>
-          <input
-            id="module-name"
-            autoFocus
-            value={name}
-            aria-invalid={problem ? true : undefined}
-            onChange={(e) => {
-              setName(e.target.value.trim());
-              setRefused(null);
-            }}
-          />
-          {problem && (
-            <div className="field-error" role="alert">
-              {problem}
-            </div>
-          )}
-        </div>
+        <ModuleNameField
+          id="module-name"
+          label="module name"
+          value={name}
+          problem={problem}
+          onChange={(v) => {
+            setName(v);
+            setRefused(null);
+          }}
+        />
         <button type="submit" disabled={!!moduleNameProblem(name, modules)}>
           Make module
         </button>

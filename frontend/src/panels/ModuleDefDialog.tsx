@@ -8,6 +8,7 @@ import { moduleNameProblem } from "../doc/modules";
 import { useEditor } from "../store/editor";
 import { deleteDefinition, renameDefinition, useModuleUi, usesOfDefinition } from "../store/modules";
 import Dialog from "./Dialog";
+import ModuleNameField from "./ModuleNameField";
 
 const close = () => useModuleUi.getState().setDefEdit(null);
 
@@ -40,24 +41,16 @@ function RenameForm({ from }: { from: string }) {
         <p className="muted">
           The module {from} and its {count} instance{count === 1 ? "" : "s"} take the new name (their node ids stay).
         </p>
-        <div className="param-field">
-          <label htmlFor="module-rename">new name</label>
-          <input
-            id="module-rename"
-            autoFocus
-            value={name}
-            aria-invalid={problem ? true : undefined}
-            onChange={(e) => {
-              setName(e.target.value.trim());
-              setRefused(null);
-            }}
-          />
-          {problem && (
-            <div className="field-error" role="alert">
-              {problem}
-            </div>
-          )}
-        </div>
+        <ModuleNameField
+          id="module-rename"
+          label="new name"
+          value={name}
+          problem={problem}
+          onChange={(v) => {
+            setName(v);
+            setRefused(null);
+          }}
+        />
         <button type="submit" disabled={!!problem || name === from || readOnly}>
           Rename
         </button>
