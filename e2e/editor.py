@@ -145,3 +145,15 @@ def make_module(page: Page, nodes: list[str], name: str) -> str:
     expect(page.get_by_test_id(f"node-{nodes[0]}")).to_have_count(0)
     (made,) = set(node_ids(page)) - before
     return made
+
+
+def zoom_to_labels(page: Page):
+    """Zoom in until the canvas draws its full text: node annotations and wire labels come only
+    then (frontend/src/canvas/detail.ts)."""
+    canvas = page.get_by_label("graph canvas")
+    for _ in range(8):
+        if page.locator(".canvas.lod-full").count():
+            return
+        canvas.get_by_role("button", name="zoom in").click()
+        page.wait_for_timeout(250)
+    expect(page.locator(".canvas.lod-full")).to_have_count(1)

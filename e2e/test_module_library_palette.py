@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import requests
-from editor import edge_grad, run_backward, wire
+from editor import edge_grad, run_backward, wire, zoom_to_labels
 from playwright.sync_api import expect
 
 SHOTS = Path(__file__).resolve().parent / "artifacts"
@@ -54,17 +54,6 @@ def _arg(dialog, name, value):
     field.press("Tab")  # a field commits what was typed when it loses focus
 
 
-def _zoom_to_labels(page):
-    """Zoom in until the canvas draws its full text (node annotations and wire labels)."""
-    canvas = page.get_by_label("graph canvas")
-    for _ in range(8):
-        if page.locator(".canvas.lod-full").count():
-            return
-        canvas.get_by_role("button", name="zoom in").click()
-        page.wait_for_timeout(250)
-    expect(page.locator(".canvas.lod-full")).to_have_count(1)
-
-
 def test_add_a_conv_block_from_the_library_wire_it_and_see_its_gradients(page):
     _open(page)
     dialog = _library_dialog(page, "ConvBlock")
@@ -95,7 +84,7 @@ def test_add_a_conv_block_from_the_library_wire_it_and_see_its_gradients(page):
     expect(crumbs).to_contain_text("convblock1 (ConvBlock)")
     expect(page.get_by_test_id("node-conv")).to_have_count(1)
     expect(page.get_by_test_id("node-pool")).to_have_count(1)
-    _zoom_to_labels(page)
+    zoom_to_labels(page)
     expect(page.get_by_test_id("leafgrad-conv.weight")).to_contain_text(NUMBER)
     expect(page.get_by_test_id("leafgrad-norm.weight")).to_contain_text(NUMBER)
     expect(page.get_by_test_id("value-norm")).to_contain_text(NUMBER)

@@ -6,7 +6,15 @@ import os
 import re
 from pathlib import Path
 
-from editor import click_wire, edge_grad, node_ids, open_editor, run_backward, wire
+from editor import (
+    click_wire,
+    edge_grad,
+    node_ids,
+    open_editor,
+    run_backward,
+    wire,
+    zoom_to_labels,
+)
 from playwright.sync_api import expect
 
 SHOTS = Path(os.environ.get("WIREGRAD_SHOTS", "/tmp/wiregrad-shots"))
@@ -20,17 +28,6 @@ def _select(page, *nodes):
             modifiers=["Control"] if i else []
         )
     expect(page.locator(".react-flow__node.selected")).to_have_count(len(nodes))
-
-
-def _zoom_to_labels(page):
-    """Zoom in until the canvas draws its full text (wires' labels only then: detail.ts)."""
-    canvas = page.get_by_label("graph canvas")
-    for _ in range(8):
-        if page.locator(".canvas.lod-full").count():
-            return
-        canvas.get_by_role("button", name="zoom in").click()
-        page.wait_for_timeout(250)
-    expect(page.locator(".canvas.lod-full")).to_have_count(1)
 
 
 def _inner_gradient(page, edge):
@@ -84,7 +81,7 @@ def test_make_open_reuse_and_unpack_a_module(page):
     expect(page.get_by_test_id("grad-layer1")).to_contain_text(NUMBER)
     expect(page.get_by_test_id("value-activation")).to_contain_text(NUMBER)
     _inner_gradient(page, "layer1-activation")
-    _zoom_to_labels(page)
+    zoom_to_labels(page)
     inner = edge_grad(page, "layer1-activation")
     assert NUMBER.search(inner), inner
     expect(page.get_by_test_id("leafgrad-layer1.weight")).to_contain_text(NUMBER)
