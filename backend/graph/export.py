@@ -152,6 +152,15 @@ def _num(v):
     return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
 
 
+def node_comment(nid, position, hint):
+    """`# node <id> (x, y)` and, where the code cannot say it, the hint's JSON: what the
+    importer reads back a node's id, place, op and params from."""
+    text = f"# node {nid} ({_num(position.x)}, {_num(position.y)})"
+    if hint:
+        text += " " + json.dumps(hint, separators=(", ", ": "))
+    return text
+
+
 def retain_lines(names, maybe=False, pad=""):
     """`x.retain_grad()` for each variable (`maybe`: those that require grad)."""
     if len(names) == 1 and not maybe:
@@ -360,12 +369,7 @@ class _Exporter(GraphIndex):
 
     # -- code -----------------------------------------------------------------------------------
     def _comment(self, nid, hints):
-        pos = self.nodes[nid].position
-        text = f"# node {nid} ({_num(pos.x)}, {_num(pos.y)})"
-        h = hints.get(nid)
-        if h:
-            text += " " + json.dumps(h, separators=(", ", ": "))
-        return text
+        return node_comment(nid, self.nodes[nid].position, hints.get(nid))
 
     def _source_code(self, nid):
         return self.specs[nid].code(self.lib, [], self.params[nid])

@@ -36,13 +36,11 @@ Linear's in_features), an instance value of another shape than its class makes, 
 inside a module, a definition without outputs. `Unwritable` names why.
 """
 
-import json
-
 import engine as eg
 
 from . import datasets, export_layers, registry
 from .document import Node
-from .export import retain_lines
+from .export import node_comment, retain_lines
 from .importing.port_comments import ports_comment
 from .modules import INPUT_OP, MODULE_OP, OUTPUT_OP, SEP, flatten
 from .op_context import OpContext
@@ -216,12 +214,7 @@ class ClassWriter:
         ]
 
     def comment(self, key, node, hints):
-        pos = node.position
-        text = f"# node {node.id} ({_num(pos.x)}, {_num(pos.y)})"
-        h = hints.get(key)
-        if h:
-            text += " " + json.dumps(h, separators=(", ", ": "))
-        return text
+        return node_comment(node.id, node.position, hints.get(key))
 
     # -- classes ----------------------------------------------------------------------------
     def classes(self, hints):
@@ -553,8 +546,3 @@ def _docstring(text):
     body = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     body = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in body)
     return f'"""{body}"""'
-
-
-def _num(v):
-    v = float(v)
-    return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
