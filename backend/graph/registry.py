@@ -84,6 +84,9 @@ class CallForm:
     defaults: dict = field(default_factory=dict)
     operator: str = ""  # the Python operator that writes the op (`+`, `@`, `>`), if any
     values: bool = False  # `<call>.values` may follow (max/min along one dim)
+    # the `nn` class whose call computes the op, where its name is not the op's in other words
+    # (nn.BCELoss: binary_cross_entropy); else nn.<Name> is found from the name (nn_layers.py)
+    nn_class: str = ""
     # read(name, vals, values) -> vals: the op's own reading of the literal arguments of a call
     # by `name` (e.g. var's `unbiased=` as correction), raising importing's Unsupported
     read: Callable | None = None

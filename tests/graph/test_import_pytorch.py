@@ -68,6 +68,27 @@ CASES = {
         """,
         {"target": "L", "grad:x": "x.grad", "grad:w": "w.grad"},
     ),
+    "nn-activations-and-losses": (
+        """
+        silu = nn.SiLU()
+        clip = nn.Hardtanh(-0.5, 0.5)
+        mish = nn.Mish()
+        bce_logits = nn.BCEWithLogitsLoss()
+        bce = nn.BCELoss(reduction="sum")
+        smooth = nn.SmoothL1Loss(beta=0.5)
+        kl = nn.KLDivLoss(reduction="batchmean")
+        nll = nn.NLLLoss()
+        x = torch.tensor([[1.5, -2.0, 0.25], [-0.5, 1.2, -4.0]], requires_grad=True)
+        y = torch.tensor([[1.0, 0.0, 1.0], [0.0, 0.5, 1.0]])
+        h = silu(x) + clip(x) + F.elu(x, alpha=0.5) + mish(x) + F.softsign(x)
+        p = F.log_softmax(h, dim=1)
+        L1 = bce_logits(h, y) + bce(torch.sigmoid(h), y) + smooth(h, y)
+        L2 = F.huber_loss(h, y, delta=2.0) + kl(p, y / y.sum(dim=1, keepdim=True))
+        L = L1 + L2 + nll(p, torch.tensor([2, 0]))
+        L.backward()
+        """,
+        {"target": "L", "grad:x": "x.grad"},
+    ),
     "nested-loops": (
         """
         w = torch.tensor([[0.1, 0.2], [0.3, -0.4]], requires_grad=True)

@@ -126,6 +126,33 @@ def test_every_op_computes_what_pytorch_computes(name):
             assert not any(k == ("grad", f"{port.name}0") for k in printed), port.name
 
 
+@pytest.mark.parametrize("name", CODED)
+def test_every_input_edge_carries_what_its_leaf_receives(name):
+    """Each sample source feeds the op alone, so the gradient the op sends back along its edge
+    is the source's whole .grad. An op that is several engine ops but not marked `composite`
+    would show only the last engine op's part on its edges: this catches it."""
+    spec = REGISTRY[name]
+    doc = sample(spec)
+    if not doc.target:
+        return  # no gradient flows: nothing on the edges to check (the other tests run it)
+    res, _ = run_records(doc, "backward", gradient_ones=True)
+    assert res.status == "ok", res.error
+    checked = 0
+    for e in doc.edges:
+        if e.source in res.leaf_grads:  # (a source op is a leaf itself, with no edge in)
+            np.testing.assert_allclose(
+                np.asarray(res.edge_grads[e.id].tolist()),
+                np.asarray(res.leaf_grads[e.source].tolist()),
+                rtol=1e-6,
+                atol=1e-7,
+                err_msg=f"{name}: edge {e.id}",
+            )
+            checked += 1
+    sources = {e.source for e in doc.edges}
+    assert checked == len(sources & res.leaf_grads.keys())
+    assert spec.source or checked or not spec.inputs, "no edge was checked"
+
+
 def _call_script(spec, name, form):
     """A script calling op `spec` by `name` in `form`, its required params given."""
     args, kwargs = [], []

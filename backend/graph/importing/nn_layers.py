@@ -10,7 +10,8 @@
 A declaration makes no node; each call of it (`h = act(x)`) makes its op's node. Which op an
 `nn.<Class>` is comes from the registry: a layer op's LayerForm.classes, else the op whose
 name is the class name in lower case without its `Loss` (MSELoss: mse_loss, LeakyReLU:
-leaky_relu); the constructor's arguments are that op's params."""
+leaky_relu), or whose CallForm.nn_class it is (BCELoss: binary_cross_entropy); the
+constructor's arguments are that op's params."""
 
 import ast
 import re
@@ -31,6 +32,10 @@ def op_of_module(cls):
     key = cls.lower()
     for spec in registry.all_ops():
         if spec.layer is not None or spec.call is None or spec.source:
+            continue
+        if spec.call.nn_class:
+            if spec.call.nn_class == cls:
+                return spec
             continue
         name = spec.name.replace("_", "")
         if name == key or (key.endswith("loss") and name == key[: -len("loss")]):

@@ -1,4 +1,6 @@
-"""Activations: relu, sigmoid, tanh, leaky_relu, and softmax / log_softmax along a dim."""
+"""Activations: relu, sigmoid, tanh, leaky_relu, softplus, the rest of torch.nn.functional's
+elementwise ones (silu, mish, elu, selu, celu, relu6, hardtanh, hardswish, hardsigmoid,
+logsigmoid, softsign, tanhshrink), and softmax / log_softmax along a dim."""
 
 import engine as eg
 import engine.nn.functional as F
@@ -53,6 +55,68 @@ register(
         call=CallForm(args=("input", "beta", "threshold"), forms=FUNCTIONAL),
     )
 )
+# elementwise, no params, written F.name(x) (nn.<Name>() too: nn_layers.py finds them by name)
+_RANGE = {"input": {"shape": [2, 3], "init": "randn", "seed": 3}}  # both signs, past ±1
+for _name, _doc in (
+    ("silu", "input * sigmoid(input) (swish)"),
+    ("mish", "input * tanh(softplus(input))"),
+    ("selu", "scale * elu(input, alpha), with the fixed scale and alpha that self-normalise"),
+    ("relu6", "min(max(0, input), 6)"),
+    ("hardswish", "input * relu6(input + 3) / 6"),
+    ("hardsigmoid", "relu6(input + 3) / 6: a piecewise linear sigmoid"),
+    ("logsigmoid", "log(sigmoid(input)), computed stably"),
+    ("softsign", "input / (1 + |input|)"),
+    ("tanhshrink", "input - tanh(input)"),
+):
+    register(
+        OpSpec(
+            _name,
+            "activations",
+            _doc,
+            INPUT,
+            run=on_input(getattr(F, _name)),
+            code=call_code(_name, functional=True),
+            call=CallForm(forms=FUNCTIONAL),
+            example=_RANGE,
+            # the engine writes these two as several ops (a division; a subtraction of tanh)
+            extra={"composite": _name in ("softsign", "tanhshrink")},
+        )
+    )
+
+for _name, _doc in (
+    ("elu", "input where positive, alpha * (exp(input) - 1) elsewhere"),
+    ("celu", "input where positive, alpha * (exp(input / alpha) - 1) elsewhere"),
+):
+    register(
+        OpSpec(
+            _name,
+            "activations",
+            _doc,
+            INPUT,
+            run=on_input(getattr(F, _name), kwargs=lambda p: {"alpha": p.get("alpha", 1.0)}),
+            code=call_code(_name, ("alpha",), {"alpha": 1.0}, functional=True),
+            params=(Param("alpha", "float", 1.0),),
+            call=CallForm(args=("input", "alpha"), forms=FUNCTIONAL),
+            example=_RANGE,
+        )
+    )
+
+register(
+    OpSpec(
+        "hardtanh",
+        "activations",
+        "input clamped to [min_val, max_val]; the gradient is 0 outside",
+        INPUT,
+        run=lambda ctx, ins, p: F.hardtanh(ins[0], p.get("min_val", -1.0), p.get("max_val", 1.0)),
+        code=call_code(
+            "hardtanh", ("min_val", "max_val"), {"min_val": -1.0, "max_val": 1.0}, functional=True
+        ),
+        params=(Param("min_val", "float", -1.0), Param("max_val", "float", 1.0)),
+        call=CallForm(args=("input", "min_val", "max_val"), forms=FUNCTIONAL),
+        example=_RANGE,
+    )
+)
+
 for _name, _doc in (
     ("softmax", "exp(input) normalised to sum to 1 along dim"),
     ("log_softmax", "log of softmax, computed stably"),
