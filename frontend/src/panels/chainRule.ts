@@ -22,6 +22,7 @@ interface FormulaContext {
 type Formula = string | LocalDerivative | ((c: FormulaContext) => string | LocalDerivative);
 
 const fmt = (v: number) => formatNumber(v).replace(/^-/, "−");
+const numberParam = (v: unknown, otherwise: number) => (typeof v === "number" ? v : otherwise);
 
 /** scalar·input^(scalar−1) with the numbers filled in: 2·input for a square. */
 function powerRule(s: number): string {
@@ -68,6 +69,22 @@ const TABLE: Record<string, Record<string, Formula>> = {
     input: ({ params }) =>
       `1 where input > 0, else ${fmt(typeof params.negative_slope === "number" ? params.negative_slope : 0.01)}`,
   },
+  softplus: { input: "σ(beta·input) (1 past the threshold, where it is the input itself)" },
+  silu: { input: "σ(input)·(1 + input·(1 − σ(input)))" },
+  gelu: { input: "Φ(input) + input·φ(input) (Φ, φ: the normal CDF and density)" },
+  elu: { input: ({ params }) => `1 where input > 0, else ${fmt(numberParam(params.alpha, 1))}·exp(input)` },
+  celu: { input: ({ params }) => `1 where input > 0, else exp(input/${fmt(numberParam(params.alpha, 1))})` },
+  selu: { input: "1.0507 where input > 0, else 1.0507·1.6733·exp(input)" },
+  relu6: { input: "1 where 0 < input < 6, else 0" },
+  hardtanh: {
+    input: ({ params }) =>
+      `1 where ${fmt(numberParam(params.min_val, -1))} < input < ${fmt(numberParam(params.max_val, 1))}, else 0`,
+  },
+  hardsigmoid: { input: "1/6 where −3 < input < 3, else 0" },
+  hardswish: { input: "input/3 + ½ where −3 ≤ input ≤ 3, 1 above, 0 below" },
+  logsigmoid: { input: "1 − σ(input)" },
+  softsign: { input: "1/(1 + |input|)²" },
+  tanhshrink: { input: "tanh²(input)" },
   clamp: { input: "1 where min ≤ input ≤ max, else 0" },
   maximum: { input: "1 where input > other, else 0 (½ on ties)", other: "1 where other > input, else 0 (½ on ties)" },
   minimum: { input: "1 where input < other, else 0 (½ on ties)", other: "1 where other < input, else 0 (½ on ties)" },

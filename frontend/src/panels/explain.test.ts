@@ -54,6 +54,18 @@ describe("localDerivative", () => {
     for (const op of ["sqrt", "sin", "cos", "linear", "mse_loss"]) expect(KNOWN_OPS).toContain(op);
   });
 
+  it("knows the other activations, with their params filled in", () => {
+    expect(localDerivative("hardtanh", "input", { min_val: -0.5, max_val: 2 })?.formula).toBe(
+      "1 where −0.5 < input < 2, else 0",
+    );
+    expect(localDerivative("hardtanh", "input")?.formula).toBe("1 where −1 < input < 1, else 0");
+    expect(localDerivative("elu", "input", { alpha: 0.5 })?.formula).toBe("1 where input > 0, else 0.5·exp(input)");
+    expect(localDerivative("silu", "input")?.formula).toBe("σ(input)·(1 + input·(1 − σ(input)))");
+    expect(localDerivative("softsign", "input")?.formula).toBe("1/(1 + |input|)²");
+    for (const op of ["softplus", "gelu", "selu", "celu", "relu6", "hardswish", "logsigmoid", "tanhshrink"])
+      expect(KNOWN_OPS).toContain(op);
+  });
+
   it("marks matrix products as giving the edge gradient directly", () => {
     expect(localDerivative("matmul", "input")).toEqual({ formula: "grad @ otherᵀ", direct: true });
     expect(localDerivative("matmul", "other")).toEqual({ formula: "inputᵀ @ grad", direct: true });
