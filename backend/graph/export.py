@@ -6,6 +6,10 @@ every value and gradient in a fixed, parseable format:
     grad <node-id> <json>            (a leaf's .grad, or a kept intermediate gradient)
     grad <node-id>.weight <json>     (a linear node's parameters)
 
+A tensor of more than 10,000 elements prints its shape and stats instead of its values,
+`{"shape": [...], "min", "max", "mean", "std", "norm"}`, as the editor's tensor view shows
+them: a LeNet on the 1,797 digits would otherwise print about 100 MB.
+
 One line per node, in topological order, each ending with `# node <id> (x, y)` (and, where the
 code cannot say it, a JSON object of what the importer needs: op, label, params), so that
 `importer.from_python` rebuilds the same document. An `if` node becomes an `if`/`else`
@@ -51,9 +55,17 @@ _MAYBE = "maybe"  # requires_grad that depends on which branch of an `if` runs
 
 _SHOW = '''
 def show(kind, key, t):
-    """Print one result line: kind, node id and the values as JSON (nothing for None)."""
-    if t is not None:
+    """Print one result line: kind, node id and the values as JSON (nothing for None); past
+    10,000 elements, the shape and the stats the editor's tensor view gives instead."""
+    if t is None:
+        return
+    if t.numel() <= 10_000:
         print(kind, key, json.dumps(t.tolist()))
+        return
+    a = t.detach().double()
+    stats = {"shape": list(a.shape), "min": a.min(), "max": a.max(), "mean": a.mean()}
+    stats.update(std=a.std(), norm=a.norm())
+    print(kind, key, json.dumps({k: v if k == "shape" else v.item() for k, v in stats.items()}))
 '''
 
 
