@@ -317,7 +317,6 @@ def _close(got, want, what):
         for k in ("min", "max", "mean", "std", "norm"):
             np.testing.assert_allclose(got[k], stats[k], rtol=1e-4, atol=1e-7, err_msg=what + k)
         return
-    assert want.size <= 10_000, f"{what}: {want.size} values printed in full"
     assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
     if want.dtype == bool or got.dtype == bool:
         assert (got == want).all(), what

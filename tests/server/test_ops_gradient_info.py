@@ -37,6 +37,8 @@ def test_ops_say_through_which_inputs_no_gradient_flows_and_why(server):
             "cross_entropy",
             "target",
         ): "cross_entropy's target holds class indices (integers): it has no gradient.",
+        ("nll_loss", "target"): "nll_loss's target holds class indices (integers): it has no "
+        "gradient.",
         ("embedding", "input"): "the token ids are indices into the table, not a function of "
         "anything: no gradient flows into them (the table's rows they pick get it)",
     }
