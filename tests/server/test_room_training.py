@@ -76,6 +76,9 @@ def test_a_student_joining_mid_training_gets_the_chart_so_far_then_the_rest(clie
     after = [s for p in events(late, "train_progress") for s in p["steps"]]
     # the ack and the packets after it: the whole run, none twice, none missing
     assert seen + after == list(range(1, 121)), (seen[-3:], after[:3])
+    # early's copies of the last packets may still be on their way: each follower gets the
+    # room's packets in order, so its train_finished comes after all of its progress
+    early.wait_for(lambda r: any(ev == "train_finished" for _, ev, _ in r), timeout=30)
     everything = [s for p in events(early, "train_progress") for s in p["steps"]]
     assert everything == list(range(1, 121))
 
