@@ -38,6 +38,31 @@ def chain(ids_ops, first="x"):
     return nodes, edges
 
 
+def two_in_a_row(definition, source, first, second, end="loss"):
+    """A version-2 document: `source` -> instance `first` -> instance `second` -> sum `end`,
+    both instances of `definition` (ports `x` and `y`); `first` and `second` are (id, params)."""
+    (a, a_params), (b, b_params) = first, second
+    name = definition["name"]
+    return parse(
+        {
+            "version": 2,
+            "modules": [definition],
+            "nodes": [
+                source,
+                node(a, "module", module=name, **a_params),
+                node(b, "module", module=name, **b_params),
+                node(end, "sum"),
+            ],
+            "edges": [
+                edge("e1", source["id"], a, "x"),
+                edge("e2", a, b, "x", source_port="y"),
+                edge("e3", b, end, source_port="y"),
+            ],
+            "target": end,
+        }
+    )
+
+
 def long_chain(n=30, shape=(4,)):
     """x (ones, requires grad) -> cos -> sin -> cos ... (n ops) -> sum: a long graph of small
     ops, for cancellation and batching."""

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _docs import edge, node, tensor
+from _docs import edge, node, tensor, two_in_a_row
 from test_export_training import _layer_module
 from test_modules import affine_module, twice_module, two_blocks
 
@@ -61,24 +61,9 @@ def _dense():
         "outputs": ["y"],
     }
     weight = [[0.5, -0.25, 0.0], [0.1, 0.2, 0.3], [-1.0, 0.5, 0.25]]
-    return parse(
-        {
-            "version": 2,
-            "modules": [dense],
-            "nodes": [
-                tensor("inp", shape=[4, 3], init="randn", seed=5, requires_grad=True),
-                node("d1", "module", module="Dense"),
-                node("d2", "module", module="Dense", seed=2, state={"fc": {"weight": weight}}),
-                node("loss", "sum"),
-            ],
-            "edges": [
-                edge("e1", "inp", "d1", "x"),
-                edge("e2", "d1", "d2", "x", source_port="y"),
-                edge("e3", "d2", "loss", source_port="y"),
-            ],
-            "target": "loss",
-        }
-    )
+    source = tensor("inp", shape=[4, 3], init="randn", seed=5, requires_grad=True)
+    second = {"seed": 2, "state": {"fc": {"weight": weight}}}
+    return two_in_a_row(dense, source, ("d1", {}), ("d2", second))
 
 
 def _convs():
@@ -182,24 +167,9 @@ def _norms():
         "inputs": ["x"],
         "outputs": ["y"],
     }
-    return parse(
-        {
-            "version": 2,
-            "modules": [norm],
-            "nodes": [
-                tensor("v", shape=[4, 3], init="randn", seed=2, requires_grad=True),
-                node("n1", "module", module="Norm"),
-                node("n2", "module", module="Norm", state={"bn": {"mode": "train"}}),
-                node("s", "sum"),
-            ],
-            "edges": [
-                edge("e1", "v", "n1", "x"),
-                edge("e2", "n1", "n2", "x", source_port="y"),
-                edge("e3", "n2", "s", source_port="y"),
-            ],
-            "target": "s",
-        }
-    )
+    source = tensor("v", shape=[4, 3], init="randn", seed=2, requires_grad=True)
+    train = {"state": {"bn": {"mode": "train"}}}
+    return two_in_a_row(norm, source, ("n1", {}), ("n2", train), end="s")
 
 
 def _trained():
