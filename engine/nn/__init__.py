@@ -30,6 +30,7 @@ _FAMILIES = (
     "loss",
     "normalization",
     "pooling",
+    "rnn",
 )
 _family_names = []
 for _name in _FAMILIES:
