@@ -159,6 +159,10 @@ def _erf32(x, scale=1.0, mul=1.0, add=0.0):
     p /= q
     if add:
         p += add
+    # the rational form overshoots |erf| = 1 by an ulp near the clip; a cdf of -6e-8 made
+    # gelu(-10) positive where PyTorch's is -0
+    lim = abs(mul)
+    np.clip(p, add - lim, add + lim, out=p)
     return p
 
 

@@ -4,6 +4,7 @@ Each backward spreads the incoming gradient back over the reduced dims: `_spread
 dims that keepdim=False removed, then expands, so the formulas stay differentiable."""
 
 import math
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -238,32 +239,37 @@ def _argmin(d, axis, keepdims):
 
 
 # -- var, std -------------------------------------------------------------------------------------
+def _var_grad(node, x, g):
+    """PyTorch's var_backward, g already spread to x's shape. Without degrees of freedom left
+    (correction >= N) a whole-tensor reduction's gradient is inf (nan where x equals the mean);
+    a reduction over named dims keeps the formula, so 2 / 0 = inf or a negative factor."""
+    centred = x - x.mean(node.dims, keepdim=True)
+    dof = node.denominator
+    if dof <= 0 and node.full:
+        m = xp(x._data)
+        fill = m.where(centred._data == 0, m.nan, m.inf).astype(x._data.dtype)
+        return g * const(fill)
+    return g * centred * (2.0 / dof if dof != 0 else math.inf)
+
+
 class VarBackward0(_ReduceNode):
-    __slots__ = ("denominator",)
+    __slots__ = ("denominator", "full")
 
     def backward(self, g):
         (x,) = self.unpack()
-        centred = x - x.mean(self.dims, keepdim=True)
-        return (
-            _spread(g, self.in_shape, self.dims, self.keepdim) * centred * (2.0 / self.denominator),
-        )
+        return (_var_grad(self, x, _spread(g, self.in_shape, self.dims, self.keepdim)),)
 
 
 class StdBackward0(_ReduceNode):
-    __slots__ = ("denominator",)
+    __slots__ = ("denominator", "full")
     saves_output = True
 
     def backward(self, g):
         x, std = self.unpack()
-        centred = x - x.mean(self.dims, keepdim=True)
-        spread_std = _spread(std, self.in_shape, self.dims, self.keepdim)
-        grad = (
-            _spread(g, self.in_shape, self.dims, self.keepdim)
-            * centred
-            / (spread_std * self.denominator)
-        )
-        # PyTorch's convention: no gradient where the std is 0 (all values equal), not 0/0
-        return (grad.masked_fill(const(spread_std._data == 0), 0),)
+        # PyTorch's std_backward: var's gradient of g / (2 std), with no gradient where the std
+        # is 0 (all values equal) rather than 0/0
+        g_var = (g / (std * 2)).masked_fill(const(std._data == 0), 0)
+        return (_var_grad(self, x, _spread(g_var, self.in_shape, self.dims, self.keepdim)),)
 
 
 def _correction(unbiased, correction):
@@ -286,23 +292,26 @@ def _moment(input, dim, correction, keepdim, node_cls, root):
     d = float_data(input)
     dims = dims_of(dim, d.ndim)
     n = int(np.prod([d.shape[i] for i in dims])) if dims else 1
-    r = (
-        d.var(axis=dims, keepdims=keepdim, ddof=correction)
-        if n - correction > 0
-        else xp(d).full(
-            [1 if i in dims else s for i, s in enumerate(d.shape)]
-            if keepdim
-            else [s for i, s in enumerate(d.shape) if i not in dims],
-            np.nan,
-            d.dtype,
+    if n - correction > 0:
+        r = d.var(axis=dims, keepdims=keepdim, ddof=correction)
+    else:
+        # PyTorch divides the sum of squares by max(0, N - correction): inf, or nan for 0/0
+        name = "std" if root else "var"
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=3,
         )
-    )
+        mean = d.mean(axis=dims, keepdims=True)
+        squares = ((d - mean) ** 2).sum(axis=dims, keepdims=keepdim)
+        r = xp(d).asarray(squares / d.dtype.type(0), dtype=d.dtype)
     out = wrap(xp(d).sqrt(r) if root else r)
     if STATE.enabled and input._requires_grad:
         node = node_cls((input,), (input, out.detach()) if root else (input,))
         node._init(input, dims, keepdim)
-        # no degrees of freedom left: PyTorch's gradient is nan, as the value is
-        node.denominator = n - correction if n - correction > 0 else math.nan
+        node.denominator = n - correction
+        node.full = dim is None or d.ndim == 0
         track(out, node)
     return out
 

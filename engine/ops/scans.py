@@ -16,7 +16,7 @@ from ._common import STATE, Node, const, dims_of, float_data, grad_casts, track,
 from ._scatter import scatter_add
 from ._sorting import argsort, kthvalue, median, mode, sort, topk
 from .gather import index_select
-from .reduce import _correction, _spread
+from .reduce import _correction, _spread, _var_grad
 
 __all__ = [
     "prod",
@@ -263,7 +263,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 class VarMeanBackward0(_ReduceNode):
     """Two outputs (var or std, mean); a gradient may arrive for either or both."""
 
-    __slots__ = ("denominator", "count")
+    __slots__ = ("denominator", "count", "full")
     num_outputs = 2
     single_output = False
     root = False
@@ -274,11 +274,10 @@ class VarMeanBackward0(_ReduceNode):
         x = saved[0]
         grad = None
         if gv is not None:
-            centred = x - x.mean(self.dims, keepdim=True)
-            if self.root:
-                grad = self.spread(gv) * centred / (self.spread(saved[1]) * self.denominator)
-            else:
-                grad = self.spread(gv) * centred * (2.0 / self.denominator)
+            if self.root:  # PyTorch's std_backward: var's of g / (2 std), 0 where std is 0
+                std = saved[1]
+                gv = (gv / (std * 2)).masked_fill(const(std._data == 0), 0)
+            grad = _var_grad(self, x, self.spread(gv))
         if gm is not None:
             gmean = self.spread(gm) / self.count
             grad = gmean if grad is None else grad + gmean
@@ -311,13 +310,16 @@ def _moments(name, input, dim, unbiased, keepdim, correction, node_cls):
             UserWarning,
             stacklevel=3,
         )
-        var = m.full(_reduced_shape(d.shape, dims, keepdim), np.nan, d.dtype)
+        # PyTorch divides the sum of squares by max(0, N - correction): inf, or nan for 0/0
+        squares = ((d - d.mean(axis=dims, keepdims=True)) ** 2).sum(axis=dims, keepdims=keepdim)
+        var = m.asarray(squares / d.dtype.type(0), dtype=d.dtype)
     first = wrap(m.sqrt(var) if node_cls is StdMeanBackward0 else var)
     second = wrap(mean)
     if STATE.enabled and input._requires_grad:
         saved = (input, first.detach()) if node_cls is StdMeanBackward0 else (input,)
         node = node_cls((input,), saved)._init(input, dims, keepdim)
         node.denominator, node.count = n - c, n
+        node.full = dim is None or d.ndim == 0
         track(first, node)
         track(second, node)
         second._output_nr = 1
@@ -494,20 +496,46 @@ def cummin(input, dim):
 
 
 class LogcumsumexpBackward0(Node):
-    """grad_i = sum_{k>=i} g_k exp(x_i - out_k), shifted by the slice's total (out's last) so
-    that the exponentials stay in range for inputs of moderate spread."""
+    """PyTorch's formula: the gradient's positive and negative parts each summed in log space,
+    grad_i = exp(x_i + rlcse(log g+ - out)_i) - exp(x_i + rlcse(log g- - out)_i), where rlcse is
+    logcumsumexp taken from the end. No exponential of a raw difference of inputs, so a large
+    spread ([0, 100]) gives finite gradients; written with engine ops (double backward works)."""
 
     __slots__ = ("dim",)
     saves_output = True
 
     def backward(self, g):
+        from .select import where
+
         x, out = self.unpack()
         if x._data.ndim == 0:
             return (g,)
         dim = self.dim
-        n = x._data.shape[dim]
-        last = index_select(out, dim, const(xp(x._data).asarray([n - 1]))) if n else out
-        return ((x - last).exp() * _reverse_cumsum(g * (last - out).exp(), dim),)
+        lowest = float(np.finfo(g._data.dtype).min)
+        log_abs = g.abs().log()
+        pos = where(const(g._data > 0), log_abs, lowest)
+        neg = where(const(g._data < 0), log_abs, lowest)
+
+        def from_end(t):
+            return _flip(logcumsumexp(_flip(t, dim), dim), dim)
+
+        return ((from_end(pos - out) + x).exp() - (from_end(neg - out) + x).exp(),)
+
+
+def _logcumsumexp_array(d, dim):
+    """Each prefix's log-sum-exp, added pairwise (logaddexp) along dim as PyTorch's CPU kernel
+    does, so no prefix is shifted by a maximum it has not seen yet."""
+    m = xp(d)
+    accumulate = getattr(m.logaddexp, "accumulate", None)
+    if accumulate is not None:
+        try:
+            return accumulate(d, axis=dim)
+        except NotImplementedError:  # an array library without ufunc.accumulate
+            pass
+    r = m.moveaxis(d.copy(), dim, 0)
+    for i in range(1, r.shape[0]):
+        r[i] = m.logaddexp(r[i - 1], r[i])
+    return m.moveaxis(r, 0, dim)
 
 
 def logcumsumexp(input, dim):
@@ -517,15 +545,7 @@ def logcumsumexp(input, dim):
             f"\"logcumsumexp_out_cpu\" not implemented for '{input.dtype.legacy_name[:-6]}'"
         )
     dim = wrap_dim(dim, d.ndim)
-    m = xp(d)
-    if d.ndim == 0 or d.size == 0:
-        r = d.copy()
-    else:
-        # a running max would be exact for every prefix; ufunc accumulate of logaddexp is not in
-        # cupy, so shift by the slice's max instead
-        mx = d.max(axis=dim, keepdims=True)
-        mx = m.where(m.isfinite(mx), mx, 0)
-        r = m.log(m.cumsum(m.exp(d - mx), axis=dim)) + mx
+    r = d.copy() if d.ndim == 0 or d.size == 0 else _logcumsumexp_array(d, dim)
     out = wrap(r)
     if STATE.enabled and input._requires_grad:
         node = LogcumsumexpBackward0((input,), (input, out.detach()))

@@ -304,6 +304,18 @@ def test_gelu_far_tails_match_torch():
     np.testing.assert_allclose(e, t, rtol=1e-13, atol=1e-15)
 
 
+def test_gelu_float32_far_negative_is_negative_zero():
+    """float32 gelu below about -5.5 is -0 in PyTorch (erf rounds to -1); the engine's erf
+    overshot to -1 - 1 ulp there, which gave small positive values."""
+    a = np.concatenate([np.linspace(-60, -3, 400), np.linspace(3, 60, 400)]).astype(np.float32)
+    t = torch.nn.functional.gelu(torch.tensor(a)).numpy()
+    e = eg_F.gelu(eg.tensor(a)).numpy()
+    np.testing.assert_allclose(e, t, rtol=2e-5, atol=1e-6)
+    far = a < -5.7
+    assert (e[far] == 0).all() and np.signbit(e[far]).all()
+    assert not (e[a < 0] > 0).any()
+
+
 # -- modules -------------------------------------------------------------------------------------
 REPRS = [
     lambda m: m.nn.GELU(),

@@ -194,3 +194,40 @@ def test_where_with_numbers(case):
 
 def test_misspelt_rounding_mode_is_refused():
     _same(lambda m: m.div(m.tensor([1.0]), 2, rounding_mode="flor"))
+
+
+# var/std (and var_mean/std_mean) with correction >= N: PyTorch divides by max(0, N - correction),
+# so the value is inf (nan for 0/0); the gradient of a whole-tensor reduction is inf (nan where
+# x is the mean), over named dims it keeps 2 / (N - correction)
+MOMENTS = {
+    "var_c2": lambda m, x: x.var(correction=2),
+    "std_c3": lambda m, x: x.std(correction=3),
+    "var_dim_c2": lambda m, x: x.var(1, correction=2),
+    "var_dim_c4": lambda m, x: x.var(1, correction=4, keepdim=True),
+    "std_dim_c2": lambda m, x: x.std(1, correction=2),
+    "std_dim_c4": lambda m, x: x.std(1, correction=4),
+    "var_all_dims_c9": lambda m, x: x.var((0, 1), correction=9),
+    "var_one_element": lambda m, x: x[:1, :1].var(),
+    "var_mean_c2": lambda m, x: m.var_mean(x, 1, correction=2),
+    "std_mean_c7": lambda m, x: m.std_mean(x, correction=7),
+}
+
+
+@pytest.mark.parametrize("case", list(MOMENTS))
+def test_moments_without_degrees_of_freedom(case):
+    a = np.array([[1.0, 2.0, 2.0], [3.0, 3.0, 3.0]])[:, :2]
+
+    def run(m):
+        x = m.tensor(a, requires_grad=True)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            out = MOMENTS[case](m, x)
+        outs = out if isinstance(out, tuple) else (out,)
+        sum(o.sum() for o in outs).backward()
+        return [o.detach().numpy() for o in outs], x.grad.numpy(), [str(w.message) for w in rec]
+
+    (t_out, t_grad, t_warn), (e_out, e_grad, e_warn) = run(torch), run(eg)
+    for t, e in zip(t_out, e_out):
+        np.testing.assert_array_equal(e, t)
+    np.testing.assert_array_equal(e_grad, t_grad)
+    assert [w.split(" (Triggered")[0] for w in t_warn] == e_warn

@@ -109,6 +109,14 @@ CASES = [
     case("logcumsumexp", lambda m, F, x: x.logcumsumexp(1), R(3, 4)),
     case("logcumsumexp_neg", lambda m, F, x: m.logcumsumexp(x, -3), R(2, 3, 4)),
     case("logcumsumexp_scalar", lambda m, F, x: x.logcumsumexp(0), R()),
+    # a large spread: shifting by the slice's max gave 0.0169 for [0, 100] and an inf gradient
+    case("logcumsumexp_spread", lambda m, F, x: x.logcumsumexp(0), Fixed([0.0, 100.0])),
+    case("logcumsumexp_wide", lambda m, F, x: (x * 40).logcumsumexp(1), R(3, 6)),
+    case(
+        "logcumsumexp_neg_inf",
+        lambda m, F, x: (x + m.tensor([0.0, -float("inf"), 0.0], dtype=m.float64)).logcumsumexp(0),
+        Fixed([-300.0, 5.0, 400.0]),
+    ),
     # sort family
     case("sort", lambda m, F, x: x.sort().values, D(3, 5)),
     case("sort_idx", lambda m, F, x: x.sort(0)[1], D(3, 5)),
@@ -407,7 +415,7 @@ def test_cuda_matches_cpu(k):
         y = fn(eg, x)
         if y.requires_grad:
             y.sum().backward()
-        outs.append((y.cpu().numpy(), None if x.grad is None else x.grad.cpu().numpy()))
+        outs.append((y.detach().cpu().numpy(), None if x.grad is None else x.grad.cpu().numpy()))
     np.testing.assert_allclose(outs[1][0], outs[0][0], rtol=1e-9)
     if outs[0][1] is not None:
         np.testing.assert_allclose(outs[1][1], outs[0][1], rtol=1e-9)
