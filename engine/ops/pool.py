@@ -482,7 +482,12 @@ _UPSAMPLE_NODES = {
     ("nearest-exact", 2): _pair("UpsampleNearestExact2D"),
     ("linear", 1): (UpsampleLinear1DBackward0, UpsampleLinear1DBackwardBackward0),
     ("bilinear", 2): (UpsampleBilinear2DBackward0, UpsampleBilinear2DBackwardBackward0),
+    ("nearest", 3): _pair("UpsampleNearest3D"),
+    ("nearest-exact", 3): _pair("UpsampleNearestExact3D"),
+    ("trilinear", 3): _pair("UpsampleTrilinear3D"),
+    ("bicubic", 2): _pair("UpsampleBicubic2D"),
 }
+_AREA_3D = _pair("AdaptiveAvgPool3D")
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 
 
@@ -559,13 +564,16 @@ def interpolate(
         scales = (None,) * nd if recompute_scale_factor else tuple(float(s) for s in sf)
     else:
         raise ValueError("either size or scale_factor should be defined")
-    if mode == "area":
+    if mode == "area" and nd < 3:
         pool = adaptive_avg_pool1d if nd == 1 else adaptive_avg_pool2d
         return pool(input, out_size if nd > 1 else out_size[0])
-    if mode in ("linear", "bilinear") and nd != (1 if mode == "linear" else 2):
-        raise NotImplementedError(
-            f"Got {nd + 2}D input, but {mode} mode needs {3 if mode == 'linear' else 4}D input"
-        )
+    need = {"linear": 1, "bilinear": 2, "trilinear": 3}.get(mode)
+    if need is not None and nd != need:
+        raise NotImplementedError(f"Got {nd + 2}D input, but {mode} mode needs {need + 2}D input")
+    if mode == "area" and nd == 3:
+        mats = [_avg_matrix(n, o, input._data.dtype, xp(input._data)) for n, o in
+                zip(in_size, out_size)]  # fmt: skip
+        return _linear(input, *_separable_nd(mats), *_AREA_3D)
     if (mode, nd) not in _UPSAMPLE_NODES:
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {nd + 2}D) for the "
@@ -573,24 +581,161 @@ def interpolate(
         )
     x = input._data
     m = xp(x)
-    f = np.float32 if x.dtype != np.float64 else np.float64
+    f = np.float64 if x.dtype == np.float64 else np.float32
+    if x.dtype.kind in "biu":  # PyTorch's integer kernels use float weights and round
+        f = np.float64
     if mode.startswith("nearest"):
         picks = [
             _nearest_index(n, o, s, mode == "nearest-exact", f)
             for n, o, s in zip(in_size, out_size, scales)
         ]
         mats = [np.eye(n, dtype=f)[i] for n, i in zip(in_size, picks)]
+    elif mode == "bicubic":
+        mats = [  # weights in float64: float32 ones drift by 1e-6 from PyTorch's
+            _cubic_matrix(n, o, bool(align_corners), s, np.float64)
+            for n, o, s in zip(in_size, out_size, scales)
+        ]
     else:
         mats = [
             _lerp_matrix(n, o, bool(align_corners), s, f)
             for n, o, s in zip(in_size, out_size, scales)
         ]
-    mats = [m.asarray(a, dtype=x.dtype) for a in mats]
-    fwd, adj = _separable(mats[0] if nd == 2 else None, mats[-1])
     if mode.startswith("nearest"):  # a gather reads what the one-hot matmul would
+        mats = [m.asarray(a, dtype=x.dtype) for a in mats]
+        fwd, adj = _separable_nd(mats)
         idx = [m.asarray(i) for i in picks]
-        fwd = (lambda a: a[..., idx[0][:, None], idx[1]]) if nd == 2 else (lambda a: a[..., idx[0]])
+        if nd == 3:
+            fwd = lambda a: a[..., idx[0][:, None, None], idx[1][:, None], idx[2]]  # noqa: E731
+        elif nd == 2:
+            fwd = lambda a: a[..., idx[0][:, None], idx[1]]  # noqa: E731
+        else:
+            fwd = lambda a: a[..., idx[0]]  # noqa: E731
+    elif x.dtype.kind in "biu":
+        return wrap(_resize_uint8(input, mode, in_size, out_size, scales, bool(align_corners)))
+    else:
+        fwd, adj = _separable_nd([m.asarray(a, dtype=x.dtype) for a in mats])
     return _linear(input, fwd, adj, *_UPSAMPLE_NODES[mode, nd])
+
+
+def _resize_uint8(input, mode, in_size, out_size, scales, align_corners):
+    """PyTorch's integer resize (uint8 bilinear and bicubic only): one dim at a time, the last
+    first, skipping dims that keep their size; per output cell the taps inside the image with
+    their weights renormalised, turned into fixed point (int16, as many fraction bits as the
+    largest weight allows) and the sum rounded half up and saturated to 0..255."""
+    x = input._data
+    m = xp(x)
+    if x.dtype != np.uint8 or mode not in ("bilinear", "bicubic"):
+        kernel = {
+            "bilinear": "upsample_bilinear2d_channels_last",
+            "bicubic": "compute_indices_weights_cubic",
+        }.get(mode, "compute_indices_weights_linear")
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{input.dtype.legacy_name[:-6]}'"
+        )
+    nd = len(in_size)
+    a = x
+    for ax in reversed(range(nd)):
+        if out_size[ax] == in_size[ax]:
+            continue
+        if mode == "bicubic":
+            mat = _cubic_matrix(in_size[ax], out_size[ax], align_corners, scales[ax], np.float64)
+        else:
+            mat = _fixed_point_taps(in_size[ax], out_size[ax], align_corners, scales[ax], mode)
+        wmax = float(mat.max())
+        bits = 0
+        while bits < 22 and int(0.5 + wmax * (1 << (bits + 1))) < (1 << 15):
+            bits += 1
+        w = np.trunc(mat * (1 << bits) + np.where(mat < 0, -0.5, 0.5)).astype(np.int64)
+        acc = _apply_along(m.asarray(w), a.astype(np.int64), nd, ax) + (1 << (bits - 1))
+        a = m.clip(acc >> bits, 0, 255).astype(np.uint8)
+    return a
+
+
+def _fixed_point_taps(n_in, n_out, align_corners, scale, mode):
+    """(n_out, n_in) float64 weights of PyTorch's integer kernels: taps within the support
+    around each output's centre (clipped to the image) and normalised to sum to 1."""
+    if align_corners:
+        r = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        r = 1.0 / scale if scale else n_in / n_out
+    support = 2.0 if mode == "bicubic" else 1.0
+    delta = 0.5 if align_corners else 0.0
+    mat = np.zeros((n_out, n_in))
+    for i in range(n_out):
+        centre = r * (i + 0.5 - delta)
+        lo = max(int(centre - support + 0.5 + delta), 0)
+        hi = min(int(centre + support + 0.5 + delta), n_in)
+        d = np.abs(np.arange(lo, hi) - centre + 0.5 - delta)
+        if mode == "bicubic":
+            a_ = -0.75
+            w = np.where(
+                d < 1,
+                ((a_ + 2) * d - (a_ + 3)) * d * d + 1,
+                np.where(d < 2, ((a_ * d - 5 * a_) * d + 8 * a_) * d - 4 * a_, 0.0),
+            )
+        else:
+            w = np.maximum(1 - d, 0.0)
+        total = w.sum()
+        mat[i, lo:hi] = w / total if total != 0 else w
+    return mat
+
+
+def _apply_along(mat, a, nd, ax):
+    """mat (out, in) applied along spatial axis ax (of the last nd dims)."""
+    m = xp(a)
+    if ax == nd - 1:
+        return m.matmul(a, mat.T)
+    axis = a.ndim - nd + ax
+    return m.moveaxis(m.matmul(mat, m.moveaxis(a, axis, -2)), -2, axis)
+
+
+def _separable_nd(mats):
+    """x -> each mats[k] applied along spatial dim k, and the adjoint (the transposes); the 1-
+    and 2-d cases keep the two-matmul form of _separable."""
+    if len(mats) <= 2:
+        return _separable(mats[0] if len(mats) == 2 else None, mats[-1])
+    nd = len(mats)
+
+    def fwd(a):
+        for ax, mat in enumerate(mats):
+            a = _apply_along(mat, a, nd, ax)
+        return a
+
+    def adj(g):
+        for ax, mat in enumerate(mats):
+            g = _apply_along(mat.T, g, nd, ax)
+        return g
+
+    return fwd, adj
+
+
+def _cubic_matrix(n_in, n_out, align_corners, scale, f):
+    """(n_out, n_in): PyTorch's bicubic taps (Keys' kernel, A = -0.75), four per output cell at
+    floor(src) - 1 .. floor(src) + 2, clamped to the border; src is not clamped at 0 (unlike
+    linear's)."""
+    a_ = f(-0.75)
+    if align_corners:
+        r = f((n_in - 1) / (n_out - 1)) if n_out > 1 else f(0)
+    else:
+        r = f(1.0 / scale) if scale else f(n_in) / f(n_out)
+    dst = np.arange(n_out).astype(f)
+    src = r * dst if align_corners else r * (dst + f(0.5)) - f(0.5)
+    x0 = np.floor(src)
+    t = (src - x0).astype(f)
+
+    def near(x):  # |x| <= 1
+        return ((a_ + 2) * x - (a_ + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a_ * x - 5 * a_) * x + 8 * a_) * x - 4 * a_
+
+    weights = (far(t + 1), near(t), near(1 - t), far(2 - t))
+    mat = np.zeros((n_out, n_in), f)
+    rows = np.arange(n_out)
+    for k, w in enumerate(weights):
+        cols = np.clip(x0.astype(np.int64) - 1 + k, 0, n_in - 1)
+        np.add.at(mat, (rows, cols), w)
+    return mat
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 import torch
 from _torch_compare import D, R, case, compare_with_torch, eg, eg_F, f32, grad_fn_name, run_both
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import engine.nn as enn
 
@@ -115,6 +117,31 @@ CASES = [
     case("linear_align", _f("interpolate", size=8, mode="linear", align_corners=True), R(2, 3, 5)),
     case("linear_f32", _f("interpolate", size=8, mode="linear"), f32(R(2, 3, 5))),
     case("area", _f("interpolate", size=(3, 2), mode="area"), R(2, 3, 7, 5)),
+    case("trilinear", _f("interpolate", size=(5, 3, 7), mode="trilinear"), R(2, 3, 3, 4, 5)),
+    case(
+        "trilinear_align",
+        _f("interpolate", scale_factor=(1.5, 2, 0.7), mode="trilinear", align_corners=True),
+        R(1, 2, 3, 4, 5),
+    ),
+    case(
+        "trilinear_f32", _f("interpolate", scale_factor=2, mode="trilinear"), f32(R(1, 2, 2, 3, 4))
+    ),
+    case("nearest_3d", _f("interpolate", size=(5, 3, 7)), R(2, 3, 3, 4, 5)),
+    case(
+        "nearest_exact_3d",
+        _f("interpolate", scale_factor=1.6, mode="nearest-exact"),
+        R(1, 2, 3, 4, 5),
+    ),
+    case("area_3d", _f("interpolate", size=(2, 3, 7), mode="area"), R(2, 3, 3, 4, 5)),
+    case("bicubic", _f("interpolate", size=(7, 9), mode="bicubic"), R(2, 3, 4, 5)),
+    case("bicubic_down", _f("interpolate", size=(3, 2), mode="bicubic"), R(2, 3, 6, 5)),
+    case("bicubic_scale", _f("interpolate", scale_factor=1.7, mode="bicubic"), R(2, 3, 4, 5)),
+    case(
+        "bicubic_align",
+        _f("interpolate", size=(7, 3), mode="bicubic", align_corners=True),
+        R(2, 3, 4, 5),
+    ),
+    case("bicubic_f32", _f("interpolate", size=(9, 11), mode="bicubic"), f32(R(2, 3, 6, 5))),
     case(
         "unfold",
         _f("unfold", kernel_size=(2, 3), dilation=(2, 1), padding=1, stride=(1, 2)),
@@ -200,6 +227,15 @@ ERRORS = {
     "interp_linear_4d": lambda m, F: F.interpolate(_x(m, 2, 4, 8, 8), size=4, mode="linear"),
     "interp_align_nearest": lambda m, F: F.interpolate(
         _x(m, 2, 4, 8, 8), size=4, align_corners=True
+    ),
+    "interp_trilinear_4d": lambda m, F: F.interpolate(_x(m, 2, 4, 8, 8), size=4, mode="trilinear"),
+    "interp_bicubic_5d": lambda m, F: F.interpolate(_x(m, 1, 2, 3, 3, 3), size=4, mode="bicubic"),
+    "interp_nearest_6d": lambda m, F: F.interpolate(_x(m, 1, 1, 2, 2, 2, 2), size=4),
+    "interp_uint8_trilinear": lambda m, F: F.interpolate(
+        m.zeros(1, 1, 2, 2, 2, dtype=m.uint8), size=4, mode="trilinear"
+    ),
+    "interp_int64_bilinear": lambda m, F: F.interpolate(
+        m.zeros(1, 1, 2, 2, dtype=m.int64), size=4, mode="bilinear"
     ),
     "interp_size_len": lambda m, F: F.interpolate(_x(m, 2, 4, 8, 8), size=(4, 4, 4)),
     "unfold_small": lambda m, F: F.unfold(_x(m, 2, 4, 8, 8), 9),
@@ -322,3 +358,29 @@ def test_cuda_matches_cpu():
             res[dev] = (y.detach().cpu().numpy(), x.grad.cpu().numpy())
         for u, v in zip(res["cuda"], res["cpu"]):
             np.testing.assert_allclose(u, v, rtol=1e-9, atol=1e-9)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    mode=st.sampled_from(["bilinear", "bicubic"]),
+    channels=st.integers(1, 4),
+    hw=st.tuples(st.integers(1, 8), st.integers(1, 8)),
+    align_corners=st.booleans(),
+    size=st.one_of(st.tuples(st.integers(1, 13), st.integers(1, 13)), st.none()),
+    scale=st.floats(0.4, 3.0),
+    seed=st.integers(0, 2**16),
+)
+def test_uint8_resize_matches_torch(mode, channels, hw, align_corners, size, scale, seed):
+    """uint8 images resize as PyTorch's fixed-point kernel does, bit for bit (it used to give
+    zeros everywhere but the corners). Up to 4 channels: PyTorch's kernel for more channels
+    disagrees with its own at an output width of 1."""
+    a = np.random.default_rng(seed).integers(0, 256, (2, channels, *hw))
+    kw = dict(mode=mode, align_corners=align_corners)
+    kw.update(size=size) if size else kw.update(scale_factor=scale)
+    try:
+        want = torch.nn.functional.interpolate(torch.tensor(a, dtype=torch.uint8), **kw)
+    except RuntimeError:  # an empty output
+        return
+    got = eg_F.interpolate(eg.tensor(a, dtype=eg.uint8), **kw)
+    assert got.dtype == eg.uint8
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
