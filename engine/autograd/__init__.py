@@ -57,8 +57,8 @@ def _make_grads(outputs, grad_outputs):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         elif g._data.shape != out._data.shape:
             raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} "
-                f"and output[{i}] has a shape of {out.shape}."
+                f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(g.shape)}) "
+                f"and output[{i}] has a shape of torch.Size({list(out.shape)})."
             )
         grads.append(g)
     return grads

@@ -287,8 +287,9 @@ class Module:
                 )
             elif src._data.shape != target._data.shape:
                 errors.append(
-                    f"size mismatch for {k}: copying a param with shape {src.shape} "
-                    f"from checkpoint, the shape in current model is {target.shape}."
+                    f"size mismatch for {k}: copying a param with shape "
+                    f"torch.Size({list(src.shape)}) from checkpoint, the shape in current model "
+                    f"is torch.Size({list(target.shape)})."
                 )
         if strict:
             if unexpected:

@@ -92,6 +92,11 @@ def operands(a, b):
         raise TypeError(f"argument 'other' must be Tensor or Number, not {type(b).__name__}")
     if ad.dtype.kind != "f":
         ad = ad.astype(scalar_result(ad.dtype, b), copy=False)
+        if ad.dtype.kind in "iu" and type(b) is int:
+            info = np.iinfo(ad.dtype)
+            if not info.min <= b <= info.max:  # PyTorch wraps the number to the tensor's dtype
+                b = np.asarray(b if b <= np.iinfo(np.int64).max else b - 2**64, np.int64)
+                b = b.astype(ad.dtype).item()
     return ad, b
 
 

@@ -6,6 +6,8 @@ gradient is a scatter_add, a scatter's source gradient is a gather ...) so doubl
 Repeated indices add up through `_device.scatter_add` (numpy's add.at, cupyx's scatter_add).
 """
 
+import warnings
+
 import numpy as np
 
 from .._device import scatter_add as _add_at
@@ -164,10 +166,10 @@ def _pad_to(t, shape):
 
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
-    if reduce is not None:
-        raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_reduce")
     if src is None:
         src = value
+    if reduce is not None:
+        return _scatter_reduce_legacy(input, dim, index, src, reduce)
     d1, dim, idx, coords, vals = _scatter_setup("scatter", input, dim, index, src)
     out_arr = d1.copy()
     out_arr[coords] = vals
@@ -180,6 +182,35 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         else:
             node = ScatterBackward1((input,))
         node.dim, node.index = dim, const(idx)
+        track(out, node)
+    return out
+
+
+def _scatter_reduce_legacy(input, dim, index, src, reduce):
+    """scatter(..., reduce='add'|'multiply'), PyTorch's older form: repeats accumulate; it has no
+    derivative (its grad_fn raises in backward, as PyTorch's NotImplemented node does)."""
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if isinstance(src, Tensor):
+        warnings.warn(
+            "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
+            "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
+            "reduction options.",
+            UserWarning,
+            stacklevel=3,
+        )
+    d1, dim, idx, coords, vals = _scatter_setup("scatter", input, dim, index, src)
+    out_arr = d1.copy()
+    if not isinstance(vals, Tensor) and not hasattr(vals, "shape"):
+        vals = xp(out_arr).full(idx.shape, vals, out_arr.dtype)
+    (_add_at if reduce == "add" else _mul_at)(out_arr, coords, vals)
+    out = wrap(out_arr.reshape(input._data.shape))
+    is_tensor = isinstance(src, Tensor)
+    if STATE.enabled and (input._requires_grad or (is_tensor and src._requires_grad)):
+        from .pointwise_more import NotImplementedBackward
+
+        node = NotImplementedBackward((input, src) if is_tensor else (input,))
+        node.op = "scatter"
         track(out, node)
     return out
 

@@ -53,7 +53,9 @@ bitwise_xor = _logic("bitwise_xor", np.bitwise_xor)
 def bitwise_not(input):
     d = input._data
     if d.dtype.kind == "f":
-        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+        raise NotImplementedError(
+            f"\"bitwise_not_cpu\" not implemented for '{input.dtype.legacy_name[:-6]}'"
+        )
     return wrap(~d)
 
 

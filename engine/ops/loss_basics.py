@@ -24,11 +24,17 @@ def _reduce(loss, reduction):
     return loss
 
 
+def _size(shape):
+    """A shape as PyTorch prints it in messages (torch.Size, not the engine's repr)."""
+    return f"torch.Size({list(shape)})"
+
+
 def _check_same_size(input, target, stacklevel=3):
     if input._data.shape != target._data.shape:
+        want, got = _size(target.shape), _size(input.shape)
         warnings.warn(
-            f"Using a target size ({target.shape}) that is different to the input size "
-            f"({input.shape}). This will likely lead to incorrect results due to "
+            f"Using a target size ({want}) that is different to the input size "
+            f"({got}). This will likely lead to incorrect results due to "
             "broadcasting. Please ensure they have the same size.",
             UserWarning,
             stacklevel=stacklevel,
@@ -96,8 +102,8 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):
     xd, td = input._data, target._data
     if xd.shape != td.shape:
         raise ValueError(
-            f"Using a target size ({target.shape}) that is different to the input "
-            f"size ({input.shape}) is deprecated. Please ensure they have the same "
+            f"Using a target size ({_size(target.shape)}) that is different to the input "
+            f"size ({_size(input.shape)}) is deprecated. Please ensure they have the same "
             "size."
         )
     m = xp(xd)

@@ -571,7 +571,8 @@ def margin_ranking_loss(
     if not (d1.ndim == d2.ndim == dt.ndim):
         raise RuntimeError(
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
-            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
+            f"input1: torch.Size({list(input1.shape)}), input2: torch.Size({list(input2.shape)}), "
+            f"target: torch.Size({list(target.shape)}) "
         )
     loss = (-target * (input1 - input2) + margin).clamp(min=0)
     return _reduce(loss, reduction)

@@ -10,6 +10,7 @@ piecewise constant in the inputs enter as constants.
 
 import numpy as np
 
+from . import compare as _compare
 from ._common import (
     Node,
     Tensor,
@@ -657,6 +658,10 @@ METHODS.update(
     __ilshift__=lambda self, other: self.bitwise_left_shift_(other),
     __irshift__=lambda self, other: self.bitwise_right_shift_(other),
 )
+# the bitwise ops of engine/ops/compare.py (functions and operators there) as methods too
+_BITWISE = {n: getattr(_compare, n) for n in ("bitwise_and", "bitwise_or", "bitwise_xor")}
+METHODS.update(_BITWISE, bitwise_not=_compare.bitwise_not)
 # PyTorch's in-place forms (name_): all but logaddexp_
 INPLACE = {n: globals()[n] for n in __all__ if n != "logaddexp"}
+INPLACE.update(_BITWISE, bitwise_not=_compare.bitwise_not)
 FUNCTIONAL = {}

@@ -70,9 +70,38 @@ def reshape(input, *shape, _node=ViewBackward0, _view_only=False):
 
 def view(input, *shape):
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) and shape[0] is not None:
-        dtype = get_dtype(shape[0])  # view(dtype): reinterpret the same bytes
-        raise NotImplementedError(f"view(dtype={dtype!r}) is not supported by Wiregrad")
+        return _view_dtype(input, get_dtype(shape[0]))
     return reshape(input, *shape, _view_only=True)
+
+
+def _view_dtype(input, dtype):
+    """view(dtype): the same bytes read as another dtype, sharing memory. As in PyTorch the
+    result is outside autograd (no grad_fn, requires_grad False); a different element size
+    rescales the last dim, which must then be contiguous."""
+    d = input._data
+    have, want = input.dtype, dtype
+    if have.itemsize != want.itemsize:
+        what = (
+            f"to view {have.legacy_name[:-6]} as {want.legacy_name[:-6]} (different element sizes)"
+        )
+        if d.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if d.shape[-1] != 1 and d.strides[-1] != d.itemsize:
+            raise RuntimeError(
+                f"self.stride(-1) must be 1 {what}, but got {d.strides[-1] // d.itemsize}"
+            )
+        ratio = want.itemsize // have.itemsize
+        if ratio > 1 and d.shape[-1] % ratio:
+            raise RuntimeError(
+                f"self.size(-1) must be divisible by {ratio} {what}, but got {d.shape[-1]}"
+            )
+        if d.shape[-1] == 1 and d.strides[-1] != d.itemsize:  # numpy wants a unit last stride
+            d = d[..., 0:1].reshape(d.shape)
+    out = wrap(d.view(want.np))
+    from .._tensor import share_version
+
+    share_version(input, out)  # the same memory: writes through either count for both
+    return out
 
 
 def view_as(input, other):

@@ -149,3 +149,29 @@ def test_cuda_small_ints():
     assert (e + u).dtype == eg.int16
     assert (e + u).cpu().tolist() == [201, 0, 6]
     assert e.type() == "torch.cuda.CharTensor"
+
+
+# a Python int outside the tensor's integer dtype wraps into it, as PyTorch does
+WRAPS = [
+    ("int32", "|", 0xFFFFFFFF),
+    ("int32", "&", 0xFFFFFFFF),
+    ("int32", "^", 0x1FFFFFFFF),
+    ("int32", "+", 0xFFFFFFFF),
+    ("uint8", "|", 0x1FF),
+    ("uint8", "-", 300),
+    ("int16", "*", 70000),
+    ("int8", "+", -200),
+]
+
+
+@pytest.mark.parametrize("dtype, op, number", WRAPS, ids=[f"{d}{o}{n}" for d, o, n in WRAPS])
+def test_out_of_range_python_int_wraps(dtype, op, number):
+    def run(m):
+        x = m.tensor([1, -5, 7], dtype=getattr(m, dtype)) if dtype != "uint8" else None
+        if x is None:
+            x = m.tensor([1, 5, 7], dtype=m.uint8)
+        return eval(f"x {op} number", {"x": x, "number": number})
+
+    t, e = run(torch), run(eg)
+    assert _name(e.dtype) == _name(t.dtype)
+    assert e.tolist() == t.tolist()

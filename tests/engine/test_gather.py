@@ -443,3 +443,40 @@ def test_cuda_matches_cpu(expr):
         assert (g_gpu is None) == (g_cpu is None)
         if g_cpu is not None:
             np.testing.assert_allclose(g_gpu, g_cpu, rtol=1e-9)
+
+
+SCATTER_REDUCE = [
+    "x.scatter(1, idx, src, reduce='add')",
+    "x.scatter(1, idx, src, reduce='multiply')",
+    "x.scatter(1, idx, 2.5, reduce='add')",
+    "x.scatter(1, idx, 2.5, reduce='multiply')",
+    "x.long().scatter(1, idx, src.long(), reduce='multiply')",
+]
+
+
+@pytest.mark.parametrize("expr", SCATTER_REDUCE)
+def test_scatter_with_reduce(expr):
+    """scatter's older reduce argument: repeats accumulate; no derivative (backward raises)."""
+    import warnings
+
+    def run(m):
+        x = m.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+        src = m.tensor([[2.0, 3.0, 4.0], [5.0, 6.0, 7.0]])
+        idx = m.tensor([[0, 1, 0], [2, 2, 0]])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = eval(expr, {"x": x, "src": src, "idx": idx})
+        err = None
+        if y.requires_grad:
+            with pytest.raises(RuntimeError) as e:
+                y.sum().backward()
+            err = str(e.value)
+        return y.tolist(), err
+
+    assert run(eg) == run(torch)
+
+
+def test_scatter_reduce_argument_checked():
+    for m in (torch, eg):
+        with pytest.raises(RuntimeError, match="reduce argument must be either add or multiply."):
+            m.ones(3).scatter(0, m.tensor([0]), 1.0, reduce="mean")

@@ -602,3 +602,24 @@ def test_cuda_matches_cpu(k):
         outs.append((y.detach().cpu().numpy(), x.grad.cpu().numpy()))
     np.testing.assert_allclose(outs[1][0], outs[0][0], rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(outs[1][1], outs[0][1], rtol=1e-9, atol=1e-12)
+
+
+def test_shape_messages_name_torch_size():
+    """Messages PyTorch prints with torch.Size([...]) say torch.Size, not the engine's repr."""
+    texts = []
+    for m in (torch, eg):
+        with pytest.warns(UserWarning) as rec:
+            m.nn.functional.mse_loss(m.zeros(2, 1), m.zeros(2))
+        texts.append(str(rec[0].message))
+        with pytest.raises(ValueError) as err:
+            m.nn.functional.binary_cross_entropy(m.zeros(2, 1), m.zeros(2))
+        texts.append(str(err.value))
+        with pytest.raises(RuntimeError) as err:
+            m.zeros(2, requires_grad=True).exp().backward(m.zeros(3))
+        texts.append(str(err.value))
+        lin = m.nn.Linear(2, 3)
+        with pytest.raises(RuntimeError) as err:
+            lin.load_state_dict({"weight": m.zeros(2, 2), "bias": m.zeros(3)})
+        texts.append(str(err.value))
+    half = len(texts) // 2
+    assert texts[half:] == texts[:half]

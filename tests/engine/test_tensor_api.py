@@ -524,3 +524,55 @@ def test_cuda_roundtrip_and_backward():
     assert str(back.device) == "cpu"
     assert back.tolist() == [1.0, 2.0, 3.0]
     assert eg.ones(2).cuda().cpu().tolist() == [1.0, 1.0]
+
+
+def test_bitwise_methods():
+    for expr in (
+        "m.tensor([1, -5]).bitwise_not()",
+        "m.tensor([True, False]).bitwise_not()",
+        "m.tensor([1, 3]).bitwise_and(2)",
+        "m.tensor([1, 3]).bitwise_or(m.tensor([4, 4]))",
+        "m.tensor([1, 3]).bitwise_xor_(1)",
+        "m.tensor([1, 3], dtype=m.uint8).bitwise_not_()",
+    ):
+        t, e = eval(expr, {"m": torch}), eval(expr, {"m": eg})
+        assert e.tolist() == t.tolist(), expr
+    with pytest.raises(NotImplementedError, match="not implemented for 'Double'"):
+        eg.tensor([1.0], dtype=eg.float64).bitwise_not()
+
+
+VIEW_DTYPE = [
+    "m.tensor([1.0, -5.0]).view(m.int32)",
+    "m.tensor([1.0, -5.0], requires_grad=True).view(m.float16)",
+    "m.tensor([1.0, -5.0, 3.0, 2.0], dtype=m.float64).view(m.float32)",
+    "m.tensor([1.0, -5.0]).view(m.uint8)",
+    "m.tensor(3.0).view(m.int32)",
+    "m.ones(4, 3)[:, :2].view(m.int16)",
+    "m.ones(4, 3).t().view(m.int32)",
+    "m.ones(4, dtype=m.int64).view(m.bool)",
+    "m.tensor([[1, 2, 3, 4]], dtype=m.int16).view(m.float64)",
+    "m.zeros(3).view(m.float64)",
+    "m.zeros(()).view(m.float64)",
+    "m.ones(4, 3).t().view(m.int16)",
+]
+
+
+@pytest.mark.parametrize("expr", VIEW_DTYPE)
+def test_view_dtype(expr):
+    """view(dtype) reinterprets the bytes (no gradient), with PyTorch's checks."""
+
+    def run(m):
+        try:
+            r = eval(expr, {"m": m})
+        except RuntimeError as e:
+            return str(e)
+        return r.tolist(), str(r.dtype).split(".")[-1], r.requires_grad, r.grad_fn
+
+    assert run(eg) == run(torch)
+
+
+def test_view_dtype_shares_memory():
+    x = eg.zeros(2)
+    y = x.view(eg.int32)
+    y.add_(1)
+    assert x.tolist() == torch.ones(2, dtype=torch.int32).view(torch.float32).tolist()
