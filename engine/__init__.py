@@ -17,11 +17,14 @@ from . import (
     autograd,
     nn,
     optim,
+    random,
 )
 from ._creation import (
     Generator,
     arange,
     as_tensor,
+    bernoulli,
+    default_generator,
     empty,
     eye,
     from_numpy,
@@ -29,11 +32,14 @@ from ._creation import (
     full_like,
     linspace,
     manual_seed,
+    multinomial,
+    normal,
     ones,
     ones_like,
     rand,
     rand_like,
     randint,
+    randint_like,
     randn,
     randn_like,
     randperm,
@@ -112,6 +118,7 @@ from .ops.shape import (
     unsqueeze,
 )
 from .ops.softmax import log_softmax, softmax
+from .random import get_rng_state, initial_seed, seed, set_rng_state
 
 for _family in _family_modules():  # the op families' public functions (engine/ops/__init__.py)
     globals().update({_name: getattr(_family, _name) for _name in _family.__all__})
@@ -153,8 +160,8 @@ class cuda:  # noqa: N801 - a namespace, as torch.cuda is
         return 1 if _cuda_available() else 0
 
     @staticmethod
-    def manual_seed(seed):
-        return manual_seed(seed)
+    def manual_seed(s):  # one stream for every device: the CPU generator
+        return manual_seed(s)
 
 
 __version__ = "0.1.0"

@@ -1,9 +1,9 @@
-"""Creating tensors: from data, filled, ranges, and random (one seeded numpy Generator)."""
+"""Creating tensors: from data, filled, ranges, and random (PyTorch's generator, `_generator`)."""
 
 import numpy as np
 
 from . import _device, _dtype
-from ._tensor import Tensor, bump_version, wrap
+from ._tensor import Tensor, wrap
 
 
 def _target_device(device):
@@ -184,92 +184,28 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
 
 
 # -- random numbers -------------------------------------------------------------------------------
-class Generator:
-    """A seeded source of random numbers: `eg.Generator().manual_seed(0)`, as in PyTorch. Values
-    differ from PyTorch's; the same seed gives the same engine numbers on every device (they are
-    drawn on the CPU with numpy's default_rng(seed) and moved)."""
-
-    def __init__(self, device="cpu"):
-        self.device = _device.device(device)
-        self.manual_seed(67280421310721)  # PyTorch's default seed
-
-    def manual_seed(self, seed):
-        self._seed = int(seed)
-        self.rng = np.random.default_rng(self._seed)
-        return self
-
-    def initial_seed(self):
-        return self._seed
-
-
-default_generator = Generator()
+# PyTorch's generator and samplers live in their own modules; the factories are re-exported here
+# beside the other ways of making a tensor.
+from ._generator import Generator, default_generator  # noqa: E402, F401
+from ._sampling import (  # noqa: E402, F401
+    bernoulli,
+    bernoulli_,
+    exponential_,
+    multinomial,
+    normal,
+    normal_,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    random_,
+    randperm,
+    uniform_,
+)
 
 
 def manual_seed(seed):
+    """Seed the default generator (PyTorch's `torch.manual_seed`); returns the generator."""
     return default_generator.manual_seed(seed)
-
-
-def seed_of(generator):
-    return (generator or default_generator).rng
-
-
-def _random(draw, size, dtype, device, requires_grad, generator):
-    d = _dtype.get(dtype) if dtype is not None else _dtype.DEFAULT_FLOAT
-    if not d.is_floating_point:
-        raise RuntimeError(f"\"{draw.__name__}\" not implemented for '{d.legacy_name[:-6]}'")
-    arr = draw(seed_of(generator), _size(size)).astype(d.np)
-    return tensor_from_array(arr, device, requires_grad)
-
-
-def _normal(rng, size):
-    return rng.standard_normal(size)
-
-
-def _uniform(rng, size):
-    return rng.random(size)
-
-
-def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    return _random(_normal, size, dtype, device, requires_grad, generator)
-
-
-def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    return _random(_uniform, size, dtype, device, requires_grad, generator)
-
-
-def randn_like(input, dtype=None, device=None, requires_grad=False):
-    dtype, device = _like(input, dtype, device)
-    return randn(input._data.shape, dtype=dtype, device=device, requires_grad=requires_grad)
-
-
-def rand_like(input, dtype=None, device=None, requires_grad=False):
-    dtype, device = _like(input, dtype, device)
-    return rand(input._data.shape, dtype=dtype, device=device, requires_grad=requires_grad)
-
-
-def randint(low, high=None, size=(), dtype=None, device=None, generator=None):
-    if high is None:
-        low, high = 0, low
-    arr = seed_of(generator).integers(low, high, size=_size(size))
-    d = _dtype.get(dtype) if dtype is not None else _dtype.int64
-    return tensor_from_array(arr.astype(d.np), device)
-
-
-def randperm(n, dtype=None, device=None, generator=None):
-    d = _dtype.get(dtype) if dtype is not None else _dtype.int64
-    return tensor_from_array(seed_of(generator).permutation(n).astype(d.np), device)
-
-
-def uniform_(t, low=0.0, high=1.0, generator=None):
-    """Fill `t` in place from U(low, high); used by nn.init (no autograd history)."""
-    arr = seed_of(generator).uniform(low, high, size=t._data.shape).astype(t._data.dtype)
-    t._data[...] = _device.move(arr, t.device)
-    bump_version(t)
-    return t
-
-
-def normal_(t, mean=0.0, std=1.0, generator=None):
-    arr = seed_of(generator).normal(mean, std, size=t._data.shape).astype(t._data.dtype)
-    t._data[...] = _device.move(arr, t.device)
-    bump_version(t)
-    return t

@@ -293,5 +293,21 @@ def _new_filled(make):
 
 Tensor.new_zeros = _new_filled(_creation.zeros)
 Tensor.new_ones = _new_filled(_creation.ones)
-Tensor.uniform_ = lambda self, a=0.0, b=1.0: _creation.uniform_(self, a, b)
-Tensor.normal_ = lambda self, mean=0.0, std=1.0: _creation.normal_(self, mean, std)
+# random fills and draws: PyTorch's generator and samplers (`_sampling`), `generator=` keyword-only
+Tensor.uniform_ = lambda self, a=0.0, b=1.0, *, generator=None: _creation.uniform_(
+    self, a, b, generator
+)
+Tensor.normal_ = lambda self, mean=0.0, std=1.0, *, generator=None: _creation.normal_(
+    self, mean, std, generator
+)
+Tensor.bernoulli_ = lambda self, p=0.5, *, generator=None: _creation.bernoulli_(self, p, generator)
+Tensor.bernoulli = lambda self, p=None, *, generator=None: _creation.bernoulli(self, p, generator)
+Tensor.exponential_ = lambda self, lambd=1.0, *, generator=None: _creation.exponential_(
+    self, lambd, generator
+)
+Tensor.random_ = lambda self, from_=None, to=None, *, generator=None: _creation.random_(
+    self, from_, to, generator
+)
+Tensor.multinomial = lambda self, num_samples, replacement=False, *, generator=None: (
+    _creation.multinomial(self, num_samples, replacement, generator)
+)

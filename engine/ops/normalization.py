@@ -8,7 +8,8 @@ from the saved input with engine ops, which makes it differentiable again.
 
 import numpy as np
 
-from .. import _creation, _device
+from .. import _device, _distributions
+from .._generator import default_generator
 from .._tensor import bump_version
 from ._common import STATE, Node, const, track, wrap, xp
 from .shape import index_put_zeros
@@ -380,15 +381,16 @@ def _check_p(p):
 
 
 def _keep_mask(input, p, shape):
-    """1/(1-p) where an element is kept (probability 1-p), 0 elsewhere, from the engine's
-    generator (drawn on the CPU, so a seed gives the same mask on every device)."""
+    """PyTorch's noise: `empty(shape).bernoulli_(1 - p).div_(1 - p)` in the input's float type,
+    drawn from the default generator as PyTorch's CPU kernel draws it (one 53-bit uniform per
+    element, kept where it is below 1 - p) and moved to the input's device."""
     d = input._data
-    dt = d.dtype if d.dtype.kind == "f" else np.float32
+    dt = d.dtype if d.dtype.kind == "f" else np.dtype(np.float32)
     if p == 1:
         return xp(d).zeros(shape, dt)
-    draw = _creation.seed_of(None).random(shape, dtype=np.float32 if dt == np.float32 else None)
-    mask = (draw >= p).astype(dt)
-    mask *= 1.0 / (1.0 - p)
+    n = int(np.prod(shape))
+    keep = _distributions.bernoulli_scalar(default_generator, n, 1.0 - p).reshape(shape)
+    mask = keep.astype(dt) / dt.type(1.0 - p)
     return _device.move(mask, input.device)
 
 
