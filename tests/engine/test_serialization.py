@@ -16,7 +16,7 @@ def _model(m):
 
 
 def test_torch_file_loads_into_engine_and_back(tmp_path):
-    t_model, e_model = _model(torch), _model(eg)
+    t_model, e_model = _model(torch).eval(), _model(eg).eval()
     save_file(t_model.state_dict(), tmp_path / "torch.safetensors")
     e_model.load_state_dict(load_safetensors(tmp_path / "torch.safetensors"))
     x = np.random.default_rng(0).standard_normal((5, 4)).astype(np.float32)
