@@ -17,7 +17,8 @@ def save_safetensors(state_dict, path, metadata=None):
     for name, value in state_dict.items():
         if not isinstance(value, Tensor):
             raise TypeError(f"{name}: expected a Tensor, got {type(value).__name__}")
-        arrays[name] = np.ascontiguousarray(value.detach().cpu().numpy())
+        # copy(order='C'), not ascontiguousarray: that one turns a 0-d tensor into shape [1]
+        arrays[name] = np.asarray(value.detach().cpu().numpy()).copy(order="C")
     save_file(arrays, str(path), metadata=metadata)
 
 
