@@ -103,7 +103,10 @@ def _parse(source):
         text = (exc.text or "").strip()
         problem = ImportProblem(exc.lineno or 0, f"syntax error: {exc.msg}", text)
         raise ImportFailed([problem]) from None
-    except (RecursionError, MemoryError, ValueError) as exc:
+    except MemoryError:
+        problem = "cannot parse the script: it needs more memory than an import may use"
+        raise ImportFailed([ImportProblem(0, problem)]) from None
+    except (RecursionError, ValueError) as exc:
         raise ImportFailed([ImportProblem(0, f"cannot parse the script: {exc}")]) from None
 
 
@@ -121,6 +124,7 @@ class _Importer:
         self.name, self.description = "imported script", ""
         self.deadline = time.perf_counter() + max_seconds  # the import's own time budget
         self.max_seconds = max_seconds
+        self.graph.deadline, self.graph.max_seconds = self.deadline, max_seconds
         self.current_var = None
         self.current_line = 0
         self.modules = ModuleNames()

@@ -214,22 +214,29 @@ def export_code():
 
 @api.post("/import")
 def import_code():
-    from ..graph.importer import ImportFailed, from_python
+    from .import_worker import ImportBusy, read_script
 
     data = _json_body()
     code = data.get("code") if isinstance(data, dict) else None
     if not isinstance(code, str):
         raise ApiError('expected {"code": "..."}')
+    settings = current_app.config["WIREGRAD"]
     try:
-        # parsed with ast, never executed; within its own time budget
-        doc = from_python(code, current_app.config["WIREGRAD"].limits.max_import_seconds)
-    except ImportFailed as exc:
+        # parsed with ast, never executed; in a child process within its own time and memory
+        # budget, so that no script can hold this process's GIL (import_worker)
+        outcome = read_script(
+            code,
+            settings.limits.max_import_seconds,
+            settings.max_import_bytes,
+            settings.max_imports,
+        )
+    except ImportBusy as busy:
+        raise ApiError(str(busy), 503, code="busy", retry_after=busy.retry_after) from None
+    if outcome[0] == "failed":
         # with the document of the lines that could be read, where it is a valid one: the
         # page offers to open it (the rest of the script still imports)
-        partial = exc.document.model_dump(mode="json") if exc.document is not None else None
+        _, problems, partial = outcome
         raise ApiError(
-            "the script has lines that cannot be imported",
-            problems=[p.to_dict() if hasattr(p, "to_dict") else str(p) for p in exc.problems],
-            document=partial,
-        ) from None
-    return jsonify(doc.model_dump(mode="json"))
+            "the script has lines that cannot be imported", problems=problems, document=partial
+        )
+    return jsonify(outcome[1])

@@ -27,6 +27,9 @@ class Settings:
     max_message_bytes: int = 8 * 1024 * 1024  # one Socket.IO message or API body
     max_runs_kept: int = 8  # per client: recent runs whose tensors can still be fetched
     max_kept_bytes: int = 1024**3  # per client: those runs' tensors together (oldest go first)
+    # scripts read at once, each in a child process of at most this much more memory
+    max_imports: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
+    max_import_bytes: int = 512 * 1024**2
     max_tensor_page: int = 262_144  # elements in one `tensor` answer (the viewer asks a slice)
     flush_seconds: float = 0.05  # trace records go out at least this often while a run goes on
     max_records_per_packet: int = 2000

@@ -11,32 +11,11 @@ import time
 
 import pytest
 import requests
-from _server_helpers import edge, graph, node, tensor
+from _server_helpers import PeakRSS, edge, graph, node, tensor
 
 from backend.graph.limits import Limits
 
 MiB = 2**20
-
-
-def _status(field):
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) * 1024
-    raise KeyError(field)
-
-
-class PeakRSS:
-    """The process's peak RSS growth over a block (VmHWM reset at its start)."""
-
-    def __enter__(self):
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")  # resets VmHWM to the current RSS
-        self.start = _status("VmRSS")
-        return self
-
-    def __exit__(self, *exc):
-        self.grew = _status("VmHWM") - self.start
 
 
 def wide_linear(width=1000, out_features=65536):

@@ -9,8 +9,11 @@
 Python does this arithmetic when the script runs; define-by-run records only the branch taken
 and the numbers the layers were built with, so the importer does the same. Only constants of
 numbers, bools, strings, None and lists/tuples of them are worked out, with a few pure
-builtins (len, int, float, bool, abs, min, max, range); large powers and products are not (a
-script cannot make the importer compute 10**10**10)."""
+builtins (len, int, float, bool, abs, min, max, round, range); large powers and products are
+not (a script cannot make the importer compute 10**10**10), and every step's cost is bounded
+before it is paid: whole numbers stay below 2**63, lists and tuples at 10,000 items at every
+step (not only at the end), and `round(7, -10**9)`, which Python works out as a number of a
+billion digits, is refused by its digits first."""
 
 import ast
 import math
@@ -131,7 +134,7 @@ class Constants:
         if f is None or a is NOT or b is NOT:
             return NOT
         if isinstance(a, (list, tuple)) and isinstance(b, type(a)) and f is operator.add:
-            return a + b
+            return a + b if len(a) + len(b) <= _MAX_ITEMS else NOT
         if not (_number(a) and _number(b)):
             return NOT
         if f is operator.pow and not _small_power(a, b):
@@ -183,7 +186,9 @@ class Constants:
             r = range(*args)
             return r if len(r) <= _MAX_ITEMS else NOT
         f = _BUILTINS.get(name)
-        return NOT if f is None or not args else f(*args)
+        if f is None or not args or not _cheap_call(name, args):
+            return NOT
+        return f(*args)
 
     # -- statements -----------------------------------------------------------------------------
     def substituted(self, node):
@@ -195,6 +200,18 @@ class Constants:
     def forget(self, names):
         for n in names:
             self.values.pop(n, None)
+
+
+def _cheap_call(name, args):
+    """Whether a builtin's call is worked out here. Python's round(x, n) makes 10**abs(n) for
+    an int x and a negative n (a billion digits for n = -10**9, seconds with the GIL held); no
+    value a constant may hold needs more than 400 digits either way (floats end near 1e308)."""
+    if name == "round" and len(args) == 2:
+        n = args[1]
+        return isinstance(n, int) and abs(n) <= 400
+    if name in ("int", "float") and args and isinstance(args[0], str):
+        return len(args[0]) <= 400  # (Python refuses over 4,300 digits; far less is needed)
+    return True
 
 
 def _small_power(a, b):

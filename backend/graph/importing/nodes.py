@@ -5,9 +5,11 @@ laid out and validated."""
 import json
 import math
 import re
+import time
 
 from .. import registry
 from ..document import ID_PATTERN, parse
+from ..limits import DEFAULT
 from .problems import ImportFailed, ImportProblem, Unsupported
 from .syntax import COMMENT, comments, split_lines
 
@@ -40,6 +42,9 @@ class ImportedGraph:
         self.nodes = {}  # id -> dict(id, op, params, position, label, line, auto)
         self.edges = []  # (source id, target id, port)
         self.next_suffix = {}  # fresh_id's next suffix per base name
+        # the walker's time budget, also checked here: one line can make thousands of nodes
+        # (`torch.stack([x, x, ...])`), and the walker checks the clock between lines only
+        self.deadline, self.max_seconds = math.inf, None
 
     def code_at(self, line):
         """The text of a line, for a problem (at most 200 characters)."""
@@ -125,7 +130,28 @@ class ImportedGraph:
         }
         for port, src in inputs:
             self.edges.append((src, nid, port))
+        self._check_size(line)
         return nid
+
+    def _check_size(self, line):
+        """ImportFailed as soon as the graph read so far is past a document's limits or the
+        import's time budget: no script gets the importer to build what no run could take."""
+        problem = None
+        if len(self.nodes) > DEFAULT.max_nodes:
+            problem = (
+                f"the script makes more than {DEFAULT.max_nodes:,} nodes, the limit of a graph"
+            )
+        elif len(self.edges) > DEFAULT.max_edges:
+            problem = (
+                f"the script makes more than {DEFAULT.max_edges:,} edges, the limit of a graph"
+            )
+        elif time.perf_counter() > self.deadline:
+            problem = (
+                f"reading the script took longer than {self.max_seconds:g} s, the limit; it "
+                "stopped at this line (import a shorter script)"
+            )
+        if problem:
+            raise ImportFailed([ImportProblem(line, problem, self.code_at(line))])
 
     # -- the document ---------------------------------------------------------------------------
     def document(self, name, description, target, lesson=(), modules=()):
@@ -171,6 +197,7 @@ class ImportedGraph:
     def edge_list(self):
         """The edges as document dicts, each with an id that is valid and not taken."""
         edges, seen = [], set()
+        next_k = {}  # the next number to try per stem: n edges between two nodes cost O(n)
 
         def taken(eid):
             return eid in seen or len(eid) > 64 or not _ID.match(eid)
@@ -183,10 +210,11 @@ class ImportedGraph:
             # numbered after a valid stem: ids that cannot be valid (too long, a `/` of a path
             # inside a module) get the stem `e`, so the loop always ends
             base = eid if len(eid) <= 60 and _ID.match(eid) else "e"
-            k = 2
+            k = next_k.get(base, 2)
             while taken(eid):
                 eid = f"{base}-{k}"
                 k += 1
+            next_k[base] = k
             seen.add(eid)
             edges.append(
                 {
