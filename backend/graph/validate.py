@@ -359,7 +359,7 @@ def inferred_shapes(doc, limits=DEFAULT):
     writes them at the nodes' output ports). Nodes with problems, what depends on them, and
     stand-ins too big to make are left out. Inside modules: under the flat ids (`b/<id>`)."""
     try:
-        doc = modules.flatten(doc, limits.max_nodes)
+        doc = modules.flatten(doc, limits.max_nodes, limits.max_edges)
     except modules.ModuleProblems:
         return {}
     if size_problems(doc, limits):
@@ -466,7 +466,7 @@ def validate(doc, limits=DEFAULT):
     A document with modules is checked in its flat form (modules.py), so a problem inside a
     module is at the node inside it, under its flat id (`b/<id>`)."""
     try:
-        doc = modules.flatten(doc, limits.max_nodes)
+        doc = modules.flatten(doc, limits.max_nodes, limits.max_edges)
     except modules.ModuleProblems as bad:
         return bad.problems
     too_big = size_problems(doc, limits)

@@ -23,6 +23,7 @@ from .protocol import (
     TensorRequest,
 )
 from .ratelimit import JoinGate, RateLimiter, gate_costly_events
+from .room_claims import RoomClaims
 from .room_registry import make_registry
 from .rooms import RoomManager
 from .runs import RunManager
@@ -106,7 +107,10 @@ def create_app(settings: Settings | None = None):
     # owners' packets go to their rooms too (docs/training.md); rooms live in Redis when
     # there is a message queue, so that every process sees them
     rooms = RoomManager(
-        socketio, registry=make_registry(settings.message_queue), grace=settings.room_grace_seconds
+        socketio,
+        registry=make_registry(settings.message_queue),
+        grace=settings.room_grace_seconds,
+        claims=RoomClaims(settings.data_dir),
     )
     runs.mirror = rooms.mirror
     app.extensions["wiregrad.rooms"] = rooms

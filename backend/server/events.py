@@ -14,6 +14,11 @@ from ..graph.document import invalid_text
 from ..graph.modules import ModuleProblems, flatten
 from .protocol import parse
 
+UNREACHABLE_QUEUE = (
+    "rooms are unavailable for a moment: this server cannot reach Redis, its message queue "
+    "(--message-queue); try again shortly"
+)
+
 
 def guarded(fn):
     """A handler that answers every message, even one that breaks it."""
@@ -23,9 +28,18 @@ def guarded(fn):
         try:
             return fn(*args)
         except Exception as exc:
+            if _queue_unreachable(exc):
+                return {"error": UNREACHABLE_QUEUE, "code": "unavailable"}
             return {"error": f"internal error: {type(exc).__name__}"}
 
     return handler
+
+
+def _queue_unreachable(exc):
+    """Whether `exc` is redis-py's word for a Redis that does not answer (redis is imported
+    only by a server with a message queue, so it is recognised without importing it)."""
+    kinds = {f"{c.__module__}.{c.__name__}" for c in type(exc).__mro__}
+    return bool(kinds & {"redis.exceptions.ConnectionError", "redis.exceptions.TimeoutError"})
 
 
 def on_message(socketio, event, model, act, max_bytes, default=None):
@@ -33,7 +47,10 @@ def on_message(socketio, event, model, act, max_bytes, default=None):
     payload), then `act(sid, message)` makes the reply."""
 
     @guarded
-    def handler(data=None):
+    def handler(*args):
+        if len(args) > 1:  # python-socketio hands each extra argument of an emit over
+            return {"error": f"{event} takes one argument, an object; it was sent {len(args)}"}
+        data = args[0] if args else None
         msg, err = parse(model, default if data is None else data, max_bytes)
         return err or act(request.sid, msg)
 
@@ -74,7 +91,7 @@ def checked(doc, limits, target=None):
     (None, the error reply)."""
     flat = None
     try:
-        flat = flatten(doc, limits.max_nodes)
+        flat = flatten(doc, limits.max_nodes, limits.max_edges)
     except ModuleProblems as bad:
         problems = bad.problems
     else:

@@ -42,6 +42,7 @@ from .room_training import TrainingRecord
 
 CODE_ALPHABET = string.ascii_uppercase + "23456789"
 TRAINING_WRITE_SECONDS = 0.25
+REREGISTER_SECONDS = 2.0  # how often an owner's process checks that Redis still has its rooms
 CODE_LENGTH = 6
 OWNER_ONLY = "only the room's owner can drive it"
 NAMESPACE = "/"
@@ -79,6 +80,10 @@ class Room:
         self.code = code
         self.owner = owner
         self.secret = secret
+        # the owner's graph and step as this (the owner's) process last set them: what it
+        # registers the room with again if Redis forgets it (RoomManager.reregister)
+        self.graph = None
+        self.step = None
         self.name = f"room:{code}"  # the Socket.IO room of the followers
         self.followers = set()
         self.closed = False
@@ -90,15 +95,20 @@ class Room:
 
 
 class RoomManager:
-    def __init__(self, socketio, max_records=10_000, registry=None, grace=60.0):
+    def __init__(self, socketio, max_records=10_000, registry=None, grace=60.0, claims=None):
         self.socketio = socketio
         self.max_records = max_records  # records of the last run kept for late joiners
         self.registry = registry or MemoryRegistry()
+        self.claims = claims  # room_claims.RoomClaims: who may take a forgotten room back
         self.grace = grace
         self.rooms = {}  # code -> Room, for rooms owned or followed from this process
         self.owned = {}  # owner sid -> Room
         self.following = {}  # follower sid -> Room
         self.lock = threading.Lock()
+        if self.registry.shared:  # Redis may be flushed or restarted empty under live rooms
+            threading.Thread(
+                target=self._keep_registered, name="rooms-reregister", daemon=True
+            ).start()
 
     # -- handlers (called from Socket.IO event handlers, so in a request context) -------------
     def create(self, sid, graph=None):
@@ -113,11 +123,14 @@ class RoomManager:
             if room is None:
                 secret = secrets.token_urlsafe(16)
                 code = _new_code()
-                while code in self.rooms or not self.registry.claim(
-                    code, sid, key_hash(secret), graph
+                while (
+                    code in self.rooms
+                    or (self.claims is not None and not self.claims.add(code, key_hash(secret)))
+                    or not self.registry.claim(code, sid, key_hash(secret), graph)
                 ):
                     code = _new_code()
                 room = self.rooms[code] = self.owned[sid] = Room(code, sid, secret)
+                room.graph = graph
                 return {"code": code, "secret": secret}
         if graph is not None:
             self.update(sid, room.code, graph)
@@ -134,11 +147,11 @@ class RoomManager:
                 return {"error": f"you own room {mine.code}; leave it before taking another"}
         taken, old = self.registry.take_over(code, key_hash(secret), sid)
         restored = False
-        if not taken and self.registry.owner(code) is None:
-            # no such room: the server restarted (rooms in memory) or the room expired. The
-            # page's secret is the owner's word that the code was its own, and nobody holds the
-            # code now, so the owner opens it again: its students rejoin the same code by
-            # themselves. (Anyone may open a room; this one only picks its code.)
+        if not taken and self.registry.owner(code) is None and self._claimed(code, secret):
+            # no such room: the server restarted (rooms in memory) or Redis forgot it. The
+            # claim on disk says the secret is the owner's, so the owner opens it again: its
+            # students rejoin the same code by themselves. Without the claim's secret nobody
+            # can: the code is on the projector for everyone to read.
             with self.lock:
                 free = code not in self.rooms
             taken = free and self.registry.claim(code, sid, key_hash(secret), None)
@@ -169,6 +182,9 @@ class RoomManager:
             "step": snap.get("step"),
             "restored": restored,
         }
+
+    def _claimed(self, code, secret):
+        return self.claims is not None and self.claims.holder(code) == key_hash(secret)
 
     def join(self, sid, code):
         """`room_join`: follow the room; the ack has its graph, step and last run."""
@@ -248,6 +264,7 @@ class RoomManager:
         with room.lock:
             if room.closed:
                 return {"error": f"no room {code}"}
+            setattr(room, field, value)
             self.registry.set(code, field, value)
             self._emit(room, event, payload)
         return {"ok": True}
@@ -288,6 +305,34 @@ class RoomManager:
                 self._emit(room, event, payload)
         except Exception:  # a bug of ours, or Redis gone: keep the run going
             log.exception("mirroring %s to room %s", event, room.code)
+
+    # -- a registry that forgot its rooms -------------------------------------------------------
+    def reregister(self):
+        """Put the rooms this process owns back into the registry where it has lost them (a
+        Redis restarted empty, a FLUSHALL), with the graph and step the owner last set, so
+        that their students can join again. Returns the codes registered again."""
+        with self.lock:
+            owned = [r for r in self.owned.values() if not r.closed]
+        again = []
+        for room in owned:
+            with room.lock:
+                if room.closed or self.registry.owner(room.code) is not None:
+                    continue
+                if self.registry.claim(room.code, room.owner, key_hash(room.secret), room.graph):
+                    if room.step is not None:
+                        self.registry.set(room.code, "step", room.step)
+                    again.append(room.code)
+        if again:
+            log.warning("the room registry had forgotten rooms %s: registered again", again)
+        return again
+
+    def _keep_registered(self):
+        while True:
+            time.sleep(REREGISTER_SECONDS)
+            try:
+                self.reregister()
+            except Exception as exc:  # Redis still away: try again at the next tick
+                log.debug("rooms not registered again yet: %s", exc)
 
     # -- internals -----------------------------------------------------------------------------
     def _remember(self, room, event, payload):
@@ -368,6 +413,8 @@ class RoomManager:
         owner = owner or room.owner
         if not self.registry.remove(room.code, owner):
             return  # closed already, or the owner took it back (on this process or another)
+        if self.claims is not None:
+            self.claims.remove(room.code)
         with self.lock:
             if self.rooms.get(room.code) is room:
                 del self.rooms[room.code]

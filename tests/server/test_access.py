@@ -368,16 +368,20 @@ def test_the_owner_takes_its_room_back_after_a_drop(make, sio_client):
     follower.wait_for(lambda _: got(follower, "room_closed"))
 
 
-def test_after_a_restart_the_owner_opens_its_room_again_with_the_same_code(make, sio_client):
+def test_after_a_restart_the_owner_opens_its_room_again_with_the_same_code(tmp_path, sio_client):
     """Rooms live in the server's memory: a restart loses them. The owner's page still has the
-    code and its secret; `room_resume` opens the room again under that code (nobody holds it),
-    and the students' pages, rejoining that code by themselves, follow it again."""
-    before = make()
+    code and its secret; `room_resume` opens the room again under that code, and the students'
+    pages, rejoining that code by themselves, follow it again. The code is on the projector:
+    a student who asks for it first with any other secret is refused (the claim on disk, in
+    the same data dir, says whose it is)."""
+    before = start(tmp_path)
     created = room_client(before, sio_client).call("room_create", {"graph": times_k(1.0)})
     code, secret = created["code"], created["secret"]
-    after = make()  # a new server: no rooms
+    after = start(tmp_path)  # a new server on the same data dir: no rooms in memory
     student = room_client(after, sio_client)
     assert student.call("room_join", {"code": code}) == {"error": f"no room {code}"}
+    taker = student.call("room_resume", {"code": code, "secret": secrets.token_urlsafe(16)})
+    assert taker == {"error": f"no room {code} with that secret"}
     owner = room_client(after, sio_client)
     ack = owner.call("room_resume", {"code": code, "secret": secret})
     assert ack["code"] == code and ack["restored"] is True and ack["graph"] is None
@@ -389,6 +393,20 @@ def test_after_a_restart_the_owner_opens_its_room_again_with_the_same_code(make,
         "room_resume", {"code": code, "secret": secrets.token_urlsafe(16)}
     )
     assert other == {"error": f"no room {code} with that secret"}
+    # once the owner leaves, the claim is gone: its secret opens nothing after a restart
+    assert owner.call("room_leave", {"code": code}) == {"ok": True}
+    again = room_client(start(tmp_path), sio_client)
+    assert again.call("room_resume", {"code": code, "secret": secret}) == {
+        "error": f"no room {code} with that secret"
+    }
+
+
+def test_a_code_nobody_claimed_cannot_be_opened_by_resuming_it(make, sio_client):
+    server = make()
+    ack = room_client(server, sio_client).call(
+        "room_resume", {"code": "ABCDEF", "secret": secrets.token_urlsafe(16)}
+    )
+    assert ack == {"error": "no room ABCDEF with that secret"}
 
 
 def test_resuming_from_a_second_connection_takes_the_lead_from_the_first(make, sio_client):

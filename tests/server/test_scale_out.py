@@ -172,6 +172,32 @@ def test_an_owner_that_does_not_come_back_is_not_a_room_forever(processes, clien
     assert owner.call("room_leave", {"code": code}) == {"ok": True}
 
 
+def test_a_flushed_redis_gets_its_rooms_back_and_nobody_takes_them(processes, client, redis_url):
+    """Redis forgets every room (FLUSHALL, or a restart without persistence): a student who
+    asks for the teacher's code with any secret is refused (the claim on disk says whose it
+    is), and the owner's process registers its room again, so students can join as before."""
+    import redis
+
+    a, b = processes
+    owner = client(a)
+    created = owner.call("room_create", {"graph": times_k(2.0)})
+    code = created["code"]
+    assert owner.call("room_step", {"code": code, "index": 2}) == {"ok": True}
+    redis.Redis.from_url(redis_url).flushall()
+    intruder = client(b)
+    ack = intruder.call("room_resume", {"code": code, "secret": "x" * 22})
+    assert ack == {"error": f"no room {code} with that secret"}
+    student, acks = client(b), []
+    wait_until(
+        lambda: acks.append(student.call("room_join", {"code": code})) or "code" in acks[-1],
+        "the room registered again",
+    )
+    assert acks[-1]["graph"] == times_k(2.0) and acks[-1]["step"] == 2, acks[-1]
+    assert owner.call("room_step", {"code": code, "index": 3}) == {"ok": True}
+    assert wait_event(student, "room_step") == [{"code": code, "index": 3}]
+    assert owner.call("room_leave", {"code": code}) == {"ok": True}
+
+
 def test_processes_share_one_data_dir(processes):
     a, b = processes
     r = requests.post(f"{a}/api/graphs", json=times_k(4.0))
