@@ -54,8 +54,9 @@ def _parser():
     s.add_argument(
         "--token",
         metavar="TOKEN",
-        help="the teacher's secret when serving beyond loopback (default: $WIREGRAD_TOKEN, "
-        "else a new random one; give every process of one deployment the same)",
+        help="the teacher's secret (default: $WIREGRAD_TOKEN; beyond loopback, else a new "
+        "random one); honoured on every bind, needed with --allow-host; give every process of "
+        "one deployment the same",
     )
     s.add_argument(
         "--message-queue",
@@ -237,8 +238,19 @@ def cmd_serve(args):
         allowed_hosts=list(args.allow_host),
         message_queue=args.message_queue,
     )
-    if not is_loopback(args.host):  # a classroom's server: the teacher holds a token
-        token = args.token or os.environ.get("WIREGRAD_TOKEN") or new_token()
+    # A token given is honoured on every bind; beyond loopback there is always one (the
+    # teacher holds it). Bound to loopback behind a proxy (--allow-host), everyone reaching
+    # the proxy would be the one person of a loopback server: that set-up needs a token.
+    token = args.token or os.environ.get("WIREGRAD_TOKEN")
+    if token is None and not is_loopback(args.host):
+        token = new_token()
+    if token is None and args.allow_host:
+        raise _Fail(
+            "wiregrad: --allow-host lets others reach this server (through a proxy), so it "
+            "needs the teacher's secret: give --token TOKEN or set $WIREGRAD_TOKEN (at least "
+            "22 characters; python3 -c 'import secrets; print(secrets.token_urlsafe(32))')"
+        )
+    if token is not None:
         if len(token) < 22:
             raise _Fail("wiregrad: --token must be at least 22 characters (128 bits)")
         settings.teacher_token = token
@@ -246,6 +258,7 @@ def cmd_serve(args):
         _check_queue(args.message_queue)
     if args.data_dir:
         settings.data_dir = Path(args.data_dir)
+    _check_data_dir(settings.data_dir)
     if args.device == "cuda":
         import engine as eg
 
@@ -256,6 +269,24 @@ def cmd_serve(args):
     except OSError as exc:  # the port is taken, or the host is not ours
         raise _Fail(f"wiregrad: cannot serve on {args.host}:{args.port}: {exc.strerror}") from exc
     return 0
+
+
+def _check_data_dir(path):
+    """Fail in one line, naming the directory, when the data dir cannot be one (a file is in
+    its place, or its parent cannot be written); a read-only one is served (store_errors)."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise _Fail(
+            f"wiregrad: the data dir {path} is a file, not a directory: move it aside or give "
+            "--data-dir another path"
+        )
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _Fail(
+            f"wiregrad: cannot make the data dir {path}: {exc.strerror or exc}; give --data-dir "
+            "a directory you can write"
+        ) from exc
 
 
 def _check_queue(url):

@@ -9,7 +9,9 @@ other settings (small limits, allowed origins) start their own with `make_server
 """
 
 import logging
+import shutil
 import socket
+import subprocess
 import threading
 import time
 from dataclasses import dataclass
@@ -97,3 +99,37 @@ def sio_client():
     for rec in made:
         if rec.client.connected:
             rec.client.disconnect()
+
+
+# -- real processes -------------------------------------------------------------------------
+def wait_until(ok, what, timeout=20):
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if ok():
+                return
+        except Exception:  # not listening yet (redis-py's and requests' errors alike)
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not start")
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    exe = shutil.which("redis-server")
+    assert exe, "redis-server is missing: run ./scripts/install-redis.sh (make test does)"
+    port = free_port()
+    proc = subprocess.Popen(
+        [exe, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no"],
+        cwd=tmp_path_factory.mktemp("redis"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    import redis
+
+    url = f"redis://{HOST}:{port}/0"
+    wait_until(lambda: redis.Redis.from_url(url).ping(), "redis-server")
+    yield url
+    proc.terminate()
+    proc.wait(10)

@@ -3,7 +3,6 @@ redis-server on a free loopback port, two `wiregrad serve` processes sharing it 
 dir; a room's owner on one, its followers on the other (docs/deployment.md)."""
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -13,43 +12,10 @@ from pathlib import Path
 import pytest
 import requests
 from _server_helpers import connect, times_k, wide_graph
-from conftest import HOST, free_port
+from conftest import HOST, free_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ROOM_EVENTS = ("room_graph", "room_step", "room_closed")
-
-
-def wait_until(ok, what, timeout=20):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if ok():
-                return
-        except Exception:  # not listening yet (redis-py's and requests' errors alike)
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{what} did not start")
-        time.sleep(0.05)
-
-
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
-    exe = shutil.which("redis-server")
-    assert exe, "redis-server is missing: run ./scripts/install-redis.sh (make test does)"
-    port = free_port()
-    proc = subprocess.Popen(
-        [exe, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no"],
-        cwd=tmp_path_factory.mktemp("redis"),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    import redis
-
-    url = f"redis://{HOST}:{port}/0"
-    wait_until(lambda: redis.Redis.from_url(url).ping(), "redis-server")
-    yield url
-    proc.terminate()
-    proc.wait(10)
 
 
 @pytest.fixture(scope="module")
