@@ -216,13 +216,14 @@ def test_dropout_between_layers(kind):
 
 
 def test_speed_is_sane():
-    """A 2-layer LSTM over 50 steps of a 32-batch forward and backward well under a second."""
+    """A 2-layer LSTM over 50 steps of a 32-batch, forward and backward: about 0.4 s of CPU.
+    CPU time, not wall time, so a loaded machine does not fail it."""
     mod = eg.nn.LSTM(32, 64, 2)
     x = eg.randn(50, 32, 32, requires_grad=True)
-    start = time.perf_counter()
+    start = time.process_time()
     out, _ = mod(x)
     out.sum().backward()
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 3.0
 
 
 # -- errors --------------------------------------------------------------------------------------
