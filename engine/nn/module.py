@@ -29,7 +29,8 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            # a parameter replaced keeps its place in named_parameters(), as in PyTorch
+            self._forget(name, keep="_parameters")
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -41,7 +42,7 @@ class Module:
         elif isinstance(value, Module):
             if params is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep="_modules")
             self._modules[name] = value
         elif params is not None and name in self._modules:
             if value is not None:
@@ -60,11 +61,13 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name):
-        """Drop `name` from every store (before it is registered in another)."""
+    def _forget(self, name, keep=None):
+        """Drop `name` from every store but `keep` (the one it is about to be set in, where an
+        existing entry keeps its position)."""
         self.__dict__.pop(name, None)
-        for store in (self._parameters, self._buffers, self._modules):
-            store.pop(name, None)
+        for store in ("_parameters", "_buffers", "_modules"):
+            if store != keep:
+                getattr(self, store).pop(name, None)
         self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name):
