@@ -15,7 +15,8 @@ def _build(m):
 
 def _edit(m, seq):
     seq[0].weight = m.nn.Parameter(m.zeros(3, 2))
-    setattr(seq[2], "weight", m.nn.Parameter(m.ones(1, 3)))
+    name = "weight"  # setattr, the other spelling of the assignment
+    setattr(seq[2], name, m.nn.Parameter(m.ones(1, 3)))
     seq.steps = m.ones(1)
     setattr(seq, "0", m.nn.Linear(2, 3))
     return seq
