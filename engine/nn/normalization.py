@@ -1,5 +1,5 @@
-"""Normalisation layers: BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d, LayerNorm and GroupNorm, with
-PyTorch's parameter and buffer names (so state dicts load either way)."""
+"""Normalisation layers: BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d, LayerNorm, RMSNorm and
+GroupNorm, with PyTorch's parameter and buffer names (so state dicts load either way)."""
 
 from .. import _creation, _dtype
 from ..autograd.grad_mode import no_grad
@@ -16,6 +16,7 @@ __all__ = [
     "InstanceNorm2d",
     "InstanceNorm3d",
     "LayerNorm",
+    "RMSNorm",
     "GroupNorm",
 ]
 
@@ -250,4 +251,36 @@ class GroupNorm(Module):
         return (
             f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
             f"bias={self.affine}"
+        )
+
+
+class RMSNorm(Module):
+    """eps=None (the default) means the machine epsilon of the computation type, decided per
+    call by F.rms_norm, as in PyTorch."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
+                 dtype=None):  # fmt: skip
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(
+                _creation.empty(self.normalized_shape, dtype=dtype, device=device)
+            )
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
         )

@@ -8,15 +8,15 @@ from the saved input with engine ops, which makes it differentiable again.
 
 import numpy as np
 
-from .. import _device, _distributions
+from .. import _device, _distributions, _dtype
 from .._generator import default_generator
 from .._tensor import bump_version
 from ._common import STATE, Node, const, track, wrap, xp
 from .shape import index_put_zeros
 
 # torch.batch_norm, torch.embedding... take other argument orders than nn.functional's: only the
-# nn.functional forms are exported
-__all__ = []
+# nn.functional forms are exported (rms_norm's orders agree)
+__all__ = ["rms_norm"]
 METHODS = {}
 INPLACE = {}
 
@@ -295,6 +295,43 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     return out
 
 
+# -- rms_norm --------------------------------------------------------------------------------------
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x * rsqrt(mean(x^2) + eps) * weight, composed of engine ops as PyTorch's CPU kernel is (so
+    the graph has its nodes: MulBackward0 over RsqrtBackward0...). Half inputs are computed in
+    float32, PyTorch's opmath type, whose machine epsilon is also the default eps."""
+    if isinstance(normalized_shape, (int, np.integer)):
+        raise TypeError(
+            "rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, "
+            f"not {type(normalized_shape).__name__}"
+        )
+    ns = tuple(int(s) for s in normalized_shape)
+    xd = input._data
+    k = len(ns)
+    if weight is not None and weight._data.shape != ns:
+        raise RuntimeError(
+            "Expected weight to be of same shape as normalized_shape, but got weight of shape "
+            f"{list(weight._data.shape)} and normalized_shape = {list(ns)}"
+        )
+    if xd.ndim < k:
+        raise ValueError(f"Input tensor must have at least {k} dimensions, but got {xd.ndim}")
+    if xd.shape[xd.ndim - k :] != ns:
+        # PyTorch's wording has no comma after the "*" here (layer_norm's has one)
+        raise RuntimeError(
+            f"Given normalized_shape={list(ns)}, expected input with shape "
+            f"[*{', '.join(map(str, ns))}], but got input of size{list(xd.shape)}"
+        )
+    low = xd.dtype.kind == "f" and xd.dtype.itemsize < 4
+    x = input.to(_dtype.float32) if low else input
+    if eps is None:
+        eps = float(np.finfo(np.float64 if xd.dtype == np.float64 else np.float32).eps)
+    dims = tuple(range(xd.ndim - k, xd.ndim))
+    out = x * (x.pow(2).mean(dims, keepdim=True) + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    return out.to(input.dtype) if low else out
+
+
 # -- group_norm ------------------------------------------------------------------------------------
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     xd = input._data
@@ -534,6 +571,7 @@ def embedding(
 FUNCTIONAL = {
     "batch_norm": batch_norm,
     "layer_norm": layer_norm,
+    "rms_norm": rms_norm,
     "group_norm": group_norm,
     "instance_norm": instance_norm,
     "dropout": dropout,
