@@ -519,16 +519,23 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 
 # -- embedding -------------------------------------------------------------------------------------
 class EmbeddingBackward0(Node):
-    __slots__ = ("indices", "num_weights", "padding_idx")
+    __slots__ = ("indices", "num_weights", "padding_idx", "scale_grad_by_freq")
 
     def backward(self, g):
         idx = self.indices
         dim = g._data.shape[-1]
         g2 = g.reshape(-1, dim)
         flat = idx.reshape(-1)
+        m = xp(flat)
+        keep = None
         if self.padding_idx is not None:
-            keep = (flat != self.padding_idx).astype(g._data.dtype)[:, None]
-            g2 = g2 * const(keep)
+            keep = (flat != self.padding_idx).astype(g._data.dtype)
+        if self.scale_grad_by_freq:  # each row's gradient over how often the batch reads it
+            counts = m.bincount(flat, minlength=self.num_weights)[flat]
+            inv = (1.0 / counts).astype(g._data.dtype)
+            keep = inv if keep is None else keep * inv
+        if keep is not None:
+            g2 = g2 * const(keep[:, None])
         return (None, index_put_zeros(g2, (flat,), (self.num_weights, dim), False))
 
 
@@ -549,8 +556,8 @@ def embedding(
             "arguments for "
             "embedding)"
         )
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse")
+    if sparse:  # the engine has no sparse tensors for the gradient
+        raise NotImplementedError("embedding: sparse=True")
     n = weight._data.shape[0]
     if padding_idx is not None:
         if padding_idx > 0:
@@ -560,12 +567,46 @@ def embedding(
             padding_idx = n + padding_idx
     if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= n):
         raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_rows(weight, idx, float(max_norm), float(norm_type))
     out = wrap(weight._data[idx])
     if STATE.enabled and weight._requires_grad:
         node = EmbeddingBackward0((input, weight))
         node.indices, node.num_weights, node.padding_idx = idx, n, padding_idx
+        node.scale_grad_by_freq = bool(scale_grad_by_freq)
         track(out, node)
     return out
+
+
+def _renorm_rows(weight, idx, max_norm, norm_type):
+    """PyTorch's embedding_renorm_, done in place outside autograd (F.embedding runs it under
+    no_grad): each row the batch reads whose norm_type-norm exceeds max_norm is scaled by
+    max_norm / (norm + 1e-7), the scale rounded to the weight's dtype as a Python scalar is."""
+    w = weight._data
+    m = xp(w)
+    rows = m.unique(idx.reshape(-1))
+    if not rows.size:
+        return
+    picked = m.abs(w[rows])
+    if norm_type == float("inf"):
+        norms = picked.max(1)
+    elif norm_type == float("-inf"):
+        norms = picked.min(1)
+    elif norm_type == 0:
+        norms = (picked != 0).sum(1).astype(w.dtype)
+    elif norm_type == 1:
+        norms = picked.sum(1)
+    elif norm_type == 2:
+        norms = m.sqrt((picked * picked).sum(1))
+    else:
+        norms = (picked**norm_type).sum(1) ** (1.0 / norm_type)
+    norms = norms.astype(np.float64)
+    over = norms > max_norm
+    if not bool(over.any()):
+        return
+    scale = (max_norm / (norms[over] + 1e-7)).astype(w.dtype)
+    w[rows[over]] *= scale[:, None]
+    bump_version(weight)
 
 
 FUNCTIONAL = {
