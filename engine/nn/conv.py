@@ -57,17 +57,13 @@ class _ConvNd(Module):
                 "padding_mode must be one of {'reflect', 'zeros', 'circular', 'replicate'}, "
                 f"but got padding_mode={padding_mode!r}"
             )
-        if padding_mode != "zeros":
-            if self._transposed:
-                raise ValueError(
-                    f'Only "zeros" padding mode is supported for {type(self).__name__}'
-                )
-            # reflect/replicate/circular need F.pad's modes, which this layer does not call yet
-            raise NotImplementedError(f"padding_mode={padding_mode!r} is not supported yet")
+        if padding_mode != "zeros" and self._transposed:
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size = _ntuple(kernel_size, nd)
         self.padding = padding if isinstance(padding, str) else _ntuple(padding, nd)
         self.dilation = _ntuple(dilation, nd)
+        self._reversed_padding_repeated_twice = self._pad_for_mode()
         self.output_padding = _ntuple(output_padding, nd)
         self.groups, self.padding_mode = groups, padding_mode
         if self._transposed:
@@ -80,6 +76,29 @@ class _ConvNd(Module):
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
+
+    def _pad_for_mode(self):
+        """F.pad's argument (last dim first, each dim's left and right) for a padding_mode other
+        than zeros, which pads the input explicitly and then convolves without padding; for
+        padding='same' the total dilation * (kernel - 1) is split with the extra cell right, as
+        PyTorch does."""
+        if self.padding == "valid":
+            return [0, 0] * self._nd
+        pads = []
+        for i in reversed(range(self._nd)):
+            if self.padding == "same":
+                total = self.dilation[i] * (self.kernel_size[i] - 1)
+                pads += [total // 2, total - total // 2]
+            else:
+                pads += [self.padding[i]] * 2
+        return pads
+
+    def _conv_forward(self, input, weight, bias):
+        fn = (F.conv1d, F.conv2d, F.conv3d)[self._nd - 1]
+        if self.padding_mode != "zeros":
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return fn(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
+        return fn(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def reset_parameters(self, generator=None):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5), generator=generator)
@@ -117,27 +136,15 @@ class Conv1d(_ConvNd):
                          groups, bias, padding_mode, device, dtype)  # fmt: skip
 
     def forward(self, input):
-        return F.conv1d(
-            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
-        )
+        return self._conv_forward(input, self.weight, self.bias)
 
 
 class Conv2d(Conv1d):
     _nd = 2
 
-    def forward(self, input):
-        return F.conv2d(
-            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
-        )
-
 
 class Conv3d(Conv1d):
     _nd = 3
-
-    def forward(self, input):
-        return F.conv3d(
-            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
-        )
 
 
 class _ConvTransposeNd(_ConvNd):
