@@ -329,8 +329,7 @@ def test_layer_errors_match_torch():
     ]
     for c in cases:
         assert _err(lambda c=c: c(enn)) == _err(lambda c=c: c(torch.nn))
-    with pytest.raises(NotImplementedError):
-        enn.Conv2d(4, 6, 3, padding_mode="reflect")
+    # padding_mode reflect/replicate/circular are accepted: tests/engine/test_conv_padding_mode.py
 
 
 def test_conv_transpose_output_size():
