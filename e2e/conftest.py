@@ -49,13 +49,21 @@ def browser():
 
 def _open_page(browser, server, screenshot):
     """A page in a context of its own on `server`; a screenshot of it at the end, and no
-    uncaught error on it allowed."""
+    uncaught error nor CSP violation on it allowed."""
     context = browser.new_context(viewport={"width": 1500, "height": 950})
     pg = context.new_page()
     pg.set_default_timeout(10_000)
     pg.on("dialog", lambda d: d.accept())  # "discard unsaved changes?" and beforeunload
     errors = []
     pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    # the server's Content-Security-Policy (backend/server/security_headers.py): Chromium
+    # reports each thing it blocks as a console error naming the policy ("Loading the
+    # stylesheet '...' violates the following Content Security Policy directive: ..."; older
+    # versions "Refused to ..."); none is allowed
+    pg.on(
+        "console",
+        lambda m: errors.append(m.text) if "Content Security Policy" in m.text else None,
+    )
     pg.server = server
     yield pg
     ARTIFACTS.mkdir(exist_ok=True)

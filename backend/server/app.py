@@ -27,6 +27,7 @@ from .room_claims import RoomClaims
 from .room_registry import make_registry
 from .rooms import RoomManager
 from .runs import RunManager
+from .security_headers import SecurityHeaders
 from .store import Store
 from .store_errors import StoreDamaged
 from .transport import guard_frames
@@ -119,6 +120,8 @@ def create_app(settings: Settings | None = None):
     gate_costly_events(socketio, limiter, settings)
     # the Host check comes before everything, Socket.IO's handshake included (auth.py)
     app.wsgi_app = auth.HostCheck(app.wsgi_app, settings)
+    # outermost: every answer, the Host check's and Socket.IO's included (security_headers.py)
+    app.wsgi_app = SecurityHeaders(app.wsgi_app)
     return app, socketio
 
 
@@ -185,6 +188,7 @@ def serve(settings: Settings):
     import logging
 
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
+    _ignore_file_size_signal()
     try:
         app, socketio = create_app(settings)
     except StoreDamaged as exc:  # one line with the file's path, no traceback
@@ -211,6 +215,17 @@ def serve(settings: Settings):
         log_output=False,
         request_handler=request_handler(settings),
     )
+
+
+def _ignore_file_size_signal():
+    """A write past the file size limit (`ulimit -f`) sends SIGXFSZ, which ends a process by
+    default; ignored, the write fails with EFBIG and a save answers a clear 507
+    (store_errors). CPython ignores it at start already; this keeps it so when the server is
+    embedded in a process that does not."""
+    import signal
+
+    if hasattr(signal, "SIGXFSZ"):
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
 def request_handler(settings: Settings):
