@@ -15,7 +15,7 @@ import uuid
 from contextlib import contextmanager
 from pathlib import Path
 
-from .store_errors import StoreUnavailable, opening_failure, write_failure
+from .store_errors import StoreUnavailable, missing_store, opening_failure, write_failure
 
 ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -95,21 +95,26 @@ class Store:
     @contextmanager
     def _connect(self):
         # One short-lived connection per operation: safe across threads and processes.
-        if self.read_only:  # nothing can write here, this process included (store_errors)
-            db = sqlite3.connect(f"{self.path.as_uri()}?immutable=1", uri=True)
-        else:
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            if self.read_only:  # nothing can write here, this process included (store_errors)
+                db = sqlite3.connect(f"{self.path.as_uri()}?immutable=1", uri=True)
+            else:
+                db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        except sqlite3.Error as exc:  # a data dir gone while serving: a clear 503, not a 500
+            raise missing_store(exc, self.path.parent) or exc from None
         try:
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA foreign_keys=ON")
             yield db
+        except sqlite3.Error as exc:
+            raise missing_store(exc, self.path.parent) or exc from None
         finally:
             db.close()
 
     @contextmanager
-    def _transaction(self):
-        """One write transaction; a disk that refuses it raises StoreUnavailable (nothing
-        was written: SQLite rolls the transaction back)."""
+    def _transaction(self, pending=0):
+        """One write transaction of about `pending` bytes; a disk that refuses it raises
+        StoreUnavailable (nothing was written: SQLite rolls the transaction back)."""
         if self.read_only:
             raise StoreUnavailable("read-only", self.path.parent)
         try:
@@ -122,7 +127,7 @@ class Store:
                     raise
                 db.execute("COMMIT")
         except (sqlite3.Error, OSError) as exc:
-            failure = write_failure(exc, self.path.parent)
+            failure = write_failure(exc, self.path.parent, pending)
             if failure is None:
                 raise
             raise failure from None
@@ -133,7 +138,8 @@ class Store:
         graph_id = check_id(graph_id) if graph_id else uuid.uuid4().hex[:12]
         now = time.time()
         name = _name_of(document)
-        with self._transaction() as db:
+        body = _dump(document)
+        with self._transaction(_pending(body)) as db:
             if db.execute("SELECT 1 FROM graphs WHERE id = ?", (graph_id,)).fetchone():
                 raise ValueError(f"a graph with id {graph_id!r} exists")
             db.execute(
@@ -144,7 +150,7 @@ class Store:
             db.execute(
                 "INSERT INTO revisions (graph_id, rev, created, name, document) "
                 "VALUES (?, 1, ?, ?, ?)",
-                (graph_id, now, name, _dump(document)),
+                (graph_id, now, name, body),
             )
         return self.info(graph_id)
 
@@ -154,7 +160,7 @@ class Store:
         now = time.time()
         name = _name_of(document)
         body = _dump(document)
-        with self._transaction() as db:
+        with self._transaction(_pending(body)) as db:
             row = db.execute(
                 "SELECT head, created FROM graphs WHERE id = ? AND deleted = 0", (graph_id,)
             ).fetchone()
@@ -263,6 +269,13 @@ def _columns(db):
 def _name_of(document):
     name = document.get("name") if isinstance(document, dict) else None
     return str(name)[:200] if name else "untitled"
+
+
+def _pending(body):
+    """About how many bytes saving `body` writes: its pages in the WAL (4 KiB each with a
+    24-byte frame header), twice over for the checkpoint into the database, and a few pages of
+    the tables' b-trees (store_errors: whether a write met the file size limit)."""
+    return 2 * len(body.encode()) + 64 * 1024
 
 
 def _dump(document):

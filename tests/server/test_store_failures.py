@@ -113,3 +113,85 @@ def test_a_damaged_database_at_start_is_one_line_with_its_path(tmp_path):
     assert len(lines) == 1, done.stderr
     assert str(data / "wiregrad.sqlite3") in lines[0] and "damaged" in lines[0]
     assert "Traceback" not in done.stderr
+
+
+def test_the_file_size_limit_is_a_clear_507_not_a_crash(tmp_path):
+    """Under `ulimit -f` (RLIMIT_FSIZE) a write past the limit fails with EFBIG (Python ignores
+    SIGXFSZ, which would end the process), which SQLite reports only as "disk I/O error"."""
+    import resource
+
+    from conftest import HOST, free_port, wait_until
+
+    limit = 400_000
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "backend.cli", "serve", "--host", HOST, "--port", str(port)]
+        + ["--data-dir", str(tmp_path / "data")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=limited,
+    )
+    api = f"http://{HOST}:{port}/api"
+    try:
+        wait_until(lambda: requests.get(f"{api}/health", timeout=2).ok, "wiregrad serve")
+        gid = requests.post(f"{api}/graphs", json=doc("kept"), timeout=10).json()["id"]
+        # about 60 kB of JSON a revision
+        big = graph([tensor("x", [0.123456789] * 5000)], name="big")
+        saved = 1
+        while True:
+            r = requests.put(f"{api}/graphs/{gid}", json=big, timeout=10)
+            if not r.ok:
+                break
+            saved = r.json()["revision"]
+            assert saved < 20, "the limit was never met"
+        assert r.status_code == 507, r.text
+        body = r.json()
+        assert body["code"] == "store_file-size-limit"
+        assert body["error"].startswith(
+            f"the server may not write files larger than {limit:,} bytes (its file size "
+            f"limit, ulimit -f) and the database in {tmp_path / 'data'} needs to grow; "
+            f"nothing was saved, your last saved revision is r{saved}."
+        ), body
+        # the server is alive, reads go on, and the history is as it was
+        assert requests.get(f"{api}/graphs/{gid}", timeout=10).json()["name"] == "big"
+        revisions = requests.get(f"{api}/graphs/{gid}/revisions", timeout=10).json()
+        assert len(revisions["revisions"]) == saved
+        # a small save may still fit (SQLite reuses its pages), and says so if it does not
+        small = requests.put(f"{api}/graphs/{gid}", json=doc("small"), timeout=10)
+        assert small.ok or small.json()["code"] == "store_file-size-limit", small.text
+        assert proc.poll() is None
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert "Traceback" not in proc.stderr.read().decode()
+
+
+def test_a_data_dir_gone_while_serving_is_a_clear_503(tmp_path):
+    """Moved away and replaced by a file while the server runs: reads and writes say so (503
+    `store_missing`), and all is back once the directory is."""
+    data = tmp_path / "data"
+    srv = start_server(data)
+    gid = requests.post(srv.api("/graphs"), json=doc("kept"), timeout=10).json()["id"]
+    data.rename(tmp_path / "aside")
+    data.write_text("not a directory")
+    try:
+        for r in (
+            requests.put(srv.api(f"/graphs/{gid}"), json=doc("lost"), timeout=10),
+            requests.post(srv.api("/graphs"), json=doc("new"), timeout=10),
+            requests.get(srv.api(f"/graphs/{gid}"), timeout=10),
+            requests.get(srv.api("/graphs"), timeout=10),
+        ):
+            assert r.status_code == 503, (r.request.method, r.url, r.text)
+            assert r.json()["code"] == "store_missing"
+            assert r.json()["error"].startswith(
+                f"the data dir {data} is gone or is not a directory any more"
+            )
+    finally:
+        data.unlink()
+        (tmp_path / "aside").rename(data)
+    assert requests.get(srv.api(f"/graphs/{gid}"), timeout=10).json()["name"] == "kept"
+    assert requests.put(srv.api(f"/graphs/{gid}"), json=doc("again"), timeout=10).ok
