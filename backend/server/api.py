@@ -9,10 +9,11 @@ from ..graph.templates import list_templates, load_template
 from ..graph.validate import inferred_shapes
 from . import auth
 from .fastjson import strict_loads
-from .store import BadId, NotFound
+from .store import BadId, Conflict, NotFound
 from .store_errors import StoreUnavailable
 
 api = Blueprint("api", __name__, url_prefix="/api")
+REVISION_HEADER = "X-Wiregrad-Revision"  # on a stored graph: which revision the body is
 
 
 class ApiError(Exception):
@@ -29,6 +30,13 @@ def _api_error(exc):
 @api.errorhandler(NotFound)
 def _not_found(exc):
     return jsonify({"error": f"not found: {exc.args[0]}"}), 404
+
+
+@api.errorhandler(Conflict)
+def _conflict(exc):
+    """A save based on a revision that is no longer the head (docs/protocol.md): the head's
+    number, so that the page can save again based on it or open it."""
+    return jsonify({"error": str(exc), "code": "conflict", "revision": exc.head}), 409
 
 
 @api.errorhandler(BadId)
@@ -171,13 +179,23 @@ def get_graph(graph_id):
             rev = int(rev)
         except ValueError:
             raise ApiError("revision must be a whole number") from None
-    return jsonify(_store().get(graph_id, rev))
+    document, rev = _store().get_revision(graph_id, rev)
+    answer = jsonify(document)
+    # which revision this is, so that a save of it can name its base (base_revision)
+    answer.headers[REVISION_HEADER] = str(rev)
+    return answer
 
 
 @api.put("/graphs/<graph_id>")
 def save_graph(graph_id):
+    """A new revision; with ?base_revision=N only if N is still the head (else 409)."""
     doc = _document(_json_body())
-    return jsonify(_store().save(graph_id, doc.model_dump(mode="json")))
+    base = request.args.get("base_revision")
+    if base is not None:
+        if not (base.isascii() and base.isdecimal() and len(base) < 19 and int(base) >= 1):
+            raise ApiError("base_revision must be a revision number: a whole number from 1")
+        base = int(base)
+    return jsonify(_store().save(graph_id, doc.model_dump(mode="json"), base=base))
 
 
 @api.delete("/graphs/<graph_id>")

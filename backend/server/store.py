@@ -47,6 +47,20 @@ class BadId(ValueError):
     pass
 
 
+class Conflict(RuntimeError):
+    """A save based on a revision that is no longer the head: someone saved in between.
+    `.head` is the stored head, `.base` the revision the save was based on."""
+
+    def __init__(self, graph_id, base, head):
+        self.graph_id, self.base, self.head = graph_id, base, head
+        super().__init__(
+            f"this graph has changed since you opened it: revision {head} was saved after "
+            f"the revision {base} your copy is based on; nothing was saved. Keep yours as a new "
+            f"revision (save again based on revision {head}: theirs stays in the history) or "
+            "open theirs"
+        )
+
+
 def check_id(graph_id):
     if not isinstance(graph_id, str) or not ID_RE.match(graph_id):
         raise BadId(f"invalid graph id {graph_id!r}: use 1-64 letters, digits, _ or -")
@@ -154,8 +168,10 @@ class Store:
             )
         return self.info(graph_id)
 
-    def save(self, graph_id, document: dict):
-        """Append `document` as the graph's newest revision."""
+    def save(self, graph_id, document: dict, base=None):
+        """Append `document` as the graph's newest revision. With `base` (the revision the
+        document was based on), only if that is still the head, else Conflict: checked inside
+        the write transaction, so two saves based on one head cannot both pass."""
         check_id(graph_id)
         now = time.time()
         name = _name_of(document)
@@ -166,6 +182,8 @@ class Store:
             ).fetchone()
             if row is None:
                 raise NotFound(graph_id)
+            if base is not None and base != row[0]:
+                raise Conflict(graph_id, base, row[0])
             rev, created = row[0] + 1, row[1]
             db.execute(
                 "INSERT INTO revisions (graph_id, rev, created, name, document) "
@@ -230,27 +248,31 @@ class Store:
         return None if row is None else (row[0], row[1])
 
     def get(self, graph_id, rev=None):
+        return self.get_revision(graph_id, rev)[0]
+
+    def get_revision(self, graph_id, rev=None):
+        """(document, its revision number): the head, or revision `rev`, read in one query."""
         check_id(graph_id)
         if rev is not None and not 1 <= int(rev) < 2**62:
             raise NotFound(f"{graph_id} revision {rev}")
         with self._connect() as db:
             if rev is None:
                 row = db.execute(
-                    "SELECT r.document FROM graphs g JOIN revisions r "
+                    "SELECT r.document, r.rev FROM graphs g JOIN revisions r "
                     "ON r.graph_id = g.id AND r.rev = g.head "
                     "WHERE g.id = ? AND g.deleted = 0",
                     (graph_id,),
                 ).fetchone()
             else:
                 row = db.execute(
-                    "SELECT r.document FROM revisions r JOIN graphs g "
+                    "SELECT r.document, r.rev FROM revisions r JOIN graphs g "
                     "ON g.id = r.graph_id WHERE r.graph_id = ? AND r.rev = ? "
                     "AND g.deleted = 0",
                     (graph_id, int(rev)),
                 ).fetchone()
         if row is None:
             raise NotFound(graph_id if rev is None else f"{graph_id} revision {rev}")
-        return json.loads(row[0])
+        return json.loads(row[0]), row[1]
 
     def revisions(self, graph_id):
         self.info(graph_id)
