@@ -27,6 +27,7 @@ _FAMILIES = (
     "attention",
     "container",
     "conv",
+    "lazy",
     "loss",
     "normalization",
     "pooling",
