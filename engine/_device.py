@@ -25,6 +25,22 @@ def cuda_available():
     return _load_cupy() is not None
 
 
+def use_cupy(module, error=None):
+    """Replace the cupy the engine found (tests only): a stand-in module such as
+    tests/engine/fake_cupy.py, or None with `error` to act as a machine without a GPU.
+    Returns the previous (module, error), to be restored the same way."""
+    global _cupy, _cupy_error
+    _load_cupy()
+    previous = (_cupy, _cupy_error)
+    _cupy, _cupy_error = module, (None if module is not None else error)
+    return previous
+
+
+def is_device_array(obj):
+    """Whether `obj` is a cupy array (always False where cupy was never loaded)."""
+    return _cupy is not None and isinstance(obj, _cupy.ndarray)
+
+
 def require_cupy():
     cp = _load_cupy()
     if cp is None:

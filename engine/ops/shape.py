@@ -4,7 +4,7 @@ through one does)."""
 
 import numpy as np
 
-from .._device import scatter_add
+from .._device import is_device_array, scatter_add
 from .._dtype import get as get_dtype
 from .._views import make_view
 from ._common import STATE, Node, Tensor, const, grad_casts, sum_to, track, wrap, wrap_dim, xp
@@ -511,6 +511,8 @@ def _index_key(key, d):
             k = k._data
             if k.dtype.kind == "f":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            basic = False
+        elif is_device_array(k):  # an index array a node kept (IndexPutBackward0's key)
             basic = False
         elif isinstance(k, (list, tuple, np.ndarray)):
             k = np.asarray(k)
