@@ -4,11 +4,17 @@ import warnings
 
 import numpy as np
 
-from .. import _tensor
+from .. import _device, _tensor
 
 
 class GradcheckError(RuntimeError):
     pass
+
+
+def _host(array):
+    """The Jacobians are numpy arrays whatever device the inputs are on (cupy refuses to be
+    copied into numpy implicitly)."""
+    return _device.move(array, _device.CPU)
 
 
 def _outputs(fn, inputs):
@@ -27,9 +33,9 @@ def _numerical(fn, inputs, k, out_index, eps):
         at = np.unravel_index(i, d.shape)
         orig = d[at].item()
         d[at] = orig + eps
-        plus = _outputs(fn, inputs)[out_index]._data.astype(np.float64).reshape(-1)
+        plus = _host(_outputs(fn, inputs)[out_index]._data).astype(np.float64).reshape(-1)
         d[at] = orig - eps
-        minus = _outputs(fn, inputs)[out_index]._data.astype(np.float64).reshape(-1)
+        minus = _host(_outputs(fn, inputs)[out_index]._data).astype(np.float64).reshape(-1)
         d[at] = orig
         jac[i] = (plus - minus) / (2 * eps)
     return jac
@@ -49,13 +55,13 @@ def _analytical(fn, inputs, diff_idx, out_index):
         gs = grad(
             out,
             [inputs[k] for k in diff_idx],
-            _tensor.wrap(seed.reshape(out._data.shape)),
+            _tensor.wrap(_device.move(seed.reshape(out._data.shape), out.device)),
             retain_graph=True,
             allow_unused=True,
         )
         for col, g in zip(jacs, gs):
             if g is not None:
-                col[:, j] = g._data.astype(np.float64).reshape(-1)
+                col[:, j] = _host(g._data).astype(np.float64).reshape(-1)
     return jacs
 
 
@@ -115,7 +121,10 @@ def gradgradcheck(
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         grad_outputs = tuple(
-            _tensor.wrap(rng.standard_normal(o._data.shape).astype(o._data.dtype), True)
+            _tensor.wrap(
+                _device.move(rng.standard_normal(o._data.shape).astype(o._data.dtype), o.device),
+                True,
+            )
             for o in outputs
         )
     else:
