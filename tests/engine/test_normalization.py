@@ -469,7 +469,7 @@ def test_cuda_matches_cpu():
         if dev == "cpu":
             ref = (to_np(out), to_np(xe.grad), to_np(we.grad))
         else:
-            got = (out.cpu().numpy(), xe.grad.cpu().numpy(), we.grad.cpu().numpy())
+            got = (out.detach().cpu().numpy(), xe.grad.cpu().numpy(), we.grad.cpu().numpy())
             for a, r in zip(got, ref):
                 np.testing.assert_allclose(a, r, rtol=1e-10, atol=1e-12)
     eg.manual_seed(0)
