@@ -16,6 +16,14 @@ def default_data_dir() -> Path:
     return Path(base) / "wiregrad"
 
 
+def _memory_bytes():
+    """This machine's physical memory (8 GiB where it cannot be read)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 * 1024**3
+
+
 @dataclass
 class Settings:
     host: str = "127.0.0.1"
@@ -27,6 +35,10 @@ class Settings:
     max_message_bytes: int = 8 * 1024 * 1024  # one Socket.IO message or API body
     max_runs_kept: int = 8  # per client: recent runs whose tensors can still be fetched
     max_kept_bytes: int = 1024**3  # per client: those runs' tensors together (oldest go first)
+    # all clients' kept runs together (oldest go first, whoever's): a quarter of the memory
+    max_kept_bytes_total: int = field(default_factory=lambda: _memory_bytes() // 4)
+    # trainings computing at once; more wait in a queue and are told their place
+    max_trainings: int = field(default_factory=lambda: max(2, os.cpu_count() or 2))
     # scripts read at once, each in a child process of at most this much more memory
     max_imports: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
     max_import_bytes: int = 512 * 1024**2

@@ -96,26 +96,38 @@ class Client:
             if self.active is not None:
                 self.active[1].set()
 
-    def remember(self, run_id, result):
+    def remember(self, run_id, result, order):
         """Keep `result` for `tensor` requests; the oldest kept runs go first, past
-        `max_runs_kept` runs or `max_kept_bytes` of tensors (the newest is always kept)."""
+        `max_runs_kept` runs or `max_kept_bytes` of tensors (the newest is always kept).
+        `order` is the server-wide count of finished runs (RunManager's), which says which
+        of all clients' kept runs is oldest."""
         size = kept_bytes(result)
         budget = self.settings.max_kept_bytes
         with self.lock:
-            self.finished[run_id] = (result, size)
-            total = sum(n for _, n in self.finished.values())
+            self.finished[run_id] = (result, size, order)
+            total = sum(kept[1] for kept in self.finished.values())
             while len(self.finished) > 1 and (
                 len(self.finished) > self.settings.max_runs_kept or total > budget
             ):
-                old, (_, n) = self.finished.popitem(last=False)
+                old, (_, n, _) = self.finished.popitem(last=False)
                 total -= n
-                self.dropped[old] = (
+                self._dropped(
+                    old,
                     f"run {old} is no longer kept: this client keeps its last "
                     f"{self.settings.max_runs_kept} runs, at most {_size(budget)} of tensors "
-                    "together, and drops the oldest first; run the graph again"
+                    "together, and drops the oldest first; run the graph again",
                 )
-                while len(self.dropped) > 64:
-                    self.dropped.popitem(last=False)
+
+    def drop(self, run_id, why):
+        """Forget a kept run for the server's budget (RunManager.keep_within_budget)."""
+        with self.lock:
+            if self.finished.pop(run_id, None) is not None:
+                self._dropped(run_id, why)
+
+    def _dropped(self, run_id, why):
+        self.dropped[run_id] = why
+        while len(self.dropped) > 64:
+            self.dropped.popitem(last=False)
 
 
 def _big_blocks_go_back_to_the_system():
@@ -137,6 +149,7 @@ class RunManager:
         self.settings = settings
         self.clients = {}
         self.lock = threading.Lock()
+        self.finished_count = 0  # runs finished on this server: the order of kept runs
         # mirror(sid, event, payload), called after each packet sent to a client (from the
         # run's thread): rooms.py's RoomManager.mirror copies an owner's packets to its room
         self.mirror = None
@@ -147,6 +160,32 @@ class RunManager:
             if c is None:
                 c = self.clients[sid] = Client(sid, self.settings)
             return c
+
+    def keep_within_budget(self, newest_client, newest_run):
+        """Drop the oldest kept runs of all clients, whoever they are, until the runs kept
+        on the whole server hold at most `max_kept_bytes_total` (each client's own budget
+        alone lets thirty clients hold thirty gigabytes). The run just finished stays."""
+        budget = self.settings.max_kept_bytes_total
+        with self.lock:
+            clients = list(self.clients.values())
+        kept = []  # (order, bytes, client, run_id)
+        for c in clients:
+            with c.lock:
+                kept += [(k[2], k[1], c, rid) for rid, k in c.finished.items()]
+        total = sum(k[1] for k in kept)
+        if total <= budget:
+            return
+        why = (
+            "run {} is no longer kept: the server keeps at most {} of tensors for all its "
+            "clients together, and drops the oldest first; run the graph again"
+        )
+        for _, size, c, rid in sorted(kept, key=lambda k: k[0]):
+            if total <= budget:
+                break
+            if c is newest_client and rid == newest_run:
+                continue
+            c.drop(rid, why.format(rid, _size(budget)))
+            total -= size
 
     def disconnect(self, sid):
         with self.lock:
@@ -244,7 +283,11 @@ class RunManager:
             )
             return
         stop_ticker()
-        client.remember(run_id, result)
+        with self.lock:
+            self.finished_count += 1
+            order = self.finished_count
+        client.remember(run_id, result, order)
+        self.keep_within_budget(client, run_id)
         if result.grads is not None:  # backward reached the leaves (even if a second pass failed)
             client.grads = result.grads
         with client.lock:

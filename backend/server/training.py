@@ -29,6 +29,7 @@ from ..graph.summary import summarize_many
 from ..graph.training import Control, Trainer, TrainingError, settings_for
 from .events import on_message, problems_reply, read_graph
 from .protocol import TrainControlRequest, TrainRequest
+from .training_queue import TrainingQueue
 
 SNAPSHOT_SECONDS = 0.25
 BOUNDARY_RESOLUTION = 40
@@ -121,9 +122,37 @@ class _Session:
         self.emit("train_snapshot", packet)
 
     def run(self):
-        # one computation of a client at a time: the run or training this one stopped ends first
-        with self.client.computing, np.errstate(all="ignore"):  # inf and nan are values
-            self._run()
+        queue = self.manager.queue
+        if not queue.enter(lambda: self.control.stopped, self._queued):
+            self._stopped_while_queued()
+            return
+        try:
+            # one computation of a client at a time: the run or training this one stopped
+            # ends first
+            with self.client.computing, np.errstate(all="ignore"):  # inf and nan are values
+                self._run()
+        finally:
+            queue.leave()
+
+    def _queued(self, position, running):
+        self.emit(
+            "train_queued", {"train_id": self.train_id, "position": position, "running": running}
+        )
+
+    def _stopped_while_queued(self):
+        """A training stopped (or replaced by a newer run) before its turn: it ends without
+        a step and without a graph (nothing was trained)."""
+        self._release()
+        finished = {"train_id": self.train_id, "status": "stopped", "steps": 0, "loss": None}
+        self.emit("train_finished", {**finished, "graph": None})
+
+    def _release(self):
+        self.done = True
+        client = self.client
+        with client.lock:
+            if client.active is not None and client.active[0] == self.train_id:
+                client.active = None
+        self.manager.forget(self)
 
     def _run(self):
         tr, train_id, emit = self.trainer, self.train_id, self.emit
@@ -197,12 +226,7 @@ class _Session:
         except Exception as exc:  # a bug of ours: report it and keep serving
             status = "error"
             finished["error"] = f"internal error: {type(exc).__name__}: {exc}"
-        self.done = True
-        client = self.client
-        with client.lock:
-            if client.active is not None and client.active[0] == train_id:
-                client.active = None
-        self.manager.forget(self)
+        self._release()
         try:
             flush()
             self.snapshot()
@@ -220,6 +244,7 @@ class TrainingManager:
     def __init__(self, socketio, runs):
         self.socketio, self.runs = socketio, runs
         self.settings = runs.settings
+        self.queue = TrainingQueue(self.settings.max_trainings)
         self.sessions = {}  # sid -> its _Session in progress
         # mirror(sid, event, payload) after each packet; None: the run manager's, if it has one
         self.mirror = None

@@ -115,14 +115,14 @@ def wait_until(ok, what, timeout=20):
         time.sleep(0.05)
 
 
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory):
+def start_redis(cwd):
+    """Debian's redis-server on a free loopback port, without persistence: (url, process)."""
     exe = shutil.which("redis-server")
     assert exe, "redis-server is missing: run ./scripts/install-redis.sh (make test does)"
     port = free_port()
     proc = subprocess.Popen(
         [exe, "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no"],
-        cwd=tmp_path_factory.mktemp("redis"),
+        cwd=cwd,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -130,6 +130,12 @@ def redis_url(tmp_path_factory):
 
     url = f"redis://{HOST}:{port}/0"
     wait_until(lambda: redis.Redis.from_url(url).ping(), "redis-server")
+    return url, proc
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    url, proc = start_redis(tmp_path_factory.mktemp("redis"))
     yield url
     proc.terminate()
     proc.wait(10)

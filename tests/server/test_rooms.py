@@ -399,3 +399,25 @@ def test_thirty_followers_receive_every_packet(client):
             assert run_packets(rec, run_id) == want
     for rec in followers:
         assert wait_event(rec, "room_step") == [{"code": code, "index": 7}]
+
+
+def test_rooms_say_so_when_redis_stops_answering(tmp_path, sio_client):
+    """With its message queue gone, a room event is answered in words (not `internal error:
+    ConnectionError`), and the server goes on answering."""
+    from conftest import start_redis, start_server
+
+    url, redis_proc = start_redis(tmp_path)
+    try:
+        srv = start_server(tmp_path / "data", message_queue=url)
+        owner = sio_client(srv)
+        code = owner.call("room_create", {})["code"]
+    finally:
+        redis_proc.kill()
+        redis_proc.wait(10)
+    ack = sio_client(srv).call("room_join", {"code": code}, timeout=30)
+    assert ack == {
+        "error": "rooms are unavailable for a moment: this server cannot reach Redis, its "
+        "message queue (--message-queue); try again shortly",
+        "code": "unavailable",
+    }
+    assert srv.healthy()

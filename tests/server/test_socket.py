@@ -568,3 +568,11 @@ def test_oversized_message_gets_an_error_reply(small_server, sio_client):
         ack = None
     assert ack is not None and "error" in ack
     assert "run_id" in c.call("run", {"graph": times_k(1)})
+
+
+@pytest.mark.parametrize("event", ["run", "cancel", "tensor", "train", "room_join"])
+def test_an_event_sent_with_several_arguments_is_answered_in_words(server, sio_client, event):
+    c = sio_client(server)
+    ack = c.call(event, ({"graph": times_k(2)}, "two", 3))  # a tuple: three arguments
+    assert ack == {"error": f"{event} takes one argument, an object; it was sent 3"}
+    assert "run_id" in c.call("run", {"graph": times_k(2)})

@@ -55,3 +55,39 @@ def test_a_bad_pace_is_refused_at_its_field(server, sio_client):
         ack = c.call("train", {"graph": xor_mlp(steps=3), "steps_per_second": bad})
         assert "steps_per_second" in ack["error"], ack
     assert not [ev for _, ev, _ in c.received if ev.startswith("train_")]
+
+
+def test_trainings_past_the_servers_slots_wait_in_line_and_are_told_their_place(
+    make_server, sio_client
+):
+    srv = make_server(max_trainings=1)
+    first, second, third = (_client(srv, sio_client) for _ in range(3))
+    one = _start(first, xor_mlp(steps=100_000), 5)
+    first.wait_for(lambda _: progress_steps(first, one))
+    two = _start(second, xor_mlp(steps=5), None)
+    second.wait_for(lambda _: packets(second, two, "train_queued"))
+    three = _start(third, xor_mlp(steps=5), None)
+    second.wait_for(lambda _: packets(second, two, "train_queued"))
+    third.wait_for(lambda _: packets(third, three, "train_queued"))
+    assert packets(second, two, "train_queued")[0][2] == {
+        "train_id": two,
+        "position": 1,
+        "running": 1,
+    }
+    assert packets(third, three, "train_queued")[0][2]["position"] == 2
+    # a stop while waiting ends it without a step, and the one behind moves up
+    assert second.call("train_control", {"train_id": two, "action": "stop"}) == {"ok": True}
+    assert finished(second, two) == {
+        "train_id": two,
+        "status": "stopped",
+        "steps": 0,
+        "loss": None,
+        "graph": None,
+    }
+    third.wait_for(lambda _: len(packets(third, three, "train_queued")) >= 2)
+    assert packets(third, three, "train_queued")[-1][2]["position"] == 1
+    assert not packets(third, three, "train_started")
+    # the slot frees: the next in line trains
+    assert first.call("train_control", {"train_id": one, "action": "stop"}) == {"ok": True}
+    assert finished(third, three)["status"] == "ok"
+    assert progress_steps(third, three) == [1, 2, 3, 4, 5]

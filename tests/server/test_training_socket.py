@@ -11,7 +11,13 @@ from backend.graph import parse
 from backend.graph.training import Trainer, TrainingError
 from backend.server.training import in_progress
 
-TRAIN_EVENTS = ("train_started", "train_progress", "train_snapshot", "train_finished")
+TRAIN_EVENTS = (
+    "train_queued",
+    "train_started",
+    "train_progress",
+    "train_snapshot",
+    "train_finished",
+)
 
 _rng = np.random.default_rng(3)
 X = _rng.uniform(-1, 1, (64, 2)).astype(np.float32)

@@ -8,7 +8,7 @@ import { graphLevel } from "../doc/modules";
 import { defaultTarget } from "../doc/target";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
-import { formatAccuracy, useTraining } from "../store/training";
+import { formatAccuracy, type QueuePlace, useTraining } from "../store/training";
 import BoundaryView from "./BoundaryView";
 import LossChart from "./LossChart";
 import SpeedControl from "./SpeedControl";
@@ -128,12 +128,21 @@ function SettingField(props: {
   );
 }
 
+/** The server runs a few trainings at once; the others wait in line (training_queue.py). */
+export function queuedText(q: QueuePlace): string {
+  const busy = q.running ? ` (${q.running} running)` : "";
+  return q.position === 1
+    ? `waiting: next in line for a free slot${busy}`
+    : `waiting: ${q.position - 1} ahead in line for a free slot${busy}`;
+}
+
 export default function TrainingPanel() {
   useEditor((s) => s.meta.training); // re-render when the settings change
   const nodeIds = useEditor(useShallow((s) => graphLevel(s).nodes.map((n) => n.id)));
   const following = useRun((s) => s.following);
-  const { status, step, total, loss, accuracy, error } = useTraining(
+  const { status, step, total, loss, accuracy, error, queued } = useTraining(
     useShallow((s) => ({
+      queued: s.queued,
       accuracy: s.snapshot?.accuracy ?? null, // a classifier's, from the last snapshot
       status: s.status,
       step: s.steps.length ? s.steps[s.steps.length - 1] : 0,
@@ -145,7 +154,7 @@ export default function TrainingPanel() {
   const settings = trainingSettings();
   const set = (patch: Partial<TrainingSettings>) =>
     useEditor.getState().setMeta({ training: { ...settings, ...patch } });
-  const active = status === "running" || status === "paused" || status === "starting";
+  const active = status === "running" || status === "paused" || status === "starting" || status === "queued";
   const tr = useTraining.getState();
   // fields whose text is refused: Train waits until they are fixed (or Escape puts them back)
   const [refused, setRefused] = useState<ReadonlySet<NumberKey>>(new Set());
@@ -222,7 +231,7 @@ export default function TrainingPanel() {
             Resume
           </button>
         ) : (
-          <button type="button" onClick={() => tr.control("pause")} disabled={following || status === "starting"}>
+          <button type="button" onClick={() => tr.control("pause")} disabled={following || status === "starting" || status === "queued"}>
             Pause
           </button>
         )}
@@ -230,7 +239,11 @@ export default function TrainingPanel() {
           Stop
         </button>
         <span className="train-status" role="status" aria-label="training status" data-status={status}>
-          {status === "idle" ? "" : `${status} · step ${step}${total ? ` / ${total}` : ""}`}
+          {status === "idle"
+            ? ""
+            : status === "queued" && queued
+              ? queuedText(queued)
+              : `${status} · step ${step}${total ? ` / ${total}` : ""}`}
           {loss !== null ? ` · loss ${loss.toPrecision(4)}` : ""}
         </span>
         {accuracy !== null && (

@@ -42,6 +42,24 @@ describe("training store", () => {
     useEditor.setState({ notice: null });
   });
 
+  it("shows a queued training's place, then runs it when its turn comes", async () => {
+    let resolveAck: (ack: unknown) => void = () => {};
+    fake.onTrain = () => new Promise((resolve) => (resolveAck = resolve));
+    const started = useTraining.getState().start(settings);
+    resolveAck({ train_id: "q1" });
+    await started;
+    emit("train_queued", { train_id: "q1", position: 2, running: 2 });
+    expect(useTraining.getState().status).toBe("queued");
+    expect(useTraining.getState().queued).toEqual({ position: 2, running: 2 });
+    emit("train_queued", { train_id: "q1", position: 1, running: 2 });
+    expect(useTraining.getState().queued?.position).toBe(1);
+    emit("train_started", { train_id: "q1", steps: 3, params: ["w"] });
+    expect(useTraining.getState().status).toBe("running");
+    expect(useTraining.getState().queued).toBeNull();
+    emit("train_finished", finished("q1"));
+    expect(useTraining.getState().status).toBe("ok");
+  });
+
   it("keeps every packet that came before the ack, in order, and drops other trainings'", async () => {
     fake.onTrain = async () => {
       emit("train_progress", { train_id: "old", steps: [9], losses: [9] }); // a stopped one's

@@ -15,7 +15,13 @@ import { useEditor } from "./editor";
 import { currentPace, type Pace } from "./pace";
 import { getConnection, useRun } from "./run";
 
-export type TrainStatus = "idle" | "starting" | "running" | "paused" | TrainFinished["status"];
+export type TrainStatus = "idle" | "starting" | "queued" | "running" | "paused" | TrainFinished["status"];
+
+/** Where a training waits for a free slot on the server (backend/server/training_queue.py). */
+export interface QueuePlace {
+  position: number; // 1: next
+  running: number | null; // trainings computing when the place was told
+}
 
 export interface TrainingState {
   trainId: string | null;
@@ -26,6 +32,7 @@ export interface TrainingState {
   snapshot: TrainSnapshot | null;
   boundary: Boundary | null;
   error: string | null;
+  queued: QueuePlace | null;
   start(settings: TrainingSettings): Promise<void>;
   control(action: "pause" | "resume" | "stop"): Promise<void>;
   /** A new pace for the training in progress (the server holds it between steps). */
@@ -60,9 +67,12 @@ function listen() {
       else stream.receive(m.train_id, { event, payload: m });
     });
   };
+  on<{ train_id: string; position: number; running: number | null }>("train_queued", (m) =>
+    useTraining.setState({ status: "queued", queued: { position: m.position, running: m.running } }),
+  );
   on<{ train_id: string; steps: number }>(
     "train_started",
-    (m) => useTraining.setState({ totalSteps: m.steps, status: "running" }),
+    (m) => useTraining.setState({ totalSteps: m.steps, status: "running", queued: null }),
     (m) => useTraining.setState(fresh(m.train_id, m.steps)),
   );
   on<{ train_id: string; steps: number[]; losses: number[] }>("train_progress", (m) => {
@@ -76,7 +86,7 @@ function listen() {
   });
   on<TrainFinished>("train_finished", (m) => {
     const error = typeof m.error === "string" ? m.error : (m.error?.message ?? null);
-    useTraining.setState({ status: m.status, error });
+    useTraining.setState({ status: m.status, error, queued: null });
     const ed = useEditor.getState();
     const accuracy = useTraining.getState().snapshot?.accuracy; // the last snapshot's: at the end
     if (m.graph && !useRun.getState().following) {
@@ -101,6 +111,7 @@ function fresh(trainId: string | null, totalSteps = 0): Partial<TrainingState> {
     snapshot: null,
     boundary: null,
     error: null,
+    queued: null,
   };
 }
 
