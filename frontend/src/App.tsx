@@ -93,12 +93,16 @@ function Editor() {
         if (graph) {
           const revision = Number(query.get("revision")) || undefined;
           const share = query.get("share") ?? undefined; // someone's share link: read-only
-          const doc = await api.graph(graph, revision, share);
+          const stored = await api.storedGraph(graph, revision, share);
+          const doc = stored.doc;
           if (share) {
             // not ours to save over: saving makes a copy of our own (a fork)
             openDocument(doc, {}, false);
             useEditor.getState().notify("a shared graph: save keeps a copy of your own");
-          } else openDocument(doc, { graphId: graph, revision: revision ?? null }, false);
+          } else {
+            // the revision the server sent: a save of it names it as its base
+            openDocument(doc, { graphId: graph, revision: stored.revision }, false);
+          }
         } else if (template) await openTemplate(template, false);
         else if (!restoreWorkingCopy()) await openTemplate("square-of-a-sum", false);
       } catch {

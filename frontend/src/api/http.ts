@@ -12,12 +12,23 @@ export class ApiError extends Error {
     readonly problems: NodeProblem[] = [],
     // an import's document of the lines that could be read (null: none), beside its problems
     readonly partial: GraphDocument | null = null,
+    // what kind of refusal it is, where the server says (`conflict`, `store_full`, ...)
+    readonly code: string | null = null,
+    // a save conflict's head: the revision someone else saved (docs/protocol.md)
+    readonly revision: number | null = null,
   ) {
     super(message);
   }
 }
 
+// which revision a stored graph's GET sent (backend/server/api.py)
+const REVISION_HEADER = "X-Wiregrad-Revision";
+
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  return (await exchange<T>(method, path, body)).data;
+}
+
+async function exchange<T>(method: string, path: string, body?: unknown): Promise<{ data: T; res: Response }> {
   const res = await fetch(`/api${path}`, {
     method,
     // the owner key and the teacher's token, if any (owner.ts; backend/server/auth.py)
@@ -33,9 +44,23 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
       : (data.problems || []).map((p: string | { line: number; message: string }) =>
         typeof p === "string" ? { message: p } : { message: `line ${p.line}: ${p.message}` },
       );
-    throw new ApiError(data.error ?? `${res.status} ${res.statusText}`, res.status, problems, data.document ?? null);
+    throw new ApiError(
+      data.error ?? `${res.status} ${res.statusText}`,
+      res.status,
+      problems,
+      data.document ?? null,
+      typeof data.code === "string" ? data.code : null,
+      typeof data.revision === "number" ? data.revision : null,
+    );
   }
-  return data as T;
+  return { data: data as T, res };
+}
+
+function graphPath(id: string, query: Record<string, string | number | undefined>) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) q.set(k, String(v));
+  const s = q.toString();
+  return `/graphs/${encodeURIComponent(id)}${s ? `?${s}` : ""}`;
 }
 
 export const api = {
@@ -49,16 +74,23 @@ export const api = {
   validate: (graph: GraphDocument) =>
     call<{ ok: boolean; node_errors: NodeProblem[] }>("POST", "/validate", graph),
   graphs: () => call<{ graphs: GraphInfo[] }>("GET", "/graphs").then((d) => d.graphs),
-  graph: (id: string, revision?: number, share?: string) => {
-    const query = new URLSearchParams();
-    if (revision) query.set("revision", String(revision));
-    if (share) query.set("share", share); // someone else's graph, through its share link
-    const q = query.toString();
-    return call<GraphDocument>("GET", `/graphs/${encodeURIComponent(id)}${q ? `?${q}` : ""}`);
+  graph: (id: string, revision?: number, share?: string) =>
+    api.storedGraph(id, revision, share).then((g) => g.doc),
+  /** A stored graph (the head, or `revision`) with the revision it is, which a save of it
+   * names as its base. `share`: someone else's graph, through its share link. */
+  storedGraph: async (id: string, revision?: number, share?: string) => {
+    const { data, res } = await exchange<GraphDocument>(
+      "GET",
+      graphPath(id, { revision: revision || undefined, share: share || undefined }),
+    );
+    const rev = Number(res.headers.get(REVISION_HEADER));
+    return { doc: data, revision: Number.isInteger(rev) && rev > 0 ? rev : null };
   },
   create: (graph: GraphDocument) => call<GraphInfo>("POST", "/graphs", graph),
-  save: (id: string, graph: GraphDocument) =>
-    call<GraphInfo>("PUT", `/graphs/${encodeURIComponent(id)}`, graph),
+  /** A new revision of graph `id`; with `base`, only while `base` is still the head, else an
+   * ApiError with status 409, code "conflict" and the head's `revision`. */
+  save: (id: string, graph: GraphDocument, base?: number | null) =>
+    call<GraphInfo>("PUT", graphPath(id, { base_revision: base ?? undefined }), graph),
   revisions: (id: string) =>
     call<{ revisions: RevisionInfo[] }>(
       "GET",

@@ -4,6 +4,7 @@ import { api } from "../api/http";
 import type { GraphDocument } from "../api/types";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
+import { saveRevision } from "../store/saveConflict";
 import { useUploadReport } from "../store/uploadReport";
 import { readWorkingCopy, writeWorkingCopy } from "../store/workingCopies";
 import { checkUpload } from "./uploadCheck";
@@ -25,13 +26,18 @@ export async function openTemplate(id: string, ask = true) {
   return openDocument(await api.template(id), {}, ask);
 }
 
-/** Save to the server's store: a new revision of the graph it came from, or a new graph. */
+/** Save to the server's store: a new revision of the graph it came from (based on the revision
+ * it was opened at or last saved as: someone else's save in between asks what to do,
+ * store/saveConflict.ts), or a new graph. */
 export async function saveToServer(asNew = false) {
   const ed = useEditor.getState();
+  if (ed.graphId && !asNew) {
+    await saveRevision(ed.graphId, ed.revision);
+    return;
+  }
   const doc = ed.document();
   try {
-    const info =
-      ed.graphId && !asNew ? await api.save(ed.graphId, doc) : await api.create(doc);
+    const info = await api.create(doc);
     useEditor.getState().markSaved(info.id, info.revision);
     ed.notify(`saved “${info.name}” as revision ${info.revision}`);
   } catch (err) {

@@ -46,9 +46,11 @@ export function OpenDialog({ onClose }: { onClose: () => void }) {
     api.graphs().then(setGraphs, (e) => useEditor.getState().notify(String(e.message), "error"));
   }, []);
   const open = async (id: string, revision?: number) => {
-    const doc = await api.graph(id, revision);
+    // the revision the server sent (the head may have moved since the list was read): a save
+    // of it names it as its base (store/saveConflict.ts)
+    const { doc, revision: sent } = await api.storedGraph(id, revision);
     const head = graphs?.find((g) => g.id === id)?.revision ?? null;
-    if (openDocument(doc, { graphId: id, revision: revision ?? head })) onClose();
+    if (openDocument(doc, { graphId: id, revision: sent ?? revision ?? head })) onClose();
   };
   return (
     <Dialog title="Open a saved graph" onClose={onClose} wide>

@@ -7,6 +7,7 @@ import { RoomChip } from "./Classroom";
 import MoreMenu from "./MoreMenu";
 import RunControls from "./RunControls";
 import UploadReport from "./UploadReport";
+import SaveConflict from "./SaveConflict";
 
 export type DialogName = "templates" | "open" | "export" | "import" | "help" | "classroom" | null;
 
@@ -71,6 +72,7 @@ export default function Toolbar(props: {
       </div>
       <RunControls />
       <UploadReport />
+      <SaveConflict />
     </header>
   );
 }
