@@ -1,4 +1,4 @@
-"""Pooling and upsampling layers: thin shells over engine.nn.functional."""
+"""Pooling, unpooling and upsampling layers: thin shells over engine.nn.functional."""
 
 from . import functional as F
 from .module import Module
@@ -6,8 +6,13 @@ from .module import Module
 __all__ = [
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
     "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
     "AdaptiveMaxPool1d",
@@ -43,6 +48,12 @@ class MaxPool1d(_MaxPoolNd):
 class MaxPool2d(_MaxPoolNd):
     def forward(self, input):
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)  # fmt: skip
+
+
+class MaxPool3d(_MaxPoolNd):
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)  # fmt: skip
 
 
@@ -83,6 +94,48 @@ class AvgPool2d(Module):
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool3d(AvgPool2d):
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)  # fmt: skip
+
+
+class _MaxUnpoolNd(Module):
+    """The inverse of a max pool given its indices; sizes kept as nd-tuples (PyTorch's repr)."""
+
+    _nd = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        nd = self._nd
+        self.kernel_size = _ntuple(kernel_size, nd)
+        self.stride = _ntuple(stride if stride is not None else kernel_size, nd)
+        self.padding = _ntuple(padding, nd)
+
+    def forward(self, input, indices, output_size=None):
+        fn = (F.max_unpool1d, F.max_unpool2d, F.max_unpool3d)[self._nd - 1]
+        return fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+def _ntuple(v, n):
+    return (v,) * n if isinstance(v, int) else tuple(v)
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _nd = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _nd = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _nd = 3
 
 
 class _AdaptiveNd(Module):

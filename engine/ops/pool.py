@@ -10,6 +10,7 @@ pools and interpolation along a dim are a small (out, in) matrix applied with on
 forms run the 2-d op on a height-1 view, as PyTorch does (their grad_fn is a SqueezeBackward1).
 """
 
+import itertools
 import math
 
 import numpy as np
@@ -22,13 +23,19 @@ _FUNCTIONAL_NAMES = (
     "max_pool2d",
     "avg_pool1d",
     "avg_pool2d",
+    "max_pool3d",
+    "avg_pool3d",
+    "max_unpool1d",
+    "max_unpool2d",
+    "max_unpool3d",
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
     "adaptive_max_pool1d",
     "adaptive_max_pool2d",
 )
 # the ones PyTorch also has as torch.<name> (avg_pool2d and the 2-d adaptive pools it has not)
-__all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d"]
+__all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d",
+           "adaptive_avg_pool1d", "adaptive_max_pool1d"]  # fmt: skip
 METHODS = {}
 INPLACE = {}
 
@@ -59,6 +66,8 @@ def _pair(name):
 
 MaxPool2DWithIndicesBackward0, MaxPool2DWithIndicesBackwardBackward0 = _pair("MaxPool2DWithIndices")
 AvgPool2DBackward0, AvgPool2DBackwardBackward0 = _pair("AvgPool2D")
+_MAX_POOL_3D = _pair("MaxPool3DWithIndices")
+_AVG_POOL_3D = _pair("AvgPool3D")
 AdaptiveAvgPool2DBackward0, AdaptiveAvgPool2DBackwardBackward0 = _pair("AdaptiveAvgPool2D")
 AdaptiveMaxPool2DBackward0, AdaptiveMaxPool2DBackwardBackward0 = _pair("AdaptiveMaxPool2D")
 UpsampleNearest1DBackward0, UpsampleNearest1DBackwardBackward0 = _pair("UpsampleNearest1D")
@@ -85,53 +94,72 @@ def _out_size(size, k, s, p, d, ceil_mode):
     return q
 
 
-def _tap_slices(i, j, geo):
-    (kh, kw), (sh, sw), (dh, dw), (qh, qw) = geo[:4]
-    return (
-        Ellipsis,
-        slice(i * dh, i * dh + sh * (qh - 1) + 1, sh),
-        slice(j * dw, j * dw + sw * (qw - 1) + 1, sw),
+def _taps(k):
+    """Every tap of a kernel of sizes k, as index tuples (row-major)."""
+    return itertools.product(*(range(kk) for kk in k))
+
+
+def _tap_slices(tap, geo):
+    """Where one kernel tap reads, over every window: one strided slice per spatial dim."""
+    _, s, d, q = geo[:4]
+    return (Ellipsis,) + tuple(
+        slice(t * dd, t * dd + ss * (qq - 1) + 1, ss) for t, ss, dd, qq in zip(tap, s, d, q)
     )
 
 
 def _padded(x, geo, fill):
-    """x padded by (p, p) on both spatial dims, widened on the right to cover every window."""
-    (kh, kw), (sh, sw), (dh, dw), (qh, qw), (ph, pw) = geo[:5]
-    h, w = x.shape[-2:]
-    hp = max(h + 2 * ph, (qh - 1) * sh + dh * (kh - 1) + 1)
-    wp = max(w + 2 * pw, (qw - 1) * sw + dw * (kw - 1) + 1)
-    if hp == h and wp == w:
+    """x padded by p on both sides of each spatial dim, widened on the right to cover every
+    window."""
+    k, s, d, q, p = geo[:5]
+    nd = len(k)
+    sizes = x.shape[-nd:]
+    full = tuple(
+        max(n + 2 * pp, (qq - 1) * ss + dd * (kk - 1) + 1)
+        for n, kk, ss, dd, qq, pp in zip(sizes, k, s, d, q, p)
+    )
+    if full == sizes:
         return x
-    out = xp(x).full(x.shape[:-2] + (hp, wp), fill, x.dtype)
-    out[..., ph : ph + h, pw : pw + w] = x
+    out = xp(x).full(x.shape[:-nd] + full, fill, x.dtype)
+    out[(Ellipsis,) + tuple(slice(pp, pp + n) for pp, n in zip(p, sizes))] = x
     return out
 
 
 def _scatter_add(pad_shape, geo, parts, dtype, m):
     """The adjoint of reading the taps: add each tap's part into a zero buffer of pad_shape."""
     buf = m.zeros(pad_shape, dtype)
-    kh, kw = geo[0]
-    for i in range(kh):
-        for j in range(kw):
-            buf[_tap_slices(i, j, geo)] += parts(i, j)
+    for tap in _taps(geo[0]):
+        buf[_tap_slices(tap, geo)] += parts(tap)
     return buf
 
 
-def _crop(buf, geo, h, w):
-    ph, pw = geo[4]
-    if buf.shape[-2:] == (h, w):
+def _crop(buf, geo, sizes):
+    p = geo[4]
+    if buf.shape[-len(sizes) :] == tuple(sizes):
         return buf
-    return buf[..., ph : ph + h, pw : pw + w].copy()
+    return buf[(Ellipsis,) + tuple(slice(pp, pp + n) for pp, n in zip(p, sizes))].copy()
 
 
 def _check_pool(x, k, s, p, d, ceil_mode, name):
-    if x._data.ndim not in (3, 4) or 0 in x._data.shape[-3:]:
+    nd = len(k)
+    shape = x._data.shape
+    if x._data.ndim not in (nd + 1, nd + 2) or 0 in shape[-nd - 1 :]:
         if name == "avg_pool2d" and x._data.ndim < 3:
             raise IndexError(
                 f"Dimension out of range (expected to be in range of [-{max(x._data.ndim, 1)}, "
                 f"{max(x._data.ndim, 1) - 1}], but got -3)"
             )
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+        if nd == 3 and x._data.ndim in (4, 5) and 0 in shape[-3:]:
+            where = {"avg_pool3d": "avg_pool3d()", "max_pool3d":
+                     "max_pool3d_with_indices_out_cpu_template()"}[name]  # fmt: skip
+            zero = shape[-3:].index(0)  # PyTorch counts from the first spatial dim
+            raise RuntimeError(
+                f"{where}: Expected input's non-batch dimensions to have positive length, "
+                f"but input has a shape of {list(shape)} and non-batch dimension {zero} has "
+                "length zero!"
+            )
+        raise RuntimeError(
+            f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for input"
+        )
     if any(v == 0 for v in s):
         raise RuntimeError("stride should not be zero")
     for kk, pp, dd in zip(k, p, d):
@@ -140,32 +168,51 @@ def _check_pool(x, k, s, p, d, ceil_mode, name):
                 "pad should be at most half of effective kernel size, but got "
                 f"pad={pp}, kernel_size={kk} and dilation={dd}"
             )
-    c, h, w = x._data.shape[-3:]
-    q = tuple(_out_size(n, *a, ceil_mode) for n, a in zip((h, w), zip(k, s, p, d)))
-    if q[0] < 1 or q[1] < 1:
+    # max_pool3d then checks every padding against half the undilated kernel (naming kT, kW,
+    # kH in that order), as PyTorch's kernel does
+    if name == "max_pool3d" and any(kk // 2 < pp for kk, pp in zip(k, p)):
         raise RuntimeError(
-            f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{q[0]}x{q[1]}). "
-            "Output size is too small"
+            "pad should be smaller than or equal to half of kernel size, but got "
+            f"kT: {k[0]} kW: {k[2]} kH: {k[1]} padT: {p[0]} padW: {p[2]} padH: {p[1]}"
+        )
+    sizes = shape[-nd:]
+    c = shape[-nd - 1]
+    q = tuple(_out_size(n, *a, ceil_mode) for n, a in zip(sizes, zip(k, s, p, d)))
+    if min(q) < 1:
+        if name == "avg_pool3d":
+            raise RuntimeError(
+                f"input image (T: {sizes[0]} H: {sizes[1]} W: {sizes[2]}) smaller than kernel "
+                f"size (kT: {k[0]} kH: {k[1]} kW: {k[2]})"
+            )
+        raise RuntimeError(
+            f"Given input size: ({'x'.join(map(str, (c, *sizes)))}). Calculated output size: "
+            f"({'x'.join(map(str, (c, *q)))}). Output size is too small"
         )
     return q
 
 
 # -- max pools: the max's indices, then a gather whose adjoint is a scatter-add ------------------
-def _gather(idx):
+def _gather(idx, nd=2):
+    """Reads the input at flat indices within each plane (the last nd dims)."""
+
     def fwd(x):
-        lead = x.shape[:-2]
-        flat = x.reshape(-1, x.shape[-2] * x.shape[-1])
+        lead = x.shape[:-nd]
+        flat = x.reshape(-1, math.prod(x.shape[-nd:]))
         picked = xp(x).take_along_axis(flat, idx.reshape(flat.shape[0], -1), axis=1)
-        return picked.reshape(lead + idx.shape[-2:])
+        return picked.reshape(lead + idx.shape[-nd:])
 
     return fwd
 
 
-def _scatter(idx, in_shape, unique):
+def _scatter(idx, in_shape, unique, nd=2):
+    """The adjoint of _gather: adds (or, for indices that never repeat, puts) g into a zero
+    array of in_shape at idx."""
+
     def adj(g):
         m = xp(g)
-        planes = g.size // (idx.shape[-2] * idx.shape[-1]) if g.size else 0
-        hw = in_shape[-2] * in_shape[-1]
+        per = math.prod(idx.shape[-nd:])
+        planes = g.size // per if g.size else 0
+        hw = math.prod(in_shape[-nd:])
         flat = scratch(m, "pool_flat", (planes, idx.size // planes if planes else 0), idx.dtype)
         m.add(idx.reshape(planes, -1), m.arange(planes)[:, None] * hw, out=flat)
         flat = flat.ravel()
@@ -213,61 +260,83 @@ def _tiled_max(x, k, q):
     return best.reshape(lead), idx
 
 
-def max_pool2d(
-    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
-):
-    k = _two(kernel_size)
-    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _two(stride)
-    p, d = _two(padding), _two(dilation)
-    q = _check_pool(input, k, s, p, d, ceil_mode, "max_pool2d")
+def _sizes(v, nd, name, what="kernel_size", single="either be a single int"):
+    if isinstance(v, (int, np.integer)):
+        return (int(v),) * nd
+    v = tuple(int(e) for e in v)
+    if len(v) == 1:
+        return v * nd
+    if len(v) != nd:
+        words = {2: "two", 3: "three"}[nd]
+        raise RuntimeError(f"{name}: {what} must {single}, or a tuple of {words} ints")
+    return v
+
+
+def _max_pool_nd(input, nd, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    name = f"max_pool{nd}d"
+    if nd == 2:
+        k, p, d = _two(kernel_size), _two(padding), _two(dilation)
+        s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else (
+            _two(stride))  # fmt: skip
+    else:
+        k = _sizes(kernel_size, nd, name)
+        empty = stride is None or (not isinstance(stride, int) and len(stride) == 0)
+        s = k if empty else _sizes(stride, nd, name, "stride", "either be omitted, a single int")
+        p = _sizes(padding, nd, name, "padding", "either be a single int")
+        d = _sizes(dilation, nd, name, "dilation", "be either a single int")
+    q = _check_pool(input, k, s, p, d, ceil_mode, name)
     x = input._data
     m = xp(x)
     geo = (k, s, d, q, p)
-    h, w = x.shape[-2:]
+    sizes = x.shape[-nd:]
+    nodes = (MaxPool2DWithIndicesBackward0, MaxPool2DWithIndicesBackwardBackward0) if nd == 2 \
+        else _MAX_POOL_3D  # fmt: skip
     tiled = None
-    if s == k and p == (0, 0) and d == (1, 1) and q[0] * k[0] <= h and q[1] * k[1] <= w:
+    if (nd == 2 and s == k and p == (0, 0) and d == (1, 1) and q[0] * k[0] <= sizes[0]
+            and q[1] * k[1] <= sizes[1]):  # fmt: skip
         tiled = _tiled_max(x, k, q) if x.size else None
     if tiled is not None:
         best, idx = tiled
-        out = _linear(
-            input,
-            _gather(idx),
-            _scatter(idx, x.shape, True),
-            MaxPool2DWithIndicesBackward0,
-            MaxPool2DWithIndicesBackwardBackward0,
-            data=best,
-        )
+        out = _linear(input, _gather(idx), _scatter(idx, x.shape, True), *nodes, data=best)
         return (out, wrap(idx)) if return_indices else out
     xpad = _padded(x, geo, -m.inf if x.dtype.kind == "f" else m.iinfo(x.dtype).min)
     # a NaN wins its window, as in PyTorch; comparing for it costs two passes a tap, so only
     # when the input has one (a NaN or an overflow makes the sum NaN: a false alarm is harmless)
     nan = x.dtype.kind == "f" and bool(m.isnan(x.sum()))
+    plane = [math.prod(sizes[i + 1 :]) for i in range(nd)]  # each dim's step in a flat plane
     best = off = None
-    for i in range(k[0]):
-        for j in range(k[1]):
-            v = xpad[_tap_slices(i, j, geo)]
-            tap_off = i * d[0] * w + j * d[1]  # the tap's offset within a plane
-            if best is None:
-                best, off = v.copy(), m.full(v.shape, tap_off, np.int64)
-                continue
-            better = v > best
-            if nan:
-                better |= v != v
-            m.copyto(best, v, where=better)
-            m.copyto(off, tap_off, where=better)
-    base = (m.arange(q[0]) * s[0] - p[0])[:, None] * w + (m.arange(q[1]) * s[1] - p[1])
+    for tap in _taps(k):
+        v = xpad[_tap_slices(tap, geo)]
+        tap_off = sum(t * dd * st for t, dd, st in zip(tap, d, plane))
+        if best is None:
+            best, off = v.copy(), m.full(v.shape, tap_off, np.int64)
+            continue
+        better = v > best
+        if nan:
+            better |= v != v
+        m.copyto(best, v, where=better)
+        m.copyto(off, tap_off, where=better)
     idx = off
-    idx += base
+    for i in range(nd):  # each window's first cell, flat, broadcast along dim i
+        start = (m.arange(q[i]) * s[i] - p[i]) * plane[i]
+        idx += start.reshape((-1,) + (1,) * (nd - 1 - i))
     unique = all(st >= dd * (kk - 1) + 1 for st, dd, kk in zip(s, d, k))
-    out = _linear(
-        input,
-        _gather(idx),
-        _scatter(idx, x.shape, unique),
-        MaxPool2DWithIndicesBackward0,
-        MaxPool2DWithIndicesBackwardBackward0,
-        data=best,
-    )
+    out = _linear(input, _gather(idx, nd), _scatter(idx, x.shape, unique, nd), *nodes, data=best)
     return (out, wrap(idx)) if return_indices else out
+
+
+def max_pool2d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    return _max_pool_nd(input, 2, kernel_size, stride, padding, dilation, ceil_mode,
+                        return_indices)  # fmt: skip
+
+
+def max_pool3d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
+    return _max_pool_nd(input, 3, kernel_size, stride, padding, dilation, ceil_mode,
+                        return_indices)  # fmt: skip
 
 
 def max_pool1d(
@@ -310,45 +379,59 @@ def _divisors(size, q, k, s, p, include_pad):
     return end - start
 
 
-def avg_pool2d(
-    input,
-    kernel_size,
-    stride=None,
-    padding=0,
-    ceil_mode=False,
-    count_include_pad=True,
-    divisor_override=None,
-):
-    k = _two(kernel_size)
-    s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else _two(stride)
-    p = _two(padding)
-    q = _check_pool(input, k, s, p, (1, 1), ceil_mode, "avg_pool2d")
+def _avg_pool_nd(input, nd, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                 divisor_override):  # fmt: skip
+    name = f"avg_pool{nd}d"
+    if nd == 2:
+        k, p = _two(kernel_size), _two(padding)
+        s = k if stride is None or (not isinstance(stride, int) and len(stride) == 0) else (
+            _two(stride))  # fmt: skip
+    else:
+        k = _sizes(kernel_size, nd, name, single="be a single int")
+        empty = stride is None or (not isinstance(stride, int) and len(stride) == 0)
+        s = k if empty else _sizes(stride, nd, name, "stride", "be omitted, a single int")
+        p = _sizes(padding, nd, name, "padding", "be a single int")
+    q = _check_pool(input, k, s, p, (1,) * nd, ceil_mode, name)
     x = input._data
     m = xp(x)
-    geo = (k, s, (1, 1), q, p)
-    h, w = x.shape[-2:]
+    geo = (k, s, (1,) * nd, q, p)
+    sizes = x.shape[-nd:]
     if divisor_override:
         inv = m.asarray(1.0 / divisor_override, dtype=x.dtype)
     else:
-        dh = _divisors(h, q[0], k[0], s[0], p[0], count_include_pad)
-        dw = _divisors(w, q[1], k[1], s[1], p[1], count_include_pad)
-        inv = m.asarray(1.0 / (dh[:, None] * dw[None, :]), dtype=x.dtype)
+        count = np.ones((1,) * nd)
+        for i in range(nd):  # the cells each window averages: a product over the dims
+            di = _divisors(sizes[i], q[i], k[i], s[i], p[i], count_include_pad)
+            count = count * di.reshape((1,) * i + (-1,) + (1,) * (nd - 1 - i))
+        inv = m.asarray(1.0 / count, dtype=x.dtype)
 
     def fwd(a):
         apad = _padded(a, geo, 0)
         acc = None
-        for i in range(k[0]):
-            for j in range(k[1]):
-                v = apad[_tap_slices(i, j, geo)]
-                acc = v.copy() if acc is None else acc.__iadd__(v)
+        for tap in _taps(k):
+            v = apad[_tap_slices(tap, geo)]
+            acc = v.copy() if acc is None else acc.__iadd__(v)
         return acc * inv
 
     def adj(g):
         g = g * inv
-        pad_shape = _padded(m.empty(g.shape[:-2] + (h, w), g.dtype), geo, 0).shape
-        return _crop(_scatter_add(pad_shape, geo, lambda i, j: g, g.dtype, m), geo, h, w)
+        pad_shape = _padded(m.empty(g.shape[:-nd] + sizes, g.dtype), geo, 0).shape
+        return _crop(_scatter_add(pad_shape, geo, lambda tap: g, g.dtype, m), geo, sizes)
 
-    return _linear(input, fwd, adj, AvgPool2DBackward0, AvgPool2DBackwardBackward0)
+    nodes = (AvgPool2DBackward0, AvgPool2DBackwardBackward0) if nd == 2 else _AVG_POOL_3D
+    return _linear(input, fwd, adj, *nodes)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):  # fmt: skip
+    return _avg_pool_nd(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override)  # fmt: skip
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):  # fmt: skip
+    return _avg_pool_nd(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override)  # fmt: skip
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
@@ -362,6 +445,93 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     p = _one(padding)
     out = avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
     return out.squeeze(-2)
+
+
+# -- max unpools: the max pool's indices, read backwards ------------------------------------------
+_MAX_UNPOOL_2D = _pair("MaxUnpool2D")
+_MAX_UNPOOL_3D = _pair("MaxUnpool3D")
+
+
+def _unpool_output_size(input, k, s, p, output_size):
+    """PyTorch's: the size the pool came from, or output_size (its last len(k) entries) when
+    given, which must lie strictly within a stride of it."""
+    nd = len(k)
+    shape = input._data.shape
+    default = [(shape[-nd + i] - 1) * s[i] + k[i] - 2 * p[i] for i in range(nd)]
+    if output_size is None:
+        return default
+    if len(output_size) == nd + 2:
+        output_size = output_size[2:]
+    if len(output_size) != nd:
+        raise ValueError(
+            f"output_size should be a sequence containing {nd} or {nd + 2} elements, but it has "
+            f"a length of '{len(output_size)}'"
+        )
+    for i in range(nd):
+        low, high = default[i] - s[i], default[i] + s[i]
+        if not low < output_size[i] < high:
+            raise ValueError(
+                f'invalid output_size "{output_size}" (dim {i} must be between {low} and {high})'
+            )
+    return list(output_size)
+
+
+def _max_unpool(input, indices, out_sizes, nd):
+    """Puts each input value at its index within a zero plane of out_sizes (the adjoint of the
+    max pool's gather); the gradient reads it back at the same indices."""
+    x, idx = input._data, indices._data
+    if idx.dtype != np.int64:
+        raise RuntimeError(
+            f"elements in indices should be type int64 but got: {indices.dtype.legacy_name[:-6]}"
+        )
+    if x.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(
+            f"Input to max_unpooling{nd}d should be a {nd + 1}d or {nd + 2}d Tensor, but got a "
+            f"tensor with {x.ndim} dimensions."
+        )
+    if idx.shape != x.shape:
+        raise RuntimeError(
+            f"Expected shape of indices to be same as that of the input tensor ({list(x.shape)}) "
+            f"but got indices tensor with shape: {list(idx.shape)}"
+        )
+    out_sizes = tuple(int(n) for n in out_sizes)
+    bad = (idx < 0) | (idx >= math.prod(out_sizes))
+    if bool(bad.any()):
+        # PyTorch's kernel reports the last bad index it meets
+        flat_bad = bad.ravel()
+        last = flat_bad.size - 1 - int(xp(idx).argmax(flat_bad[::-1]))
+        first = int(idx.ravel()[last])
+        raise RuntimeError(
+            f"Found an invalid max index: {first} (output volumes are of size "
+            f"{'x'.join(map(str, out_sizes))})"
+        )
+    out_shape = x.shape[:-nd] + out_sizes
+    nodes = _MAX_UNPOOL_2D if nd == 2 else _MAX_UNPOOL_3D
+    return _linear(input, _scatter(idx, out_shape, True, nd), _gather(idx, nd), *nodes)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    k = (_one(kernel_size),)
+    s = k if stride is None else (_one(stride),)
+    out = _unpool_output_size(input, k, s, (_one(padding),), output_size)
+    # as PyTorch: the 2-d op on a width-1 view (grad_fn SqueezeBackward1)
+    res = _max_unpool(input.unsqueeze(-1), indices.unsqueeze(-1), out + [1], 2)
+    return res.squeeze(-1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    k = _two(kernel_size)
+    s = k if stride is None else _two(stride)
+    out = _unpool_output_size(input, k, s, _two(padding), output_size)
+    return _max_unpool(input, indices, out, 2)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    k = _sizes(kernel_size, 3, "max_unpool3d")
+    s = k if stride is None else _sizes(stride, 3, "max_unpool3d", "stride")
+    out = _unpool_output_size(input, k, s, _sizes(padding, 3, "max_unpool3d", "padding"),
+                              output_size)  # fmt: skip
+    return _max_unpool(input, indices, out, 3)
 
 
 # -- adaptive pools -------------------------------------------------------------------------------
@@ -766,7 +936,7 @@ def _im2col_pair(hw, c, geo):
 
     def im2col(a):
         apad = _padded(a, geo, 0)
-        parts = [apad[_tap_slices(i, j, geo)] for i in range(kh) for j in range(kw)]
+        parts = [apad[_tap_slices(tap, geo)] for tap in _taps((kh, kw))]
         cols = xp(a).stack(parts, axis=-3)  # (..., C, K, qh, qw)
         return cols.reshape(a.shape[:-3] + (c * kh * kw, q[0] * q[1]))
 
@@ -774,8 +944,8 @@ def _im2col_pair(hw, c, geo):
         lead = g.shape[:-2]
         parts = g.reshape(lead + (c, kh, kw, q[0], q[1]))
         pad_shape = _padded(xp(g).empty(lead + (c, h, w), g.dtype), geo, 0).shape
-        buf = _scatter_add(pad_shape, geo, lambda i, j: parts[..., i, j, :, :], g.dtype, xp(g))
-        return _crop(buf, geo, h, w)
+        buf = _scatter_add(pad_shape, geo, lambda t: parts[..., t[0], t[1], :, :], g.dtype, xp(g))
+        return _crop(buf, geo, (h, w))
 
     return im2col, col2im
 
