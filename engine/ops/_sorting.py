@@ -170,6 +170,22 @@ def median(input, dim=None, keepdim=False):
     )
 
 
+def running(m, name, a, axis):
+    """numpy's `maximum`/`minimum` (name) accumulated along `axis`. cupy's ufuncs accumulate
+    only add and multiply (NotImplementedError otherwise), so there it is a doubling scan:
+    log2(n) elementwise passes, each reading the previous pass's values."""
+    f = getattr(m, name)
+    if m is np:
+        return f.accumulate(a, axis=axis)
+    out, n, shift = a.copy(), a.shape[axis], 1
+    while shift < n:
+        hi, lo = [slice(None)] * a.ndim, [slice(None)] * a.ndim
+        hi[axis], lo[axis] = slice(shift, None), slice(0, n - shift)
+        out[tuple(hi)] = f(out[tuple(hi)], out[tuple(lo)])
+        shift *= 2
+    return out
+
+
 def mode(input, dim=-1, keepdim=False):
     """The most frequent value along dim (the smallest of equally frequent ones) and the last
     index holding it."""
@@ -188,11 +204,11 @@ def mode(input, dim=-1, keepdim=False):
     tail[dim] = slice(0, -1)
     new = m.ones(s.shape, bool)
     new[tuple(lead)] = s[tuple(lead)] != s[tuple(tail)]  # a run of equal values starts here
-    start = m.maximum.accumulate(m.where(new, pos, 0), axis=dim)
+    start = running(m, "maximum", m.where(new, pos, 0), dim)
     last = m.ones(s.shape, bool)  # a run ends where the next one starts, or at the end
     last[tuple(tail)] = new[tuple(lead)]
     end = (n - 1) - m.flip(
-        m.maximum.accumulate(m.where(m.flip(last, axis=dim), pos, 0), axis=dim), axis=dim
+        running(m, "maximum", m.where(m.flip(last, axis=dim), pos, 0), dim), axis=dim
     )
     length = end - start + 1
     first = m.argmax(length, axis=dim)  # the earliest longest run: the smallest value

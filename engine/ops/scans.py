@@ -14,7 +14,7 @@ import numpy as np
 
 from ._common import STATE, Node, const, dims_of, float_data, grad_casts, track, wrap, wrap_dim, xp
 from ._scatter import scatter_add
-from ._sorting import argsort, kthvalue, median, mode, sort, topk
+from ._sorting import argsort, kthvalue, median, mode, running, sort, topk
 from .gather import index_select
 from .reduce import _correction, _spread, _var_grad
 
@@ -473,12 +473,10 @@ def _cum_extreme(input, dim, ufunc, node_cls, result):
     if d.ndim == 0:
         values, idx = d.copy(), m.zeros((), np.int64)
     else:
-        # numpy's maximum/minimum.accumulate; cupy's ufuncs have accumulate too (CuPy >= 13)
-        acc = getattr(m, ufunc).accumulate
-        values = acc(d, axis=dim)
+        values = running(m, ufunc, d, dim)
         pos = m.arange(d.shape[dim]).reshape([-1 if i == dim else 1 for i in range(d.ndim)])
         # the latest place holding the running extreme (PyTorch picks the last of equals)
-        idx = m.maximum.accumulate(m.where(d == values, pos, 0), axis=dim).astype(np.int64)
+        idx = running(m, "maximum", m.where(d == values, pos, 0), dim).astype(np.int64)
     out = wrap(values)
     if STATE.enabled and input._requires_grad:
         node = node_cls((input,))
