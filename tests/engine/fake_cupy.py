@@ -15,6 +15,8 @@ What it enforces is what makes the cupy path break on a real GPU and pass on the
   arrays, as in cupy, so code that expects a number must ask for one (`float`, `.item()`).
 - Views keep cupy's `base` (the array owning the memory) and `a.data.ptr`; `a.flags` has
   only cupy's three fields (no `writeable`).
+- ufuncs' `reduce` / `accumulate` / `at` only where cupy has them (`maximum.accumulate` is a
+  NotImplementedError), scatters only in the dtypes cupy's atomics take.
 - Functions and methods cupy does not have (the names below come from cupy's own
   `cupy/__init__.py` and `ndarray` at commit 6b6d956, Aug 2026) are AttributeErrors.
 
@@ -463,25 +465,65 @@ class ndarray:  # noqa: N801 - cupy's name
     __abs__, __invert__ = _unary(np.absolute), _unary(np.invert)
 
 
+# what cupy's ufunc methods support (cupy/_core/_kernel.pyx, _routines_indexing.pyx); the rest
+# raise NotImplementedError there, so they do here
+_METHOD_UFUNCS = {
+    "reduce": ("add", "multiply"),
+    "accumulate": ("add", "multiply"),
+    "reduceat": ("add",),
+}
+_I32 = ("int32", "uint32")
+_SCATTER_DTYPES = {  # ufunc.at and cupyx.scatter_*: the dtypes cupy's atomics take
+    "add": _I32 + ("int64", "uint64", "float16", "float32", "float64"),
+    "subtract": _I32,
+    "maximum": _I32 + ("int64", "uint64", "float32", "float64"),
+    "minimum": _I32 + ("int64", "uint64", "float32", "float64"),
+    "bitwise_and": _I32 + ("int64", "uint64"),
+    "bitwise_or": _I32 + ("int64", "uint64"),
+    "bitwise_xor": _I32 + ("int64", "uint64"),
+}
+
+
+def _scatter_into(np_ufunc, a, indices, values):
+    name = np_ufunc.__name__
+    if a.__class__ is not ndarray:
+        raise _unsupported(a)
+    if name not in _SCATTER_DTYPES:
+        raise NotImplementedError(f"`cupy_{name}.at` is not supported yet")
+    values = _unwrap(values)
+    dtype = np.result_type(values) if isinstance(values, np.ndarray) else a.dtype
+    if np.dtype(dtype).name not in _SCATTER_DTYPES[name]:
+        raise TypeError(f"cupy.{name}.at does not support {np.dtype(dtype).name} as data type")
+    np_ufunc.at(a._a, _unwrap_index(indices), values)
+
+
+def _unsupported_method(name, method):
+    def refuse(*args, **kwargs):
+        raise NotImplementedError(f"`cupy_{name}.{method}` is not supported yet")
+
+    return refuse
+
+
 class ufunc:  # noqa: N801 - cupy's name
     """A numpy ufunc taking and giving device arrays, with the methods cupy's ufuncs have."""
 
     def __init__(self, np_ufunc):
         self._u = np_ufunc
-        self.__name__ = np_ufunc.__name__
+        self.__name__ = name = np_ufunc.__name__
         self.nin, self.nout, self.nargs = np_ufunc.nin, np_ufunc.nout, np_ufunc.nargs
-        self._call = _forward(np_ufunc, self.__name__)
-        for method in ("reduce", "accumulate", "reduceat", "outer"):
-            setattr(self, method, _forward(getattr(np_ufunc, method), method))
+        self._call = _forward(np_ufunc, name)
+        self.outer = _forward(np_ufunc.outer, "outer")
+        for method, names in _METHOD_UFUNCS.items():
+            if name in names:
+                setattr(self, method, _forward(getattr(np_ufunc, method), method))
+            else:
+                setattr(self, method, _unsupported_method(name, method))
 
     def __call__(self, *args, **kwargs):
         return self._call(*args, **kwargs)
 
     def at(self, a, indices, b=None):
-        if a.__class__ is not ndarray:
-            raise _unsupported(a)
-        args = (_unwrap_index(indices),) + (() if b is None else (_unwrap(b),))
-        self._u.at(a._a, *args)
+        _scatter_into(self._u, a, indices, b)
 
     def __repr__(self):
         return f"<ufunc '{self.__name__}'>"
@@ -534,9 +576,7 @@ def _module_getattr(namespace, names, prefix):
 
 def _scatter(np_ufunc):
     def scatter(a, slices, value):
-        if a.__class__ is not ndarray:
-            raise _unsupported(a)
-        np_ufunc.at(a._a, _unwrap_index(slices), _unwrap(value))
+        _scatter_into(np_ufunc, a, slices, value)
 
     return scatter
 

@@ -165,3 +165,19 @@ def test_cuda_gradcheck_and_gradgradcheck():
     w = eg.tensor(np.linspace(0.5, 2, 3), device="cuda", requires_grad=True)
     assert eg.autograd.gradcheck(lambda a, b: eg.tanh(a * b).sum(1), (x, w))
     assert eg.autograd.gradgradcheck(lambda a, b: (a * b).exp(), (x, w))
+
+
+@needs_cuda
+def test_cuda_running_extremes_and_mode_match_cpu():
+    # cupy's maximum/minimum have no accumulate: cummax, cummin and mode scan another way there
+    rng = np.random.default_rng(3)
+    a = rng.integers(-4, 5, (3, 37)).astype(np.float64)  # ties; a length that is no power of 2
+    a[1, 5] = np.nan
+    res = {}
+    for dev in ("cpu", "cuda"):
+        x = eg.tensor(a, device=dev, requires_grad=True)
+        outs = [x.cummax(1), x.cummin(0), eg.tensor(a[[0, 2]], device=dev).mode(1)]
+        (outs[0].values.nan_to_num().sum() + outs[1].values.nan_to_num().sum()).backward()
+        res[dev] = [t.detach().cpu().numpy() for o in outs for t in o] + [x.grad.cpu().numpy()]
+    for u, v in zip(res["cuda"], res["cpu"]):
+        np.testing.assert_array_equal(u, v)
