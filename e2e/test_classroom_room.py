@@ -107,7 +107,8 @@ def test_a_room_link_a_restart_and_students_who_rejoin_by_themselves(browser, ow
         server.stop()
         for pg in (teacher, student):
             expect(pg.get_by_label("room problem")).to_contain_text(f"room {code}")
-        own_server.append(Server(tmp_path / "b", port=server.port))
+        # the same data dir, as a restart has: the room claim on disk says whose the code is
+        own_server.append(Server(tmp_path / "a", port=server.port))
         back = {"timeout": 40_000}
         expect(teacher.get_by_label("room", exact=True)).to_contain_text(
             f"Leading room {code}", **back
