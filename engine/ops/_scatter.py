@@ -275,14 +275,34 @@ def _mul_at(a, coords, vals):
 
 
 def _extreme_at(a, coords, vals, reduce):
-    """a[coords] = max/min(a[coords], vals) with repeats; numpy's maximum.at / minimum.at
-    (cupyx has scatter_max / scatter_min for the same)."""
+    """a[coords] = max/min(a[coords], vals) with repeats; numpy's maximum.at / minimum.at.
+    Not cupyx's scatter_max / scatter_min: their float64 atomics compare in float32 (fmaxf,
+    CuPy 14), and they refuse float16, bool and 8/16-bit integers. On cupy: sort the values by
+    target place, then by value, and take each place's last (amax) or first (amin) value."""
     if type(a) is np.ndarray:
         (np.maximum if reduce == "amax" else np.minimum).at(a, coords, vals)
         return
-    import cupyx
-
-    (cupyx.scatter_max if reduce == "amax" else cupyx.scatter_min)(a, coords, vals)
+    m = xp(a)
+    shape = np.broadcast_shapes(*(c.shape for c in coords))
+    place = 0
+    for c, n in zip(coords, a.shape):  # the flat (C-order) place each value goes to
+        place = place * n + c
+    place = m.broadcast_to(place, shape).ravel()
+    if place.size == 0:
+        return
+    v = m.broadcast_to(vals, shape).ravel()
+    order = m.argsort(v, kind="stable")  # NaN last, so a place's last value is NaN if any is
+    order = order[m.argsort(place[order], kind="stable")]
+    place, v = place[order], v[order]
+    last = m.ones(place.shape, bool)
+    last[:-1] = place[1:] != place[:-1]
+    first = m.ones(place.shape, bool)
+    first[1:] = last[:-1]
+    top = v[last] if reduce == "amax" else v[first]
+    if reduce == "amin" and v.dtype.kind == "f":
+        top = m.where(m.isnan(v[last]), v[last], top)  # NaN wins, as numpy's minimum
+    flat, where = a.reshape(-1), place[last]
+    flat[where] = (m.maximum if reduce == "amax" else m.minimum)(flat[where], top)
 
 
 def _scatter_reduce_array(d1, coords, vals, reduce, include_self):

@@ -181,3 +181,32 @@ def test_cuda_running_extremes_and_mode_match_cpu():
         res[dev] = [t.detach().cpu().numpy() for o in outs for t in o] + [x.grad.cpu().numpy()]
     for u, v in zip(res["cuda"], res["cpu"]):
         np.testing.assert_array_equal(u, v)
+
+
+@needs_cuda
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int8", "int64"])
+def test_cuda_scatter_reduce_extremes_match_cpu(dtype):
+    # not cupyx.scatter_max/min: they compare float64 in float32 and refuse 8/16-bit types
+    rng = np.random.default_rng(4)
+    base = (rng.standard_normal((3, 5)) * 3).astype(dtype)
+    src = (rng.standard_normal((3, 6)) * 3).astype(dtype)
+    if dtype == "float64":
+        src[0, 1] = np.nan
+        src[1] += 1e-12  # apart from base only beyond float32's precision
+    idx = rng.integers(0, 5, (3, 6))
+    for reduce in ("amax", "amin"):
+        for include_self in (True, False):
+            res = [
+                eg.tensor(base, device=dev)
+                .scatter_reduce(
+                    1,
+                    eg.tensor(idx, device=dev),
+                    eg.tensor(src, device=dev),
+                    reduce,
+                    include_self=include_self,
+                )
+                .cpu()
+                .numpy()
+                for dev in ("cpu", "cuda")
+            ]
+            np.testing.assert_array_equal(res[1], res[0])
