@@ -60,9 +60,11 @@ def test_conv_with_padding_mode_matches_torch(geo, mode, bias, batched, seed):
     assert_close(e_out, t_out, what="output")
     backward_both(t_out, e_out, seed)
     assert_close(ex.grad, tx.grad, what="input grad")
-    assert_close(e_mod.weight.grad, t_mod.weight.grad, what="weight grad")
+    # weight and bias gradients sum over every output cell: float32 sums in another order
+    sums = {"rtol": 2e-5, "atol": 2e-5}
+    assert_close(e_mod.weight.grad, t_mod.weight.grad, sums, "weight grad")
     if bias:
-        assert_close(e_mod.bias.grad, t_mod.bias.grad, what="bias grad")
+        assert_close(e_mod.bias.grad, t_mod.bias.grad, sums, "bias grad")
     assert repr(e_mod) == repr(t_mod)
     assert e_mod._reversed_padding_repeated_twice == list(t_mod._reversed_padding_repeated_twice)
 
