@@ -10,7 +10,7 @@ import ast
 import copy
 
 from ..limits import DEFAULT
-from .problems import Unsupported
+from .problems import GraphTooBig, Unsupported
 from .syntax import literal
 
 _HOW = (
@@ -30,14 +30,18 @@ class LoopReader:
         """Unroll the loop; the variable its last step bound (as statements() returns)."""
         names, steps = self._plan(stmt)
         graph, last = self.imp.graph, None
+        too_many = Unsupported(
+            f"the loop unrolls to more than {self.max_nodes:,} nodes, the limit of a "
+            "document: loop over fewer steps"
+        )
         for values in steps:
             if len(graph.nodes) > self.max_nodes:
-                raise Unsupported(
-                    f"the loop unrolls to more than {self.max_nodes:,} nodes, the limit of a "
-                    "document: loop over fewer steps"
-                )
+                raise too_many
             before = len(self.imp.problems)
-            last = self.imp.statements(_with_values(stmt.body, dict(zip(names, values))))
+            try:
+                last = self.imp.statements(_with_values(stmt.body, dict(zip(names, values))))
+            except GraphTooBig:
+                raise too_many from None  # said at the loop's line, which is what to change
             if len(self.imp.problems) > before:
                 break  # a line that fails in one step fails in all: reported once
         self.imp.current_line = stmt.lineno

@@ -10,7 +10,7 @@ import time
 from .. import registry
 from ..document import ID_PATTERN, parse
 from ..limits import DEFAULT
-from .problems import ImportFailed, ImportProblem, Unsupported
+from .problems import GraphTooBig, ImportFailed, ImportProblem, Unsupported
 from .syntax import COMMENT, comments, split_lines
 
 _ID = re.compile(ID_PATTERN)
@@ -136,21 +136,19 @@ class ImportedGraph:
     def _check_size(self, line):
         """ImportFailed as soon as the graph read so far is past a document's limits or the
         import's time budget: no script gets the importer to build what no run could take."""
-        problem = None
+        limit = None
         if len(self.nodes) > DEFAULT.max_nodes:
-            problem = (
-                f"the script makes more than {DEFAULT.max_nodes:,} nodes, the limit of a graph"
-            )
+            limit = f"{DEFAULT.max_nodes:,} nodes"
         elif len(self.edges) > DEFAULT.max_edges:
-            problem = (
-                f"the script makes more than {DEFAULT.max_edges:,} edges, the limit of a graph"
-            )
-        elif time.perf_counter() > self.deadline:
+            limit = f"{DEFAULT.max_edges:,} edges"
+        if limit:
+            problem = f"the script makes more than {limit}, the limit of a graph"
+            raise GraphTooBig([ImportProblem(line, problem, self.code_at(line))])
+        if time.perf_counter() > self.deadline:
             problem = (
                 f"reading the script took longer than {self.max_seconds:g} s, the limit; it "
                 "stopped at this line (import a shorter script)"
             )
-        if problem:
             raise ImportFailed([ImportProblem(line, problem, self.code_at(line))])
 
     # -- the document ---------------------------------------------------------------------------

@@ -30,6 +30,11 @@ class ImportFailed(ValueError):
         super().__init__("; ".join(str(p) for p in self.problems))
 
 
+class GraphTooBig(ImportFailed):
+    """The script makes more nodes or edges than a document may hold (a loop says so at its
+    own line: loops.py)."""
+
+
 class Unsupported(Exception):
     """One line cannot be read; the message says why."""
 
