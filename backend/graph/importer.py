@@ -47,6 +47,7 @@ from .importing.classes import ClassReader
 from .importing.constants import ConstantLines, Constants
 from .importing.dataset_lines import DATA, DatasetReader
 from .importing.expressions import ExpressionReader
+from .importing.functions import Functions
 from .importing.layers import LayerReader
 from .importing.loops import LoopReader
 from .importing.module_lists import ModuleLists
@@ -54,10 +55,13 @@ from .importing.modules import ModuleNames
 from .importing.nn_layers import NnLayers
 from .importing.nodes import PORT, ImportedGraph
 from .importing.problems import ImportFailed, ImportProblem, Unsupported, number_problem
+from .importing.shapes import NeedsShapes, ShapeModel
+from .importing.skipped import Notes, SkippedLines
 from .importing.sources import SourceReader
 from .importing.state_loads import StateLoads
 from .importing.syntax import assigned, dotted, is_literal, is_main_guard, literal, only_output
 from .importing.training_loop import TrainingLoop
+from .importing.unpacking import TupleLines
 from .limits import DEFAULT
 
 __all__ = ["MAX_SOURCE", "ImportFailed", "ImportProblem", "from_python"]
@@ -119,6 +123,7 @@ class _Importer:
         self.graph = ImportedGraph(source)
         self.env = {}  # variable -> node id (None: defined by a line that failed)
         self.problems = []
+        self.notes = Notes()  # lines read and skipped (skipped.py), said in the description
         self.target = None
         self.gradient_ones = False  # backward starts from ones of the target's shape
         self.name, self.description = "imported script", ""
@@ -146,6 +151,10 @@ class _Importer:
         self.writes = InplaceLines(self, Unsupported, literal)  # x.add_(1), x[0] = 5., x += 1
         self.state_loads = StateLoads(self)  # an instance's own values: inst.w.copy_(...)
         self.training = TrainingLoop(self)  # the training loop: the document's settings
+        self.functions = Functions(self)  # the script's functions, inlined where called
+        self.skipped = SkippedLines(self)  # print, manual_seed, assert ...: noted, skipped
+        self.shapes = ShapeModel(self)  # x.size(0), x.shape[-1]: their numbers
+        self.tuples = TupleLines(self)  # a, b = b, a; q, k, v = t.split(n, dim=2)
 
     # -- what the readers call back (import_inplace.InplaceLines too) ---------------------------
     def problem(self, stmt, message):
@@ -193,9 +202,13 @@ class _Importer:
         if self.problems:
             raise ImportFailed(self.problems, self.partial(loop))
         doc = self.graph.document(
-            self.name, self.description, self.target, self.lesson(), self.classes.definitions()
+            self.name, self.described(), self.target, self.lesson(), self.classes.definitions()
         )
         return self.training.settle(doc, loop)
+
+    def described(self):
+        """The description, with the notes of the lines skipped (skipped.py)."""
+        return self.notes.described(self.description)
 
     def partial(self, loop):
         """The document of the lines that were read, where it is a valid one (None where not):
@@ -203,7 +216,7 @@ class _Importer:
         node its variables name (nodes of a part of it read before the failure are kept)."""
         try:
             doc = self.graph.document(
-                self.name, self.description, self.target, self.lesson(), self.classes.definitions()
+                self.name, self.described(), self.target, self.lesson(), self.classes.definitions()
             )
             return self.training.settle(doc, loop)
         except ImportFailed:
@@ -219,6 +232,8 @@ class _Importer:
         return [{**step, "options": {"gradient_ones": True}}]
 
     def header(self, text):
+        # an exported script's prints are the exporter's results section: skipped unsaid
+        self.notes.quiet_output = "\nExported from Wiregrad" in text
         head = text.split("\nExported from Wiregrad", 1)[0].strip("\n")
         lines = head.splitlines()
         if lines and lines[0].strip():
@@ -242,8 +257,8 @@ class _Importer:
                     self.env[name] = None
             except RecursionError:
                 self.problem(stmt, "the expression is nested too deeply")
-            except ImportFailed:
-                raise  # the time budget, from a nested block
+            except (ImportFailed, NeedsShapes):
+                raise  # the time budget; a forward that reads shapes (classes.py)
             except (OverflowError, ValueError) as exc:  # a number no float holds, 10**400
                 self.problem(stmt, number_problem(exc))
                 for name in assigned(stmt):
@@ -259,11 +274,21 @@ class _Importer:
 
     def statement(self, stmt, top):
         """Read one statement; the variable it binds, or None."""
+        if isinstance(stmt, ast.FunctionDef) and top and stmt.name not in _HELPER_DEFS:
+            return self.functions.define(stmt)
+        if self.skipped.read(stmt):
+            return None
+        expanded = self.functions.expand(stmt)
+        if expanded is not None:
+            return self.functions.read(expanded)
+        stmt = self.shapes.substituted(stmt)
         done, stmt = self.constant_lines.read(stmt)
         if done:
             return stmt  # (what the line read returned)
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            return self.modules.imports(stmt)
+            for name in self.modules.imports(stmt):
+                self.notes.add(stmt.lineno, f"import of {name}: no line reads it for a tensor")
+            return None
         if isinstance(stmt, ast.FunctionDef) and stmt.name in _HELPER_DEFS and top:
             return self.helper_def(stmt)
         if self.state_loads.claims(stmt):
@@ -314,6 +339,8 @@ class _Importer:
             return self.writes.setitem(stmt)
         if isinstance(target, ast.Tuple) and self.unpack(target, stmt):
             return None
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return self.tuples.assign(target, stmt)
         if not isinstance(target, ast.Name):
             raise Unsupported("assign to one plain variable name (x = ...)")
         self.assign(target.id, stmt.value, stmt)

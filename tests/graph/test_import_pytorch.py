@@ -360,11 +360,12 @@ def test_loops_that_cannot_be_unrolled_say_what_to_write():
         y = x + 1
         """
     )
-    assert set(problems) == {3, 5, 7, 10, 12, 15, 16}, problems
+    # (line 12, a loop over a list of constants, is read: one step per value)
+    assert set(problems) == {3, 5, 7, 10, 15, 16}, problems
     assert "constant" in problems[3]  # n is a tensor's value: no constant the loop can unroll
     assert "10,000,000 steps" in problems[5] and "fewer steps" in problems[5]
     assert "break" in problems[7]
-    assert "for i in range(n)" in problems[10] and "for i in range(n)" in problems[12]
+    assert "for i in range(n)" in problems[10]
     assert "frob" in problems[15]  # reported once, not once per step
     assert "'x'" in problems[16]
 

@@ -129,7 +129,7 @@ class CallReader:
         for k in list(bound):
             if k not in ports:
                 v = literal(bound.pop(k))
-                vals[k] = list(v) if isinstance(v, tuple) else v
+                vals[k] = _square(spec.param(k), list(v) if isinstance(v, tuple) else v)
         if values and not form.values:
             raise Unsupported(".values is supported after max/min along a dim")
         if form.read is not None:
@@ -155,3 +155,12 @@ class CallReader:
             else:
                 inputs.append((port.name, self.imp.exprs.operand_node(a)))
         return inputs
+
+
+def _square(param, v):
+    """(2, 2) for a whole-number param (a pool's kernel_size): the one number PyTorch repeats
+    for each dim, as the op takes it; other values as written."""
+    whole = isinstance(v, list) and v and all(type(x) is int for x in v)
+    if param is not None and param.type == "int" and whole and len(set(v)) == 1:
+        return v[0]
+    return v

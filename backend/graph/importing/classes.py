@@ -15,7 +15,9 @@
     blk = Block(4, 8)                                         an instance (no node yet)
     y = blk(x)                                                a `module` node of Block
 
-The class's two methods are read by a walker of their own (the importer's class, sharing its
+Its other methods are inlined where __init__ or forward call them (`self.encode(x)`,
+functions.py); one never called is never read. The class's two methods are read by a walker
+of their own (the importer's class, sharing its
 imports, problems and time budget), with `self.<name>` read as a variable `self.<name>`; the
 nodes it makes are the definition's. The constructor's arguments (by position, keyword or
 default) must be constants: they and the constants worked out from them are written into the
@@ -38,6 +40,7 @@ from .constants import Constants, constant_or_refused
 from .nodes import renamed_ref
 from .port_comments import meta_id, ports_of
 from .problems import Unsupported
+from .shapes import NeedsShapes
 from .shared_calls import share, unused_base
 from .state_loads import with_state
 from .syntax import dotted
@@ -72,10 +75,10 @@ class ClassReader:
             raise Unsupported(f"only nn.Module classes are read: {_SHAPE}")
         methods = {}
         for s in stmt.body:
-            if isinstance(s, ast.FunctionDef) and s.name in ("__init__", "forward"):
-                methods[s.name] = s
+            if isinstance(s, ast.FunctionDef):
+                methods[s.name] = s  # others than __init__ / forward: inlined where called
             elif not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)):
-                raise Unsupported(f"a class holds __init__ and forward only: {_SHAPE}")
+                raise Unsupported(f"a class holds methods only: {_SHAPE}")
         if "forward" not in methods:
             raise Unsupported(f"{stmt.name} has no forward: {_SHAPE}")
         self.classes[stmt.name] = (stmt, methods)
@@ -94,6 +97,22 @@ class ClassReader:
         cls = call.func.id
         args = _arguments(cls, self.classes[cls][1].get("__init__"), call, self.imp.constants)
         key = (cls, repr(sorted(args.items())))
+        before = len(self.imp.problems)
+        try:
+            dname = self._built(cls, key, args, None)
+        except NeedsShapes:
+            # forward reads its input's shape: built where the instance is called, per shape
+            del self.imp.problems[before:]
+            self.instances[name] = {"cls": cls, "def": None, "base": None, "used": False}
+            self.instances[name]["deferred"] = (key, args)
+            self.imp.env.pop(name, None)
+            return
+        self.instances[name] = {"cls": cls, "def": dname, "base": dname, "used": False}
+        self.imp.env.pop(name, None)
+
+    def _built(self, cls, key, args, shapes):
+        """The name of the definition of `cls` with arguments `args` (and, for a forward that
+        reads shapes, the input stand-ins `shapes`), built the first time it is met."""
         dname = self.names.get(key)
         if dname in self.building:
             raise Unsupported(f"{cls} makes an instance of itself")
@@ -104,13 +123,38 @@ class ClassReader:
             self.building.add(dname)
             try:
                 self.defs[dname] = None  # (None: it could not be read)
-                self.defs[dname] = _Definition(self, cls, dname, args).build()
+                self.defs[dname] = _Definition(self, cls, dname, args).build(shapes)
+            except NeedsShapes:
+                del self.defs[dname], self.names[key]
+                raise
             finally:
                 self.building.discard(dname)
         if self.defs[dname] is None:
             raise Unsupported(f"{cls} could not be read: see the lines of its class")
-        self.instances[name] = {"cls": cls, "def": dname, "base": dname, "used": False}
-        self.imp.env.pop(name, None)
+        return dname
+
+    def _settle(self, name, inputs):
+        """An instance whose forward reads shapes: its definition for the shapes of `inputs`
+        (node ids), built at its first call; a later call on other shapes is refused."""
+        inst = self.instances[name]
+        if "deferred" not in inst:
+            return
+        stand_ins = [self.imp.shapes.stand_in(i) for i in inputs]
+        if any(t is None for t in stand_ins):
+            raise Unsupported(
+                f"{inst['cls']}.forward reads the shape of its input, which is not known "
+                "here (an output of another module): write the sizes as numbers"
+            )
+        shapes = [(tuple(t.shape), str(t.dtype)) for t in stand_ins]
+        if inst.get("shapes", shapes) != shapes:
+            raise Unsupported(
+                f"{inst['cls']}.forward reads shapes: call each instance on one shape"
+            )
+        if inst["def"] is None:
+            key, args = inst["deferred"]
+            key = (*key, repr(shapes))
+            inst["def"] = inst["base"] = self._built(inst["cls"], key, args, stand_ins)
+            inst["shapes"] = shapes
 
     def _new_name(self, cls):
         """`Block` for a class's first set of arguments, then `Block_2`, `Block_3` ..."""
@@ -148,6 +192,7 @@ class ClassReader:
     def _callable(self, name, inputs, outputs):
         """The definition a call of `name` on `inputs` (node ids) giving `outputs` tensors
         (None: one, bound to one name) makes a node of; checked before anything is changed."""
+        self._settle(name, inputs)
         inst = self.instances[name]
         d, cls = self.defs[inst["def"]], inst["cls"]
         n = len(d["inputs"]) - len(inst.get("shared", ()))
@@ -238,11 +283,20 @@ class _Definition:
         self.reader, self.cls, self.name, self.args = reader, cls, name, args
         self.stmt, self.methods = reader.classes[cls]
 
-    def build(self):
+    def build(self, shapes=None):
+        """The definition; NeedsShapes where forward reads its input's shape and `shapes`
+        (its inputs' stand-ins) are not given."""
         imp = self.reader.imp
         sub = self.reader.walker(imp.source)
         sub.modules, sub.problems, sub.deadline = imp.modules, imp.problems, imp.deadline
+        sub.notes = imp.notes
         sub.classes.share(self.reader)
+        sub.functions.share(imp.functions)
+        sub.functions.methods = {  # self.encode(x): inlined (functions.py)
+            f"self.{n}": _Self().visit(copy.deepcopy(fn))
+            for n, fn in self.methods.items()
+            if n not in ("__init__", "forward")
+        }
         sub.constants = Constants(self.args)
         before = len(imp.problems)
         init = self.methods.get("__init__")
@@ -255,11 +309,19 @@ class _Definition:
         sub.constants = Constants({k: v for k, v in c.values.items() if "." in k}, c.lengths)
         forward = self.methods["forward"]
         inputs = self._inputs(sub, forward)
+        if shapes is not None:
+            sub.shapes.inputs = dict(zip(inputs, shapes))
         body = _own(forward.body)
         if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
             raise Unsupported(f"{self.cls}.forward must end with `return <tensor>`")
         sub.statements(body[:-1])
         sub.current_line = body[-1].lineno
+        try:  # `return self.decode(z), mu`: the method's lines, then the value
+            lines, last = sub.functions.expand_return(body[-1])
+            sub.functions.read(lines)
+            body[-1] = last
+        except Unsupported as exc:
+            sub.problem(body[-1], str(exc))
         outs = None
         if len(imp.problems) == before:  # (a value whose line failed was reported there)
             try:

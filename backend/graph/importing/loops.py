@@ -11,7 +11,7 @@ import copy
 
 from ..limits import DEFAULT
 from .problems import GraphTooBig, Unsupported
-from .syntax import literal
+from .syntax import is_literal, literal
 
 _HOW = (
     "write `for i in range(n):` with whole numbers (range(a, b) and range(a, b, step) too), "
@@ -91,7 +91,13 @@ class LoopReader:
         return names
 
     def _steps(self, it):
-        """The range a loop runs over, checked against the node limit before any step."""
+        """The range a loop runs over, checked against the node limit before any step; or
+        the values of a constant tuple or list (`for s in x.size()[1:]`, shapes.py)."""
+        if isinstance(it, (ast.Tuple, ast.List)) and is_literal(it):
+            values = literal(it)
+            if len(values) > self.max_nodes:
+                raise Unsupported(f"the loop runs more than {self.max_nodes:,} steps")
+            return values
         if not (
             isinstance(it, ast.Call)
             and isinstance(it.func, ast.Name)

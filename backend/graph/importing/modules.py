@@ -1,5 +1,8 @@
 """The modules a script imports (engine or torch, their nn / nn.functional, numpy), and what a
-dotted call name means under the names they were imported as."""
+dotted call name means under the names they were imported as. Any other import (`dataclasses`,
+`typing`, `random`, `import torch.optim as optim`, `from torch import Tensor`, a relative one)
+binds names the importer gives no meaning: fine while no tensor line uses them (a line that does
+is a problem there), and said in a note."""
 
 import ast
 
@@ -29,23 +32,37 @@ class ModuleNames:
         self.mods = {"lib": set(), "F": set(), "nn": set(), "np": set(), "other": set()}
 
     def imports(self, stmt):
-        """An `import` / `from ... import` line: only the modules above."""
+        """An `import` / `from ... import` line: the names of the modules above by their kind;
+        the list of the other modules imported (their names read nothing)."""
+        others = []
         if isinstance(stmt, ast.Import):
             for a in stmt.names:
                 kind = _ALLOWED.get(a.name)
                 if kind is None:
-                    raise Unsupported(f"import of '{a.name}' is not supported")
-                if a.asname is None and "." in a.name:
+                    others.append(a.name)
+                    self._other(a.asname or a.name.partition(".")[0])
+                elif a.asname is None and "." in a.name:
                     raise Unsupported(f"write `import {a.name} as ...`")
-                self.mods[kind].add(a.asname or a.name)
-            return None
+                else:
+                    self.mods[kind].add(a.asname or a.name)
+            return others
         mod = stmt.module or ""
         for a in stmt.names:
-            kind = _ALLOWED.get(f"{mod}.{a.name}")
-            if kind is None or stmt.level:
-                raise Unsupported(f"from {mod} import {a.name} is not supported")
-            self.mods[kind].add(a.asname or a.name)
-        return None
+            kind = None if stmt.level else _ALLOWED.get(f"{mod}.{a.name}")
+            if a.name == "*" and kind is None:
+                raise Unsupported(f"from {mod} import * is not read: import the names used")
+            if kind is None:
+                others.append(f"{'.' * stmt.level}{mod}.{a.name}")
+                self._other(a.asname or a.name)
+            else:
+                self.mods[kind].add(a.asname or a.name)
+        return others
+
+    def _other(self, name):
+        """A name bound to a module the importer has no meaning for (`import torch.utils.data`
+        binds `torch`, which keeps its meaning)."""
+        if not any(name in names for kind, names in self.mods.items() if kind != "other"):
+            self.mods["other"].add(name)
 
     def func_kind(self, name):
         """('lib'|'F'|'nn'|'np', rest) for a dotted call name rooted at a known module."""

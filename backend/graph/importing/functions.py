@@ -1,0 +1,270 @@
+"""The script's own functions, inlined where they are called:
+
+    def conv3x3(cin, cout, stride=1):           a top-level helper: its call is replaced by the
+        return nn.Conv2d(cin, cout, 3, stride)  lines of its body and then its return value,
+    self.conv1 = conv3x3(4, 8)                  its arguments (position, keyword, default)
+                                                written in for its parameters
+    class VAE(nn.Module):
+        def encode(self, x): ...                a method other than __init__ / forward, called
+        def forward(self, x):                   from them as self.encode(...): inlined the same
+            mu, logvar = self.encode(x)         way; one that is never called is never read
+
+Python runs a function's lines each time it is called; define-by-run records the ops they
+compute, so reading the body in place of the call gives the same graph. A function's own names
+(its parameters and what its lines assign) are renamed `<function>.<name>` so that they cannot
+take the caller's; a parameter given a plain name or a literal, and never assigned, is that
+name or literal itself (a layer passed as an argument stays callable). A function must return
+from its last line only (or not at all: None); calls nest at most MAX_DEPTH deep (recursion
+included) and every line they add is read under the import's time and size budget."""
+
+import ast
+import copy
+
+from .problems import Unsupported
+from .syntax import is_literal
+
+MAX_DEPTH = 16
+_BODIES = ("body", "orelse", "finalbody", "handlers")
+
+
+class Functions:
+    def __init__(self, imp):
+        self.imp = imp  # the statement walker (importer._Importer)
+        self.defs = {}  # name -> ast.FunctionDef (top-level functions; shared with classes)
+        self.methods = {}  # `self.<name>` -> its FunctionDef (in a class's walker)
+        self.depth = [0]  # calls being inlined now (shared, so recursion is bounded overall)
+
+    def share(self, other):
+        self.defs, self.depth = other.defs, other.depth
+
+    def define(self, stmt):
+        """`def f(...): ...` at the top of the script: kept until it is called."""
+        if stmt.decorator_list:
+            raise Unsupported(f"{stmt.name}() has a decorator: the importer reads plain functions")
+        self.defs[stmt.name] = stmt
+        self.imp.env.pop(stmt.name, None)
+
+    def _callee(self, node):
+        """The FunctionDef a call node calls (and whether it is a method), or None."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            return None
+        name = node.func.id
+        if name in self.methods:
+            return self.methods[name], True
+        imp = self.imp
+        shadowed = name in imp.env or name in imp.constants.values
+        if name in self.defs and not shadowed:
+            return self.defs[name], False
+        return None
+
+    # -- a statement's calls --------------------------------------------------------------------
+    def expand(self, stmt):
+        """The statements `stmt` reads as with its first user-function call inlined (the
+        function's lines, then `stmt` with the call replaced by the returned value); None
+        where it calls none. Only the statement's own expressions are looked at: the lines of
+        an if / for / with body are expanded when they are read."""
+        call = self._first_call(stmt)
+        if call is None:
+            return None
+        fn, is_method = self._callee(call)
+        if self.depth[0] >= MAX_DEPTH:
+            raise Unsupported(
+                f"{fn.name}() calls functions more than {MAX_DEPTH} deep (a recursion that "
+                "does not end within that is not read)"
+            )
+        lines, value = self._inlined(fn, call, is_method, stmt)
+        new = _Replace(call, value).visit(_shallow_owned(stmt))
+        return lines + [new]
+
+    def expand_return(self, stmt):
+        """(lines, a return statement calling no user function) for a method's last line,
+        `return self.decode(z), mu`: its calls inlined before it, as expand() does."""
+        lines = []
+        for _ in range(MAX_DEPTH * 64):
+            expanded = self.expand(stmt)
+            if expanded is None:
+                return lines, stmt
+            lines, stmt = lines + expanded[:-1], expanded[-1]
+        raise Unsupported("the returned value calls functions without end")
+
+    def read(self, stmts):
+        """Read inlined statements (one level deeper)."""
+        self.depth[0] += 1
+        try:
+            return self.imp.statements(stmts)
+        finally:
+            self.depth[0] -= 1
+
+    def _first_call(self, stmt):
+        """The first call of a user function in `stmt`'s own expressions whose arguments call
+        none (the innermost first, as Python evaluates them)."""
+        roots = [getattr(stmt, f) for f in _own_fields(stmt)]
+        for root in roots:
+            for node in _post_order(root):
+                if self._callee(node) is not None:
+                    return node
+        return None
+
+    # -- one call -------------------------------------------------------------------------------
+    def _inlined(self, fn, call, is_method, where):
+        """(the lines that bind the parameters and run the body, the value returned)."""
+        a = fn.args
+        if a.vararg or a.kwarg or a.posonlyargs:
+            raise Unsupported(f"{fn.name}() takes *args or **kwargs: the importer reads named ones")
+        params = [x.arg for x in a.args]
+        if is_method:
+            if not params or params[0] != "self":
+                raise Unsupported(f"{fn.name} must be a method, {fn.name}(self, ...)")
+            params = params[1:]
+        kwonly = [x.arg for x in a.kwonlyargs]
+        if any(isinstance(x, ast.Starred) for x in call.args) or len(call.args) > len(params):
+            raise Unsupported(f"{fn.name}() takes at most {len(params)} positional arguments")
+        given = dict(zip(params, call.args))
+        for k in call.keywords:
+            if k.arg is None:
+                raise Unsupported(f"{fn.name}(**kwargs) is not read: write its arguments")
+            if k.arg not in params and k.arg not in kwonly:
+                raise Unsupported(f"{fn.name}() has no argument '{k.arg}'")
+            if k.arg in given:
+                raise Unsupported(f"{fn.name}() got '{k.arg}' twice")
+            given[k.arg] = k.value
+        defaults = dict(zip(params[len(params) - len(a.defaults) :], a.defaults))
+        defaults.update({k: d for k, d in zip(kwonly, a.kw_defaults) if d is not None})
+        body = list(fn.body)
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]  # its docstring
+        ret = None
+        if body and isinstance(body[-1], ast.Return):
+            ret, body = body[-1].value, body[:-1]
+        _check_body(fn, body)
+        assigned = _assigned(body)
+        prefix = fn.name
+        if self.depth[0]:
+            prefix = f"{prefix}_{self.depth[0] + 1}"
+        renames, lines = {}, []
+        for p in params + kwonly:
+            if p in given:
+                arg = given[p]
+            elif p in defaults:
+                arg = defaults[p]
+            else:
+                raise Unsupported(f"{fn.name}() needs its argument '{p}'")
+            plain = isinstance(arg, ast.Name) or is_literal(arg)
+            if plain and p not in assigned:
+                renames[p] = arg  # the caller's name (or literal) itself
+            else:
+                renames[p] = ast.Name(id=f"{prefix}.{p}", ctx=ast.Load())
+                lines.append(_at(ast.Assign(targets=[_store(renames[p].id)], value=arg), where))
+        for name in assigned:
+            renames.setdefault(name, ast.Name(id=f"{prefix}.{name}", ctx=ast.Load()))
+        rename = _Rename(renames)
+        lines += [rename.visit(copy.deepcopy(s)) for s in body]
+        value = ast.Constant(None) if ret is None else rename.visit(copy.deepcopy(ret))
+        return lines, _at(value, call)
+
+
+def _check_body(fn, body):
+    """A body the inlining reads as Python runs it: no return but the last line's, no yield,
+    no nested def or class, no global / nonlocal."""
+    for s in body:
+        for n in ast.walk(s):
+            if isinstance(n, ast.Return):
+                raise Unsupported(
+                    f"{fn.name}() returns from inside its lines: the importer reads one return, "
+                    "its last line (set a variable and return it at the end)"
+                )
+            if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)):
+                raise Unsupported(f"{fn.name}() is a generator: write a function that returns")
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                raise Unsupported(f"{fn.name}() defines a function inside: write it at the top")
+            if isinstance(n, (ast.Global, ast.Nonlocal)):
+                raise Unsupported(f"{fn.name}() declares global names: pass them as arguments")
+
+
+def _assigned(body):
+    """The plain names a function's lines bind (its locals); `self.<name>` is the instance's."""
+    out = []
+    for s in body:
+        for n in ast.walk(s):
+            stored = isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+            if stored and "." not in n.id and n.id not in out:
+                out.append(n.id)
+    return out
+
+
+def _own_fields(stmt):
+    return [f for f in stmt._fields if f not in _BODIES and getattr(stmt, f, None) is not None]
+
+
+def _post_order(node):
+    """The expressions under `node` (a node or a list of them), children first, left to right;
+    not into a lambda or comprehension, whose names are their own."""
+    if isinstance(node, list):
+        for x in node:
+            yield from _post_order(x)
+        return
+    if not isinstance(node, ast.AST) or isinstance(node, (ast.Lambda, ast.stmt)):
+        return
+    for field in node._fields:
+        yield from _post_order(getattr(node, field, None))
+    yield node
+
+
+def _shallow_owned(stmt):
+    """A copy of `stmt` whose own expressions may be changed (its bodies stay shared)."""
+    new = type(stmt)(**{f: getattr(stmt, f) for f in stmt._fields})
+    for f in _own_fields(stmt):
+        setattr(new, f, copy.deepcopy(getattr(stmt, f)))
+    return ast.copy_location(new, stmt)
+
+
+def _store(name):
+    return ast.Name(id=name, ctx=ast.Store())
+
+
+def _at(node, where):
+    """`node` (and what it holds) placed at the line of `where`."""
+    ast.copy_location(node, where)
+    for n in ast.walk(node):
+        if not hasattr(n, "lineno") and isinstance(n, (ast.expr, ast.stmt)):
+            ast.copy_location(n, where)
+    return node
+
+
+class _Replace(ast.NodeTransformer):
+    """The call node (by its place in the copy: equal position and text) replaced by a value."""
+
+    def __init__(self, call, value):
+        self.key = _key(call)
+        self.value = value
+        self.done = False
+
+    def visit_Call(self, node):
+        if not self.done and _key(node) == self.key:
+            self.done = True
+            return copy.deepcopy(self.value)
+        return self.generic_visit(node)
+
+
+def _key(node):
+    return (
+        getattr(node, "lineno", None),
+        getattr(node, "col_offset", None),
+        getattr(node, "end_col_offset", None),
+        ast.dump(node),
+    )
+
+
+class _Rename(ast.NodeTransformer):
+    """A function's own names as the inlined call names them."""
+
+    def __init__(self, renames):
+        self.renames = renames
+
+    def visit_Name(self, node):
+        new = self.renames.get(node.id)
+        if new is None:
+            return node
+        if isinstance(new, ast.Name):
+            return ast.copy_location(ast.Name(id=new.id, ctx=node.ctx), node)
+        return ast.copy_location(copy.deepcopy(new), node)
