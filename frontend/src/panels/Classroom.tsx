@@ -135,7 +135,8 @@ export function RoomChip() {
   const room = useRoom.getState();
   return (
     <div className={`room-chip ${role}`} role="status" aria-label="room">
-      {role === "owner" ? `Leading room ${code}` : `Following room ${code}`}
+      {/* the role word gives way on a narrow projector (styles.css); the code stays for late joiners */}
+      <span className="room-role">{role === "owner" ? "Leading" : "Following"} </span>room {code}
       {role === "follower" && (
         <button type="button" className="small" onClick={() => room.fork()}>
           Fork

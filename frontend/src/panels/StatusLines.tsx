@@ -1,12 +1,16 @@
 // What the page says about itself: the connection banner and the passing notices.
 import { useEffect } from "react";
 import { useEditor } from "../store/editor";
+import { useRoom } from "../store/room";
 import { useRun } from "../store/run";
 
 export function ConnectionBanner() {
   const connected = useRun((s) => s.connected);
   const ever = useRun((s) => s.everConnected);
-  if (connected) return null;
+  // in a room, the room's banner (Classroom.tsx) says the server is gone and what happens to
+  // the room: one banner per event, not two saying nearly the same
+  const roomSays = useRoom((s) => s.trouble !== null);
+  if (connected || roomSays) return null;
   return (
     <div className="banner" role="alert">
       {ever ? "Connection to the server lost — reconnecting…" : "Connecting to the server…"}

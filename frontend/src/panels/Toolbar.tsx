@@ -45,7 +45,7 @@ export default function Toolbar(props: {
         <button type="button" onClick={() => saveToServer()} title="Ctrl+S">
           Save
         </button>
-        <MoreMenu open={props.open} layout={props.layout} />
+        <MoreMenu open={props.open} layout={props.layout} presenter={props.presenter} />
       </div>
       <div role="group" aria-label="edit" className="group">
         <button type="button" className="icon" aria-label="Undo" onClick={ed.undo} disabled={!canUndo} title="Undo (Ctrl+Z)">
@@ -62,7 +62,7 @@ export default function Toolbar(props: {
         </button>
       </div>
       <div role="group" aria-label="teach" className="group">
-        <button type="button" onClick={() => props.open("classroom")}>
+        <button type="button" className="classroom" onClick={() => props.open("classroom")}>
           Classroom
         </button>
         <button type="button" aria-pressed={props.presenter} onClick={() => props.setPresenter(!props.presenter)}>
