@@ -21,9 +21,9 @@ per instance (export_classes.py); the lines of what is inside an instance use it
 flat graph with the ids made plain (`l1_w`, export_modules.py). With training settings the
 script ends with the training loop (export_training.py).
 
-Sources use their op's code (ops/sources.py). Random sources and linear layers draw the
-engine's numbers (numpy's `default_rng(seed)`) in the PyTorch script too, so both scripts print
-the same numbers.
+Sources use their op's code (ops/sources.py). Random sources draw the editor's numbers (numpy's
+`default_rng(seed)`) in the PyTorch script too; layers are seeded with `Generator().manual_seed(S)`
+(the engine's generator is PyTorch's), so both scripts print the same numbers.
 """
 
 import builtins
@@ -227,13 +227,10 @@ class _Exporter(GraphIndex):
         self.rg = self._requires_grad()
         self.target, self.target_from_doc = self._target()
         self.owner = self._owners()
-        engine_numbers = any(
-            (
-                self.specs[n].source
-                and self.params[n].get("value") is None
-                and self.params[n].get("init") in ("randn", "rand")
-            )
-            or self.specs[n].layer is not None
+        random_sources = any(
+            self.specs[n].source
+            and self.params[n].get("value") is None
+            and self.params[n].get("init") in ("randn", "rand")
             for n in self.order
         )
         # the script's init_like_engine (export_layers.INIT_HELPER): PyTorch's layers, and the
@@ -245,9 +242,8 @@ class _Exporter(GraphIndex):
             )
             for n in self.order
         )
-        # numpy makes a dataset's arrays, and the engine's random numbers in a PyTorch script
-        self.uses_np = bool(self.arrays) or (flavor == "torch" and engine_numbers)
-        self.uses_np = self.uses_np or self.uses_helper
+        # numpy makes a dataset's arrays and the random sources' numbers (default_rng(seed))
+        self.uses_np = bool(self.arrays) or random_sources
         self.uses_nn = any(self.specs[n].layer is not None for n in self.order)
 
     # -- analysis ---------------------------------------------------------------------------

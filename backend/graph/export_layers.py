@@ -5,8 +5,9 @@ constructor's arguments, read off the node's input and params; the state params 
 
 Weights start from the engine's seeded init: in engine Python, Linear and Conv2d by
 `conv1.reset_parameters(eg.Generator().manual_seed(S))`; else by `init_like_engine(conv1,
-seed=S)`, the script's helper (INIT_HELPER: PyTorch's formulas drawn from numpy's
-`default_rng(S)`, as the engine draws them), so both scripts start from the same numbers.
+seed=S)`, the script's helper (INIT_HELPER: PyTorch's init functions drawing from
+`Generator().manual_seed(S)`; the engine's generator is PyTorch's), so both scripts start from the
+same numbers.
 Stored state (trained weights, batch_norm's running statistics) is copied in under `no_grad`.
 A layer whose `mode` resolves to eval() in a run (`auto`, `eval`: an exported script is a
 forward and backward run) gets `layer.eval()`.
@@ -24,41 +25,32 @@ from .ops.layer_kit import attribute, training_mode
 from .ops.sources import as_floats
 
 SEEDED_RESET = ("Linear", "Conv2d")  # engine init by reset_parameters(generator)
-# the script's helper drawing a layer's starting values as the engine draws them (numpy's
-# default_rng(seed), PyTorch's formulas); `{lib}` is eg or torch
+# the script's helper drawing a layer's starting values as the graph's run draws them: PyTorch's
+# own init functions on a Generator seeded with the node's seed (the engine's generator is
+# PyTorch's, so eg and torch scripts get the same numbers); `{lib}` is eg or torch
 INIT_HELPER = '''
 def init_like_engine(layer, seed):
-    """The engine's default init of a layer (PyTorch's formulas, numpy's default_rng(seed)),
-    so that this script starts from the same numbers as the engine's."""
-    rng = np.random.default_rng(seed)
+    """The editor's seeded init of a layer: PyTorch's init functions drawing from
+    Generator().manual_seed(seed), so that this script starts from the editor's numbers."""
+    g = {lib}.Generator().manual_seed(seed)
 
-    def fill(t, values):
-        with {lib}.no_grad():
-            t.copy_({lib}.tensor(values.astype(np.float64), dtype=t.dtype))
-
-    def kaiming(layer):  # Linear and Conv2d: kaiming_uniform_(a=sqrt(5)), then the bias
-        fan_in = layer.weight[0].numel()
-        bound = math.sqrt(3.0) * math.sqrt(2.0 / (1 + math.sqrt(5) ** 2)) / math.sqrt(fan_in)
-        fill(layer.weight, rng.uniform(-bound, bound, tuple(layer.weight.shape)).astype(dtype))
+    def reset(layer):  # Linear and Conv2d's reset_parameters, from g
+        nn.init.kaiming_uniform_(layer.weight, a=math.sqrt(5), generator=g)
         if layer.bias is not None:
-            bound = 1 / math.sqrt(fan_in)
-            fill(layer.bias, rng.uniform(-bound, bound, tuple(layer.bias.shape)).astype(dtype))
+            bound = 1 / math.sqrt(layer.weight[0].numel())
+            nn.init.uniform_(layer.bias, -bound, bound, generator=g)
 
-    if isinstance(layer, nn.Embedding):
-        dtype = layer.weight.detach().numpy().dtype
-        fill(layer.weight, rng.normal(0.0, 1.0, tuple(layer.weight.shape)).astype(dtype))
-    elif isinstance(layer, nn.MultiheadAttention):  # xavier_uniform_, out_proj's own, zero biases
-        w = layer.in_proj_weight
-        dtype = w.detach().numpy().dtype
-        bound = math.sqrt(6.0 / (w.shape[0] + w.shape[1]))
-        fill(w, rng.uniform(-bound, bound, tuple(w.shape)).astype(dtype))
-        kaiming(layer.out_proj)
-        for b in (layer.in_proj_bias, layer.out_proj.bias):
-            if b is not None:
-                fill(b, np.zeros(tuple(b.shape)))
-    else:
-        dtype = layer.weight.detach().numpy().dtype
-        kaiming(layer)
+    with {lib}.no_grad():
+        if isinstance(layer, nn.Embedding):
+            nn.init.normal_(layer.weight, generator=g)
+        elif isinstance(layer, nn.MultiheadAttention):  # xavier_uniform_, out_proj's, zero biases
+            nn.init.xavier_uniform_(layer.in_proj_weight, generator=g)
+            reset(layer.out_proj)
+            for b in (layer.in_proj_bias, layer.out_proj.bias):
+                if b is not None:
+                    nn.init.zeros_(b)
+        else:
+            reset(layer)
 '''
 
 

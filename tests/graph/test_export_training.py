@@ -173,7 +173,7 @@ def _library_block():
     """The library's ConvBlock (conv2d, batch_norm, relu, max_pool2d) on digits, then a linear
     head: batch_norm inside a module instance in train() while the loop steps."""
     block = module_library.build("ConvBlock", {"in_channels": 1, "out_channels": 2})
-    training = {**ADAM_BATCHES, "steps": 4, "batch_size": 16, "seed": 3}
+    training = {**ADAM_BATCHES, "steps": 6, "batch_size": 16, "seed": 3}
     return parse(
         {
             "version": 2,

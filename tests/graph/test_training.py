@@ -266,8 +266,9 @@ def test_boundary():
     corner = torch.tensor([[x1, y0]], dtype=torch.float32)
     np.testing.assert_allclose(b["values"][0, -1], forward(corner).item(), rtol=1e-5)
     # the output given explicitly: the logits
-    tr = Trainer(mlp({"output": "l2"}))
-    assert (tr.boundary(6)["values"] < 0).any()
+    logits = Trainer(mlp({"output": "l2"})).boundary(6)["values"]
+    probs = Trainer(mlp({})).boundary(6)["values"]
+    np.testing.assert_allclose(1 / (1 + np.exp(-logits)), probs, rtol=1e-5)
     # 3 features: no boundary
     assert Trainer(mlp({}, which="xyz")).boundary() is None
 

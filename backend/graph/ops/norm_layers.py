@@ -2,6 +2,8 @@
 by the input's rank, with running statistics), `layer_norm` and `dropout`. Their `mode` param
 says train() or eval() (layer_kit.py; docs/graph-format.md, "Layers")."""
 
+import numpy as np
+
 from ..registry import LayerForm, Param
 from .layer_kit import MODE, SeededDropout, register_layer, state_param
 
@@ -131,5 +133,8 @@ register_layer(
         Param("seed", "int", 0, min=0, max=2**31 - 1, doc="seeds its masks"),
     ),
     make=_dropout_make,
-    init=lambda module, generator: setattr(module, "rng", generator.rng),
+    # the node's masks stay numpy's default_rng(seed) (not PyTorch's stream): see SeededDropout
+    init=lambda module, generator: setattr(
+        module, "rng", np.random.default_rng(generator.initial_seed())
+    ),
 )

@@ -3,6 +3,8 @@
 
 import math
 
+import numpy as np
+
 import engine as eg
 
 from ..registry import OpSpec, Param, register
@@ -22,8 +24,7 @@ def make_tensor(ctx, params, requires_grad):
         ctx.check_numel(math.prod(shape))
         init = params.get("init") or "zeros"
         if init in ("randn", "rand"):
-            g = eg.Generator().manual_seed(params.get("seed") or 0)
-            t = getattr(eg, init)(*shape, dtype=dtype, generator=g, device=device)
+            t = eg.tensor(_draw(init, params.get("seed") or 0, shape), dtype=dtype, device=device)
         elif init == "arange":
             t = eg.arange(math.prod(shape), dtype=dtype, device=device).reshape(shape)
         else:
@@ -31,6 +32,15 @@ def make_tensor(ctx, params, requires_grad):
     if requires_grad:
         t.requires_grad_()
     return t
+
+
+def _draw(init, seed, shape):
+    """A random source's numbers: numpy's `default_rng(seed)` (float64, then the node's dtype),
+    written the same way in both exported scripts. Layers, dropout and the engine's own
+    `eg.randn` draw PyTorch's numbers instead; a source keeps numpy's so that a document's values
+    stay what they were and the scripts say plainly where they come from."""
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(shape) if init == "randn" else rng.random(shape)
 
 
 def as_floats(value):
@@ -58,13 +68,10 @@ def tensor_code(lib, args, params, requires_grad):
     init = params.get("init") or "zeros"
     if init in ("randn", "rand"):
         seed = params.get("seed") or 0
-        if lib == "eg":
-            return f"eg.{init}({shape!r}{dt}, generator=eg.Generator().manual_seed({seed}){rg})"
-        # PyTorch's generator draws other numbers: take the engine's (numpy's default_rng)
-        draw = "standard_normal" if init == "randn" else "random"
+        draw = "standard_normal" if init == "randn" else "random"  # what _draw draws
         return (
-            f"torch.tensor(np.random.default_rng({seed}).{draw}({shape!r}), "
-            f"dtype=torch.{dtype}{rg})"
+            f"{lib}.tensor(np.random.default_rng({seed}).{draw}({shape!r}), "
+            f"dtype={lib}.{dtype}{rg})"
         )
     if init == "arange":
         grad = ".requires_grad_()" if requires_grad else ""
