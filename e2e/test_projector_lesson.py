@@ -99,3 +99,43 @@ def test_the_toolbar_fits_a_1024_projector_in_every_mode(page):
     teacher.get_by_role("button", name="step mode").click()
     m = teacher.evaluate(MEASURE)
     assert m["inside"] and m["scrollWidth"] <= m["innerWidth"], m
+
+
+BOX = """(el) => { const r = el.getBoundingClientRect();
+  return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width, height: r.height}; }"""
+
+
+def test_a_training_on_the_projector_shows_its_chart_beside_the_graph(page):
+    teacher = page
+    teacher.set_viewport_size(PROJECTOR)
+    open_editor(teacher, "mlp-xor")
+    teacher.get_by_role("button", name="Presenter").click()
+    lesson_to(teacher, 4)  # "train: watch the loss fall"
+    shown = teacher.get_by_role("region", name="training on the projector")
+    expect(shown).to_be_visible()
+    expect(shown.get_by_label("training progress")).to_contain_text(re.compile(r"step \d+ / 300"))
+    # presenting: classroom pace, and the control is here
+    expect(shown.get_by_label("training speed")).to_have_value("20")
+    chart = shown.get_by_role("img", name="loss chart")
+    expect(chart).to_have_attribute("data-points", re.compile(r"[1-9]"))
+    boundary = shown.get_by_role("img", name=re.compile("decision boundary"))
+    expect(boundary).to_be_visible()
+    # large, on screen, beside the graph (not over it)
+    c, b = chart.evaluate(BOX), boundary.evaluate(BOX)
+    pane = teacher.get_by_label("graph canvas").evaluate(BOX)
+    assert c["width"] >= 340 and c["height"] >= 200, c
+    assert b["width"] >= 240 and b["bottom"] <= PROJECTOR["height"], b
+    assert pane["right"] <= c["left"] + 1, (pane, c)
+    assert teacher.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    # the pace changes the training in progress
+    shown.get_by_label("training speed").select_option("5")
+    expect(shown.get_by_label("training speed")).to_have_value("5")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    teacher.screenshot(path=str(SHOTS / "projector-training.png"))
+    shown.get_by_role("button", name="Stop", exact=True).click()
+    expect(shown.get_by_label("training progress")).to_have_attribute("data-status", "stopped")
+    # it stays after the end, until the teacher closes it
+    teacher.wait_for_timeout(500)
+    expect(shown).to_be_visible()
+    shown.get_by_role("button", name="close training chart").click()
+    expect(shown).to_have_count(0)

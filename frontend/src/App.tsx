@@ -19,6 +19,7 @@ import StepControls from "./panels/StepControls";
 import TensorViewer from "./panels/TensorViewer";
 import Toolbar, { type DialogName } from "./panels/Toolbar";
 import TrainingPanel from "./panels/TrainingPanel";
+import ProjectorTraining from "./panels/ProjectorTraining";
 import { useShortcuts } from "./shortcuts";
 import { useEditor } from "./store/editor";
 import { keepShapes } from "./store/shapes";
@@ -60,11 +61,21 @@ function Editor() {
   useEffect(() => {
     if (selectedEdge) setPanel("explain");
   }, [selectedEdge]);
-  // the canvas changes size with presenter mode: show the whole graph again
-  // (presenting: with a thin margin, so that the graph is drawn as large as the screen allows)
+  // presenting, a training shows beside the graph (ProjectorTraining) until the teacher closes
+  // it or another graph opens; a new training brings it back. (Graph first: a room joiner's
+  // page opens the room's graph and takes its training in one go, and the training wins.)
+  const opened = useEditor((s) => s.opened);
+  const trainId = useTraining((s) => s.trainId);
+  const [chartClosed, setChartClosed] = useState(false);
+  useEffect(() => setChartClosed(true), [opened]);
+  useEffect(() => setChartClosed(false), [trainId]);
+  const projectorTraining = presenter && trainId !== null && !chartClosed;
+  // the canvas changes size with presenter mode and the training beside it: show the whole
+  // graph again (presenting: with a thin margin, so that the graph is drawn as large as the
+  // screen allows)
   useEffect(() => {
     requestAnimationFrame(() => fitView({ padding: presenter ? 0.04 : 0.15, maxZoom: 1.25 }));
-  }, [presenter, fitView]);
+  }, [presenter, projectorTraining, fitView]);
   // a training started while presenting goes at classroom pace (store/pace.ts)
   useEffect(() => usePace.getState().setPresenting(presenter), [presenter]);
   // a training that starts (here, by a lesson, or by a room's owner) brings its panel up
@@ -174,6 +185,7 @@ function Editor() {
             {panel === "training" && <TrainingPanel />}
           </div>
         </div>
+        {projectorTraining && <ProjectorTraining onClose={() => setChartClosed(true)} />}
       </main>
       {dialog === "templates" && <TemplatesDialog onClose={() => setDialog(null)} />}
       {dialog === "open" && <OpenDialog onClose={() => setDialog(null)} />}

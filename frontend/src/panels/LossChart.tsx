@@ -6,25 +6,30 @@ import "uplot/dist/uPlot.min.css";
 import { useTraining } from "../store/training";
 import { logSplits, lossScale, tickLabels } from "./lossAxis";
 
-export default function LossChart() {
+/** `height`: 110 px in the training tab (the boundary fits below it at 1280x800); presenter
+ * mode draws it larger, for the back of a room (ProjectorTraining.tsx). */
+export default function LossChart({ height = 110 }: { height?: number }) {
   const box = useRef<HTMLDivElement>(null);
   // the chart is made again when the axis changes kind (a new training, a loss that hits 0)
   const scale = useTraining((s) => lossScale(s.losses));
   // how many points it draws, from which step: tests (and a room joiner's check) read them
   const points = useTraining((s) => s.steps.length);
   const first = useTraining((s) => (s.steps.length ? s.steps[0] : null));
+  // a large chart is read from afar: larger tick labels, and room for them
+  const font = height > 150 ? "bold 15px system-ui, sans-serif" : undefined;
   useEffect(() => {
     const el = box.current!;
     const chart = new uPlot(
       {
         width: el.clientWidth || 300,
-        height: 110, // with the boundary below it, both fit the panel at 1280x800
+        height,
         legend: { show: false },
         scales: { x: { time: false }, y: scale === "log" ? { distr: 3, log: 10 } : {} },
         axes: [
-          { label: "step", size: 30 },
+          { label: "step", size: font ? 44 : 30, ...(font ? { font, labelFont: font } : {}) },
           {
-            size: 50,
+            size: font ? 62 : 50,
+            ...(font ? { font } : {}),
             values: (_u, splits) => tickLabels(splits),
             // on a log axis uPlot labels only the powers of ten: label every tick logSplits gives
             ...(scale === "log"
@@ -55,7 +60,7 @@ export default function LossChart() {
       cancelAnimationFrame(frame);
       chart.destroy();
     };
-  }, [scale]);
+  }, [scale, height, font]);
   return (
     <div
       className="loss-chart"

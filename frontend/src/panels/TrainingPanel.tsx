@@ -8,7 +8,7 @@ import { graphLevel } from "../doc/modules";
 import { defaultTarget } from "../doc/target";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
-import { formatAccuracy, type QueuePlace, useTraining } from "../store/training";
+import { formatAccuracy, type QueuePlace, type TrainStatus, useTraining } from "../store/training";
 import BoundaryView from "./BoundaryView";
 import LossChart from "./LossChart";
 import SpeedControl from "./SpeedControl";
@@ -136,6 +136,24 @@ export function queuedText(q: QueuePlace): string {
     : `waiting: ${q.position - 1} ahead in line for a free slot${busy}`;
 }
 
+/** The training's progress in words: its status, the step reached of how many, the loss (or
+ * its place in line while it waits for a slot). */
+export function progressText(
+  status: TrainStatus,
+  queued: QueuePlace | null,
+  step: number,
+  total: number,
+  loss: number | null,
+): string {
+  const where =
+    status === "idle"
+      ? ""
+      : status === "queued" && queued
+        ? queuedText(queued)
+        : `${status} · step ${step}${total ? ` / ${total}` : ""}`;
+  return where + (loss !== null ? ` · loss ${loss.toPrecision(4)}` : "");
+}
+
 export default function TrainingPanel() {
   useEditor((s) => s.meta.training); // re-render when the settings change
   const nodeIds = useEditor(useShallow((s) => graphLevel(s).nodes.map((n) => n.id)));
@@ -239,12 +257,7 @@ export default function TrainingPanel() {
           Stop
         </button>
         <span className="train-status" role="status" aria-label="training status" data-status={status}>
-          {status === "idle"
-            ? ""
-            : status === "queued" && queued
-              ? queuedText(queued)
-              : `${status} · step ${step}${total ? ` / ${total}` : ""}`}
-          {loss !== null ? ` · loss ${loss.toPrecision(4)}` : ""}
+          {progressText(status, queued, step, total, loss)}
         </span>
         {accuracy !== null && (
           <span
