@@ -3,7 +3,7 @@
 import math
 
 from .._device import xp
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_adam_args
 
 
 class Adam(Optimizer):
@@ -17,15 +17,7 @@ class Adam(Optimizer):
         amsgrad=False,
         maximize=False,
     ):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if eps < 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        for i, b in enumerate(betas):
-            if not 0.0 <= b < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {i}: {b}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_adam_args(lr, eps, betas, weight_decay)
         super().__init__(
             params,
             dict(
