@@ -139,3 +139,42 @@ def test_a_training_on_the_projector_shows_its_chart_beside_the_graph(page):
     expect(shown).to_be_visible()
     shown.get_by_role("button", name="close training chart").click()
     expect(shown).to_have_count(0)
+
+
+def final_loss(page):
+    status = page.get_by_role("region", name="training").get_by_label("training status")
+    expect(status).to_have_attribute("data-status", "ok")
+    return re.search(r"loss (\S+)", status.inner_text()).group(1)
+
+
+def start_loss(page):
+    chart = page.get_by_role("region", name="training").get_by_role("img", name="loss chart")
+    return float(chart.get_attribute("data-start-loss"))
+
+
+def test_train_again_starts_from_the_seeded_weights_unless_continued(page):
+    teacher = page
+    teacher.set_viewport_size({"width": 1280, "height": 800})
+    open_editor(teacher, "mlp-xor")
+    lesson_to(teacher, 4)  # the lesson's training: 300 steps, as fast as the machine goes
+    first = final_loss(teacher)
+    untrained = start_loss(teacher)
+    assert untrained > 0.5  # about ln 2: the seeded network guesses
+    lesson = teacher.get_by_role("region", name="lesson")
+    # "train again" from the same seeded weights: the same 300 steps, the same end
+    lesson.get_by_role("button", name="train again").click()
+    expect(teacher.get_by_text("training again from the seeded initial weights")).to_be_visible()
+    assert final_loss(teacher) == first
+    assert start_loss(teacher) == untrained
+    # the teacher chooses to go on from the trained weights: the loss goes on falling
+    panel = teacher.get_by_role("region", name="training")
+    panel.get_by_label("continue from trained weights").check()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    teacher.screenshot(path=str(SHOTS / "train-again-choice.png"))
+    steps = panel.get_by_label("steps", exact=True)
+    steps.fill("200")  # (a training of another length: its end cannot be the last one's)
+    steps.press("Enter")
+    lesson.get_by_role("button", name="train again").click()
+    expect(panel.get_by_label("training status")).to_contain_text("step 200 / 200")
+    final_loss(teacher)
+    assert start_loss(teacher) < untrained / 2  # where the last training left off

@@ -15,6 +15,8 @@ export default function LossChart({ height = 110 }: { height?: number }) {
   // how many points it draws, from which step: tests (and a room joiner's check) read them
   const points = useTraining((s) => s.steps.length);
   const first = useTraining((s) => (s.steps.length ? s.steps[0] : null));
+  // and the loss it starts at: a training from fresh weights starts where the first one did
+  const startLoss = useTraining((s) => (s.losses.length ? s.losses[0] : null));
   // a large chart is read from afar: larger tick labels, and room for them
   const font = height > 150 ? "bold 15px system-ui, sans-serif" : undefined;
   useEffect(() => {
@@ -70,6 +72,7 @@ export default function LossChart({ height = 110 }: { height?: number }) {
       data-scale={scale}
       data-points={points}
       data-first={first ?? ""}
+      data-start-loss={startLoss ?? ""}
     />
   );
 }

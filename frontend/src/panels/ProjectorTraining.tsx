@@ -9,7 +9,7 @@ import { formatAccuracy, useTraining } from "../store/training";
 import BoundaryView from "./BoundaryView";
 import LossChart from "./LossChart";
 import SpeedControl from "./SpeedControl";
-import { progressText } from "./TrainingPanel";
+import { ContinueChoice, progressText } from "./TrainingPanel";
 
 export default function ProjectorTraining({ onClose }: { onClose: () => void }) {
   const following = useRun((s) => s.following);
@@ -60,6 +60,7 @@ export default function ProjectorTraining({ onClose }: { onClose: () => void }) 
           </>
         )}
         <SpeedControl disabled={following} />
+        {!following && !active && <ContinueChoice disabled={false} />}
       </div>
       <LossChart height={210} />
       <BoundaryView />

@@ -154,6 +154,23 @@ export function progressText(
   return where + (loss !== null ? ` · loss ${loss.toPrecision(4)}` : "");
 }
 
+/** Whether Train (and a lesson's "train again") starts from the seeded weights or goes on from
+ * the trained ones (store/training.ts). */
+export function ContinueChoice({ disabled }: { disabled: boolean }) {
+  const on = useTraining((s) => s.continueTrained);
+  return (
+    <label className="train-continue" title="unticked: each training starts from the weights the graph had before its first training">
+      <input
+        type="checkbox"
+        checked={on}
+        disabled={disabled}
+        onChange={(e) => useTraining.getState().setContinueTrained(e.target.checked)}
+      />
+      continue from trained weights
+    </label>
+  );
+}
+
 export default function TrainingPanel() {
   useEditor((s) => s.meta.training); // re-render when the settings change
   const nodeIds = useEditor(useShallow((s) => graphLevel(s).nodes.map((n) => n.id)));
@@ -256,6 +273,7 @@ export default function TrainingPanel() {
         <button type="button" onClick={() => tr.control("stop")} disabled={!active || following}>
           Stop
         </button>
+        {!following && <ContinueChoice disabled={active} />}
         <span className="train-status" role="status" aria-label="training status" data-status={status}>
           {progressText(status, queued, step, total, loss)}
         </span>

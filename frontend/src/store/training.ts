@@ -11,6 +11,7 @@ import type {
   TrainingSettings,
   TrainSnapshot,
 } from "../api/types";
+import { freshDocument, type NodeParams, paramsOf } from "../doc/freshWeights";
 import { useEditor } from "./editor";
 import { currentPace, type Pace } from "./pace";
 import { getConnection, useRun } from "./run";
@@ -33,6 +34,13 @@ export interface TrainingState {
   boundary: Boundary | null;
   error: string | null;
   queued: QueuePlace | null;
+  /** Train again from the last training's trained values (else from the seeded ones). */
+  continueTrained: boolean;
+  /** The params before this graph's first training (`opened`: which opening of a graph) and
+   * what the last training wrote back: "train again" starts from the first (doc/freshWeights.ts). */
+  seeded: { opened: number; params: NodeParams } | null;
+  written: NodeParams | null;
+  setContinueTrained(on: boolean): void;
   start(settings: TrainingSettings): Promise<void>;
   control(action: "pause" | "resume" | "stop"): Promise<void>;
   /** A new pace for the training in progress (the server holds it between steps). */
@@ -91,6 +99,7 @@ function listen() {
     const accuracy = useTraining.getState().snapshot?.accuracy; // the last snapshot's: at the end
     if (m.graph && !useRun.getState().following) {
       ed.applyTrainedValues(m.graph);
+      useTraining.setState({ written: paramsOf(m.graph) });
       ed.notify(
         `training ${m.status === "ok" ? "finished" : m.status} after ${m.steps} steps` +
           (m.loss != null ? `, loss ${m.loss.toPrecision(4)}` : "") +
@@ -124,10 +133,27 @@ function showOnCanvas(m: TrainSnapshot) {
 
 export const useTraining = create<TrainingState>()((set, get) => ({
   ...(fresh(null) as TrainingState),
+  continueTrained: false,
+  seeded: null,
+  written: null,
+
+  setContinueTrained: (on) => set({ continueTrained: on }),
 
   async start(settings) {
     listen();
     const ed = useEditor.getState();
+    // a graph's first training: its params now are the seeded ones; a training again puts
+    // them back first (one undoable edit), unless the teacher continues from trained values
+    const { seeded, written, continueTrained } = get();
+    if (!seeded || seeded.opened !== ed.opened)
+      set({ seeded: { opened: ed.opened, params: paramsOf(ed.document()) }, written: null });
+    else if (!continueTrained && written) {
+      const restored = freshDocument(ed.document(), seeded.params, written);
+      if (restored) {
+        ed.applyTrainedValues(restored);
+        ed.notify("training again from the seeded initial weights (Ctrl+Z undoes; or tick “continue from trained weights”)");
+      }
+    }
     set({ ...fresh(null), status: "starting" });
     type Ack = { train_id?: string; error?: string; node_errors?: NodeProblem[] };
     let ack: Ack;
