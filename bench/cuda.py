@@ -34,15 +34,8 @@ import torch  # noqa: E402
 import engine as eg  # noqa: E402
 import engine.nn as enn  # noqa: E402
 import engine.optim as eoptim  # noqa: E402
+from bench._models import lenet  # noqa: E402
 from engine.nn import functional as eF  # noqa: E402
-
-
-def lenet(nn):
-    return nn.Sequential(
-        nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
-        nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10),
-    )  # fmt: skip
 
 
 def encoder(nn, width, heads, ff):
