@@ -17,6 +17,8 @@ from .protocol import (
     RoomJoinRequest,
     RoomLeaveRequest,
     RoomResumeRequest,
+    RoomLessonRequest,
+    RoomPaceRequest,
     RoomStepRequest,
     RoomUpdateRequest,
     RunRequest,
@@ -182,6 +184,8 @@ def _register_room_events(socketio, rooms, settings, joins):
     on("room_leave", RoomLeaveRequest, lambda sid, m: rooms.leave(sid, m.code))
     on("room_update", RoomUpdateRequest, lambda sid, m: rooms.update(sid, m.code, m.graph))
     on("room_step", RoomStepRequest, lambda sid, m: rooms.step(sid, m.code, m.index))
+    on("room_lesson", RoomLessonRequest, lambda sid, m: rooms.lesson(sid, m.code, m.index))
+    on("room_pace", RoomPaceRequest, lambda sid, m: rooms.pace(sid, m.code, m.steps_per_second))
 
 
 def serve(settings: Settings):

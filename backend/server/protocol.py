@@ -118,7 +118,20 @@ class RoomUpdateRequest(BaseModel):
 class RoomStepRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     code: RoomCode
-    index: int = Field(ge=0, le=100_000)  # a lesson step
+    index: int = Field(ge=0, le=100_000)  # step mode's position in the last run's records
+
+
+class RoomLessonRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    code: RoomCode
+    index: int = Field(ge=0, le=100_000)  # the lesson step shown (0: the first)
+
+
+class RoomPaceRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    code: RoomCode
+    # the owner's training pace (docs/training.md); None: as fast as the machine goes
+    steps_per_second: float | None = Field(default=None, gt=0, le=1000)
 
 
 # -- training (docs/training.md) ----------------------------------------------------------------

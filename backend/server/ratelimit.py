@@ -20,6 +20,8 @@ COSTLY_EVENTS = (
     "room_create",
     "room_update",
     "room_step",
+    "room_lesson",
+    "room_pace",
 )
 
 

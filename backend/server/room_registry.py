@@ -40,6 +40,8 @@ class MemoryRegistry:
                 "secret": secret_hash,
                 "graph": graph,
                 "step": None,
+                "lesson": None,
+                "pace": None,
                 "run_started": None,
                 "records": [],
                 "run_finished": None,
@@ -98,7 +100,7 @@ class MemoryRegistry:
             room = self.rooms.get(code)
             if room is None:
                 return None
-            keys = ("graph", "step", "run_started", "run_finished", "training")
+            keys = ("graph", "step", "lesson", "pace", "run_started", "run_finished", "training")
             snap = {k: room[k] for k in keys}
             snap["records"] = list(room["records"])
             snap["truncated"] = room["truncated"]
@@ -137,6 +139,8 @@ class RedisRegistry:
                 "secret": secret_hash,
                 "graph": _dump(graph),
                 "step": "null",
+                "lesson": "null",
+                "pace": "null",
                 "training": "null",
             },
         )
@@ -221,6 +225,8 @@ class RedisRegistry:
         return {
             "graph": _load(fields.get("graph")),
             "step": _load(fields.get("step")),
+            "lesson": _load(fields.get("lesson")),
+            "pace": _load(fields.get("pace")),
             "run_started": _load(last.get("started")),
             "run_finished": _load(last.get("finished")),
             "records": [fastjson.loads(r) for r in recs],

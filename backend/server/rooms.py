@@ -84,6 +84,8 @@ class Room:
         # registers the room with again if Redis forgets it (RoomManager.reregister)
         self.graph = None
         self.step = None
+        self.lesson = None  # the lesson step shown, and the training pace ({steps_per_second})
+        self.pace = None
         self.name = f"room:{code}"  # the Socket.IO room of the followers
         self.followers = set()
         self.closed = False
@@ -219,6 +221,8 @@ class RoomManager:
                 "code": code,
                 "graph": snap["graph"],
                 "step": snap["step"],
+                "lesson": snap.get("lesson"),
+                "pace": snap.get("pace"),
                 "run_started": snap["run_started"],
                 "records": snap["records"],
                 "run_finished": snap["run_finished"] if snap["run_started"] else None,
@@ -255,6 +259,17 @@ class RoomManager:
     def step(self, sid, code, index):
         """`room_step` (owner only): followers get `room_step`."""
         return self._drive(sid, code, "step", index, "room_step", {"code": code, "index": index})
+
+    def lesson(self, sid, code, index):
+        """`room_lesson` (owner only): the lesson step the owner shows; followers get
+        `room_lesson`, and a joiner the step in its ack."""
+        return self._drive(sid, code, "lesson", index, "room_lesson", {"code": code, "index": index})
+
+    def pace(self, sid, code, steps_per_second):
+        """`room_pace` (owner only): the owner's training pace (None: full speed), so that
+        followers show the pace the class watches; kept for joiners."""
+        value = {"steps_per_second": steps_per_second}
+        return self._drive(sid, code, "pace", value, "room_pace", {"code": code, **value})
 
     def _drive(self, sid, code, field, value, event, payload):
         """The owner sets the room's `field` (kept for late joiners) and followers get `event`."""
@@ -319,8 +334,9 @@ class RoomManager:
                 if room.closed or self.registry.owner(room.code) is not None:
                     continue
                 if self.registry.claim(room.code, room.owner, key_hash(room.secret), room.graph):
-                    if room.step is not None:
-                        self.registry.set(room.code, "step", room.step)
+                    for field in ("step", "lesson", "pace"):
+                        if getattr(room, field) is not None:
+                            self.registry.set(room.code, field, getattr(room, field))
                     again.append(room.code)
         if again:
             log.warning("the room registry had forgotten rooms %s: registered again", again)

@@ -13,7 +13,7 @@ from backend.graph.templates import load_template
 from backend.server.rooms import OWNER_ONLY
 
 TRAIN_EVENTS = ("train_started", "train_progress", "train_snapshot", "train_finished")
-ROOM_EVENTS = ("room_graph", "room_step", "room_closed", *TRAIN_EVENTS)
+ROOM_EVENTS = ("room_graph", "room_step", "room_lesson", "room_pace", "room_closed", *TRAIN_EVENTS)
 CODE = re.compile(r"^[A-Z2-9]{6}$")
 
 
@@ -77,6 +77,8 @@ def test_create_join_leave(client):
         "code": code,
         "graph": doc,
         "step": None,
+        "lesson": None,
+        "pace": None,
         "run_started": None,
         "records": [],
         "run_finished": None,
@@ -172,6 +174,25 @@ def test_followers_receive_graph_updates_and_steps(client):
     late = client()
     ack = join(late, code)
     assert (ack["graph"], ack["step"]) == (docs[-1], 4)
+
+
+def test_the_lesson_step_and_the_pace_reach_followers_and_joiners(client):
+    owner, a = client(), client()
+    code = create(owner, template("quadratic"))
+    ack = join(a, code)
+    assert (ack["lesson"], ack["pace"]) == (None, None)  # none set yet
+    assert owner.call("room_lesson", {"code": code, "index": 2}) == {"ok": True}
+    assert owner.call("room_pace", {"code": code, "steps_per_second": 20}) == {"ok": True}
+    assert wait_event(a, "room_lesson") == [{"code": code, "index": 2}]
+    assert wait_event(a, "room_pace") == [{"code": code, "steps_per_second": 20}]
+    late = client()
+    ack = join(late, code)
+    assert (ack["lesson"], ack["pace"]) == (2, {"steps_per_second": 20})
+    # full speed is a pace too (null), and only the owner sets either
+    assert owner.call("room_pace", {"code": code, "steps_per_second": None}) == {"ok": True}
+    assert join(client(), code)["pace"] == {"steps_per_second": None}
+    assert a.call("room_lesson", {"code": code, "index": 0}) == {"error": OWNER_ONLY}
+    assert "error" in owner.call("room_pace", {"code": code, "steps_per_second": 0})
 
 
 def test_followers_receive_the_owners_runs(client):
