@@ -43,7 +43,7 @@ from .problems import Unsupported
 from .shapes import NeedsShapes
 from .shared_calls import share, unused_base
 from .state_loads import with_state
-from .syntax import dotted
+from .syntax import bound_arguments, dotted
 
 OUT = "out"  # the id of a definition's output node: the instance's output port
 _SHAPE = "write class <Name>(nn.Module) with __init__(self, ...) and forward(self, <tensors>)"
@@ -244,29 +244,13 @@ def _arguments(cls, init, call, constants):
         if call.args or call.keywords:
             raise Unsupported(f"{cls}() takes no arguments: its class has no __init__")
         return {}
-    a = init.args
-    if a.vararg or a.kwarg or a.posonlyargs or init.decorator_list:
-        raise Unsupported(f"{cls}.__init__ takes named arguments only (no *args, **kwargs)")
-    names = [x.arg for x in a.args]
-    if not names or names[0] != "self":
+    if init.decorator_list:
+        raise Unsupported(f"{cls}.__init__ is decorated: the importer reads a plain __init__")
+    if not init.args.args or init.args.args[0].arg != "self":
         raise Unsupported(f"{cls}.__init__ must be __init__(self, ...): {_SHAPE}")
-    names = names[1:]
-    kwonly = [x.arg for x in a.kwonlyargs]
-    defaults = dict(zip(names[len(names) - len(a.defaults) :], a.defaults))
-    defaults.update({k: d for k, d in zip(kwonly, a.kw_defaults) if d is not None})
-    if any(isinstance(x, ast.Starred) for x in call.args) or len(call.args) > len(names):
-        raise Unsupported(f"{cls}() takes at most {len(names)} positional arguments")
-    given = dict(zip(names, call.args))
-    for k in call.keywords:
-        if k.arg is None:
-            raise Unsupported(f"{cls}(**kwargs) is not read: write its arguments")
-        if k.arg not in names and k.arg not in kwonly:
-            raise Unsupported(f"{cls}() has no argument '{k.arg}'")
-        if k.arg in given:
-            raise Unsupported(f"{cls}() got '{k.arg}' twice")
-        given[k.arg] = k.value
+    names, given, defaults = bound_arguments(f"{cls}()", init.args, call, method=True)
     args = {}
-    for n in names + kwonly:
+    for n in names:
         if n in given:
             args[n] = constant_or_refused(constants, given[n], f"{cls}()'s argument {n}")
         elif n in defaults:

@@ -21,7 +21,7 @@ import ast
 import copy
 
 from .problems import Unsupported
-from .syntax import is_literal
+from .syntax import bound_arguments, is_literal
 
 MAX_DEPTH = 16
 _BODIES = ("body", "orelse", "finalbody", "handlers")
@@ -108,28 +108,7 @@ class Functions:
     # -- one call -------------------------------------------------------------------------------
     def _inlined(self, fn, call, is_method, where):
         """(the lines that bind the parameters and run the body, the value returned)."""
-        a = fn.args
-        if a.vararg or a.kwarg or a.posonlyargs:
-            raise Unsupported(f"{fn.name}() takes *args or **kwargs: the importer reads named ones")
-        params = [x.arg for x in a.args]
-        if is_method:
-            if not params or params[0] != "self":
-                raise Unsupported(f"{fn.name} must be a method, {fn.name}(self, ...)")
-            params = params[1:]
-        kwonly = [x.arg for x in a.kwonlyargs]
-        if any(isinstance(x, ast.Starred) for x in call.args) or len(call.args) > len(params):
-            raise Unsupported(f"{fn.name}() takes at most {len(params)} positional arguments")
-        given = dict(zip(params, call.args))
-        for k in call.keywords:
-            if k.arg is None:
-                raise Unsupported(f"{fn.name}(**kwargs) is not read: write its arguments")
-            if k.arg not in params and k.arg not in kwonly:
-                raise Unsupported(f"{fn.name}() has no argument '{k.arg}'")
-            if k.arg in given:
-                raise Unsupported(f"{fn.name}() got '{k.arg}' twice")
-            given[k.arg] = k.value
-        defaults = dict(zip(params[len(params) - len(a.defaults) :], a.defaults))
-        defaults.update({k: d for k, d in zip(kwonly, a.kw_defaults) if d is not None})
+        names, given, defaults = bound_arguments(f"{fn.name}()", fn.args, call, is_method)
         body = list(fn.body)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
             body = body[1:]  # its docstring
@@ -142,7 +121,7 @@ class Functions:
         if self.depth[0]:
             prefix = f"{prefix}_{self.depth[0] + 1}"
         renames, lines = {}, []
-        for p in params + kwonly:
+        for p in names:
             if p in given:
                 arg = given[p]
             elif p in defaults:

@@ -175,3 +175,33 @@ def assigned(stmt):
     if isinstance(stmt, ast.Assign):
         return [t.id for t in stmt.targets if isinstance(t, ast.Name)]
     return []
+
+
+def bound_arguments(what, args, call, method=False):
+    """How Python binds `call`'s arguments to a `def`'s `args` (an ast.arguments): (the
+    parameter names in order, keyword-only ones last; {name: the expression given};
+    {name: its default expression}). `what` names the callee in problems (`Block()`,
+    `conv3x3()`); a method's `self` is left out. *args, **kwargs and positional-only
+    parameters are not read."""
+    if args.vararg or args.kwarg or args.posonlyargs:
+        raise Unsupported(f"{what} takes *args or **kwargs: the importer reads named arguments")
+    params = [x.arg for x in args.args]
+    if method:
+        if not params or params[0] != "self":
+            raise Unsupported(f"{what} must be a method taking self first")
+        params = params[1:]
+    kwonly = [x.arg for x in args.kwonlyargs]
+    if any(isinstance(x, ast.Starred) for x in call.args) or len(call.args) > len(params):
+        raise Unsupported(f"{what} takes at most {len(params)} positional arguments")
+    given = dict(zip(params, call.args))
+    for k in call.keywords:
+        if k.arg is None:
+            raise Unsupported(f"{what} is called with **kwargs: write its arguments")
+        if k.arg not in params and k.arg not in kwonly:
+            raise Unsupported(f"{what} has no argument '{k.arg}'")
+        if k.arg in given:
+            raise Unsupported(f"{what} got '{k.arg}' twice")
+        given[k.arg] = k.value
+    defaults = dict(zip(params[len(params) - len(args.defaults) :], args.defaults))
+    defaults.update({k: d for k, d in zip(kwonly, args.kw_defaults) if d is not None})
+    return params + kwonly, given, defaults
