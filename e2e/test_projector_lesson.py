@@ -178,3 +178,43 @@ def test_train_again_starts_from_the_seeded_weights_unless_continued(page):
     expect(panel.get_by_label("training status")).to_contain_text("step 200 / 200")
     final_loss(teacher)
     assert start_loss(teacher) < untrained / 2  # where the last training left off
+
+
+def test_a_late_student_sees_the_values_the_lesson_step_and_the_pace(page, student_page):
+    teacher, student = page, student_page
+    teacher.set_viewport_size(PROJECTOR)
+    student.set_viewport_size({"width": 1280, "height": 800})
+    open_editor(teacher, "mlp-xor")
+    code = start_room(teacher)
+    teacher.get_by_role("button", name="Presenter").click()
+    lesson_to(teacher, 3)  # forward, then backward
+    expect(teacher.get_by_label("run status")).to_have_attribute("data-status", "ok")
+    expect(teacher.get_by_test_id("grad-layer1")).to_be_visible()
+
+    open_editor(student, "quadratic")
+    join_room(student, code)
+    theirs = student.get_by_role("region", name="lesson")
+    expect(theirs).to_contain_text("step 3 of 4")
+    expect(theirs).to_contain_text("your teacher leads the lesson")
+    expect(theirs.get_by_role("button", name="next →")).to_have_count(0)
+    expect(student.get_by_test_id("value-loss")).to_have_text(
+        teacher.get_by_test_id("value-loss").inner_text()
+    )
+    expect(student.get_by_test_id("grad-layer1")).to_have_text(
+        teacher.get_by_test_id("grad-layer1").inner_text()
+    )
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    student.screenshot(path=str(SHOTS / "late-student-step-3.png"))
+
+    # the lesson's training: the student sees step 4 and the teacher's pace, not "max"
+    lesson_to(teacher, 4)
+    expect(theirs).to_contain_text("step 4 of 4")
+    speed = student.get_by_role("region", name="training").get_by_label("training speed")
+    expect(speed).to_have_value("20")
+    expect(student.get_by_role("region", name="training")).to_contain_text("your teacher's pace")
+    teacher.get_by_role("region", name="training on the projector").get_by_label(
+        "training speed"
+    ).select_option("5")
+    expect(speed).to_have_value("5")
+    student.screenshot(path=str(SHOTS / "student-teachers-pace.png"))
+    teacher.screenshot(path=str(SHOTS / "teacher-projector-room-training.png"))

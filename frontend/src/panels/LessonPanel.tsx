@@ -1,8 +1,9 @@
 // A template's lesson beside the canvas: short steps, each able to select nodes and start a
 // run (forward, backward or training) with the options the step names.
-import { useEffect, useState } from "react";
+import { useShallow } from "zustand/react/shallow";
 import type { LessonStep } from "../api/types";
 import { useEditor } from "../store/editor";
+import { lessonAt, useLesson } from "../store/lesson";
 import { useRun } from "../store/run";
 import { useTraining } from "../store/training";
 import { trainingSettings } from "./TrainingPanel";
@@ -20,16 +21,13 @@ export async function playStep(step: LessonStep) {
 export default function LessonPanel() {
   const lesson = useEditor((s) => s.meta.lesson);
   const opened = useEditor((s) => s.opened);
-  const [index, setIndex] = useState(0);
-  const [hidden, setHidden] = useState(false);
-  useEffect(() => {
-    setIndex(0);
-    setHidden(false);
-  }, [opened]);
+  const { index, hidden } = useLesson(useShallow((s) => lessonAt(s, opened)));
+  // a student follows the teacher's step (store/room.ts) and runs nothing of its own
+  const following = useRun((s) => s.following);
   if (!lesson?.length || hidden) return null;
   const step = lesson[Math.min(index, lesson.length - 1)];
   const go = (i: number) => {
-    setIndex(i);
+    useLesson.getState().go(i);
     playStep(lesson[i]);
   };
   return (
@@ -38,11 +36,14 @@ export default function LessonPanel() {
         <b>
           Lesson · step {index + 1} of {lesson.length}
         </b>
-        <button type="button" className="small" aria-label="close lesson" onClick={() => setHidden(true)}>
+        <button type="button" className="small" aria-label="close lesson" onClick={() => useLesson.getState().hide()}>
           ×
         </button>
       </header>
       <p className="lesson-text">{step.text}</p>
+      {following ? (
+        <p className="muted lesson-following">your teacher leads the lesson</p>
+      ) : (
       <div className="lesson-buttons">
         <button type="button" disabled={index === 0} onClick={() => go(index - 1)}>
           ← back
@@ -56,6 +57,7 @@ export default function LessonPanel() {
           next →
         </button>
       </div>
+      )}
     </aside>
   );
 }

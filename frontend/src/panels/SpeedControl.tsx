@@ -3,6 +3,7 @@
 // applies to it at once: the server holds the pace between steps.
 import { PACES, paceFor, paceLabel, paceReason, usePace, type Pace } from "../store/pace";
 import { useRoom } from "../store/room";
+import { useRun } from "../store/run";
 import { useTraining } from "../store/training";
 
 const encode = (p: Pace) => (p === null ? "max" : String(p));
@@ -10,8 +11,12 @@ const encode = (p: Pace) => (p === null ? "max" : String(p));
 export default function SpeedControl({ disabled }: { disabled: boolean }) {
   const { choice, presenting } = usePace();
   const leading = useRoom((s) => s.role === "owner");
-  const pace = paceFor(choice, presenting, leading);
-  const reason = paceReason(choice, presenting, leading);
+  // a student shows the teacher's pace, the one the class watches (store/room.ts)
+  const room = usePace((s) => s.room);
+  const following = useRun((s) => s.following);
+  const theirs = following && room !== undefined;
+  const pace = theirs ? room : paceFor(choice, presenting, leading);
+  const reason = theirs ? "your teacher's pace" : paceReason(choice, presenting, leading);
   return (
     <label className="train-field">
       speed

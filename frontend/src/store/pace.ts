@@ -14,6 +14,9 @@ export const PACES: readonly Pace[] = [null, 100, CLASSROOM_PACE, 5];
 export interface PaceState {
   choice: Pace | undefined; // undefined: none made, the default applies
   presenting: boolean; // presenter mode is on (App sets it)
+  /** A room's follower: the owner's pace (store/room.ts), shown instead of its own;
+   * undefined while not following or not told yet. */
+  room: Pace | undefined;
   choose(pace: Pace): void;
   setPresenting(on: boolean): void;
 }
@@ -21,6 +24,7 @@ export interface PaceState {
 export const usePace = create<PaceState>()((set) => ({
   choice: undefined,
   presenting: false,
+  room: undefined,
   choose: (pace) => set({ choice: pace }),
   setPresenting: (on) => set({ presenting: on }),
 }));

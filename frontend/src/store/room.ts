@@ -10,6 +10,13 @@ import type { GraphDocument, RoomTraining, RunFinished, WireRecord } from "../ap
 import { useEditor } from "./editor";
 import { getConnection, type RunStarted, useRun } from "./run";
 import { catchUpTraining, type TrainPacket } from "./training";
+import { useLesson } from "./lesson";
+import { currentPace, type Pace, usePace } from "./pace";
+
+/** The owner's lesson step, shown on a follower's page for the graph it has open. */
+function showLesson(index: number) {
+  useLesson.setState({ opened: useEditor.getState().opened, index, hidden: false });
+}
 
 export interface RoomState {
   code: string | null;
@@ -165,6 +172,13 @@ function listen() {
     useRun.getState().setPlaying(false);
     useRun.getState().stepTo(m.index);
   });
+  conn.on<{ code: string; index: number }>("room_lesson", (m) => {
+    if (useRoom.getState().role === "follower" && m.code === useRoom.getState().code) showLesson(m.index);
+  });
+  conn.on<{ code: string; steps_per_second: Pace }>("room_pace", (m) => {
+    if (useRoom.getState().role === "follower" && m.code === useRoom.getState().code)
+      usePace.setState({ room: m.steps_per_second });
+  });
   conn.on<{ code: string }>("room_closed", (m) => {
     if (m.code !== useRoom.getState().code) return;
     saveRoom(null);
@@ -204,6 +218,7 @@ function follow(graph: GraphDocument, keepView = true) {
 
 function endFollowing() {
   useEditor.getState().setReadOnly(false);
+  usePace.setState({ room: undefined });
   useRun.getState().setFollowing(false);
 }
 
@@ -219,14 +234,41 @@ function startSync(code: string) {
     clearTimeout(timer);
     timer = setTimeout(sendGraph, 150);
   });
+  const sendStep = (index: number) => conn.request("room_step", { code, index }).catch(() => {});
   const stopStep = useRun.subscribe((s, prev) => {
-    if (s.step && s.step.index !== prev.step?.index)
-      conn.request("room_step", { code, index: s.step.index }).catch(() => {});
+    if (s.step && s.step.index !== prev.step?.index) sendStep(s.step.index);
   });
+  // the lesson step shown and the training pace, so that students (and joiners) see the
+  // teacher's; sent now too: a room reopened after a restart has lost them
+  const sendLesson = (index: number) => conn.request("room_lesson", { code, index }).catch(() => {});
+  const sendPace = (pace: Pace) => conn.request("room_pace", { code, steps_per_second: pace }).catch(() => {});
+  const lessonIndex = () => (useLesson.getState().opened === useEditor.getState().opened ? useLesson.getState().index : 0);
+  let lesson = lessonIndex();
+  let pace = currentPace();
+  sendLesson(lesson);
+  sendPace(pace);
+  const step = useRun.getState().step;
+  if (step) sendStep(step.index);
+  const lessonChanged = () => {
+    const now = lessonIndex();
+    if (now !== lesson) sendLesson((lesson = now));
+  };
+  const paceChanged = () => {
+    const now = currentPace();
+    if (now !== pace) sendPace((pace = now));
+  };
+  const stopLesson = useLesson.subscribe(lessonChanged);
+  const stopOpened = useEditor.subscribe((s, prev) => {
+    if (s.opened !== prev.opened) lessonChanged();
+  });
+  const stopPace = usePace.subscribe(paceChanged);
   stopSync = () => {
     clearTimeout(timer);
     stopGraph();
     stopStep();
+    stopLesson();
+    stopOpened();
+    stopPace();
   };
 }
 
@@ -262,6 +304,8 @@ export const useRoom = create<RoomState>()((set, get) => ({
       run_started?: RunStarted | null;
       run_finished?: RunFinished | null;
       step?: number | null;
+      lesson?: number | null;
+      pace?: { steps_per_second: Pace } | null;
       training?: RoomTraining | null;
       error?: string;
     }>("room_join", { code: wanted }).finally(() => {
@@ -274,6 +318,9 @@ export const useRoom = create<RoomState>()((set, get) => ({
     useRun.getState().setFollowing(true);
     if (reply.graph) follow(reply.graph, false);
     else useEditor.getState().setReadOnly(true);
+    // the lesson step the teacher shows, and the pace the class watches
+    showLesson(reply.lesson ?? 0);
+    usePace.setState({ room: reply.pace ? reply.pace.steps_per_second : undefined });
     // what the room has already seen of the owner's last run; if it is still going, its
     // next packets continue it here
     const started = reply.run_started ?? null;
