@@ -523,8 +523,7 @@ def test_import_lists_each_unsupported_line():
     with pytest.raises(ImportFailed) as info:
         from_python(UNSUPPORTED)
     lines = {p.line: p.message for p in info.value.problems}
-    assert set(lines) == {2, 4, 6, 7, 8}, lines
-    assert "import of 'os'" in lines[2]
+    assert set(lines) == {4, 6, 7, 8}, lines  # (line 2, `import os`, is a note: never used)
     assert "loop" in lines[4]
     assert "frobnicate" in lines[6]
     assert "in-place" in lines[7]
@@ -574,12 +573,18 @@ def test_import_syntax_error_names_its_line():
     ],
 )
 def test_import_never_runs_the_script(tmp_path, line):
+    """Each line would touch a file if run. Read, it is a problem at its line, or a line that
+    touches no tensor, skipped and named in the import notes, or a function never called;
+    the file is never touched."""
     marker = tmp_path / "x"
     src = "import engine as eg\nx = eg.tensor(1.0)\n" + line.format(p=marker) + "\n"
-    with pytest.raises(ImportFailed) as info:
-        from_python(src)
+    try:
+        doc = from_python(src)
+    except ImportFailed as info:
+        assert all(p.line >= 3 for p in info.problems), info.problems
+    else:
+        assert "- line 3: " in doc.description or line.startswith("def "), doc.description
     assert not marker.exists()
-    assert all(p.line >= 3 for p in info.value.problems), info.value.problems
 
 
 # -- the command line ----------------------------------------------------------------------------
