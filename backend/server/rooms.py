@@ -124,13 +124,7 @@ class RoomManager:
             room = self.owned.get(sid)
             if room is None:
                 secret = secrets.token_urlsafe(16)
-                code = _new_code()
-                while (
-                    code in self.rooms
-                    or (self.claims is not None and not self.claims.add(code, key_hash(secret)))
-                    or not self.registry.claim(code, sid, key_hash(secret), graph)
-                ):
-                    code = _new_code()
+                code = self._free_code(sid, key_hash(secret), graph)
                 room = self.rooms[code] = self.owned[sid] = Room(code, sid, secret)
                 room.graph = graph
                 return {"code": code, "secret": secret}
@@ -184,6 +178,19 @@ class RoomManager:
             "step": snap.get("step"),
             "restored": restored,
         }
+
+    def _free_code(self, sid, secret_hash, graph):
+        """A new code, claimed on disk and in the registry (tables locked)."""
+        while True:
+            code = _new_code()
+            if code in self.rooms:
+                continue
+            if self.claims is not None and not self.claims.add(code, secret_hash):
+                continue  # a room that may still come back after a restart holds it
+            if self.registry.claim(code, sid, secret_hash, graph):
+                return code
+            if self.claims is not None:
+                self.claims.remove(code)  # (taken in the registry: not ours to keep)
 
     def _claimed(self, code, secret):
         return self.claims is not None and self.claims.holder(code) == key_hash(secret)
@@ -263,7 +270,9 @@ class RoomManager:
     def lesson(self, sid, code, index):
         """`room_lesson` (owner only): the lesson step the owner shows; followers get
         `room_lesson`, and a joiner the step in its ack."""
-        return self._drive(sid, code, "lesson", index, "room_lesson", {"code": code, "index": index})
+        return self._drive(
+            sid, code, "lesson", index, "room_lesson", {"code": code, "index": index}
+        )
 
     def pace(self, sid, code, steps_per_second):
         """`room_pace` (owner only): the owner's training pace (None: full speed), so that
