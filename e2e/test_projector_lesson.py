@@ -102,7 +102,8 @@ def test_the_toolbar_fits_a_1024_projector_in_every_mode(page):
 
 
 BOX = """(el) => { const r = el.getBoundingClientRect();
-  return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width, height: r.height}; }"""
+  return {left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+          width: r.width, height: r.height}; }"""
 
 
 def test_a_training_on_the_projector_shows_its_chart_beside_the_graph(page):
