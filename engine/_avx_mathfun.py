@@ -18,8 +18,7 @@ _F64 = np.float64
 
 def _fma(a, b, c):
     """a * b + c with one rounding to float32 (float32 operands: the product is exact in f64)."""
-    r = a.astype(_F64)
-    r *= b
+    r = np.multiply(a, b, dtype=_F64)  # the cast rides along in the multiply's loop
     r += c
     return r.astype(_F32)
 

@@ -56,8 +56,11 @@ def unit(g, n, dtype):
         bits = g.random64(n) & np.uint64((1 << 53) - 1)
         return bits.astype(np.float64) * 2.0**-53
     digits = _MANTISSA.get(dtype, 24)
-    bits = g.random(n) & np.uint64((1 << digits) - 1)
-    return bits.astype(np.float32) * np.float32(2.0**-digits)
+    bits = g.words(n)
+    bits &= np.uint32((1 << digits) - 1)
+    out = bits.astype(np.float32)
+    out *= np.float32(2.0**-digits)
+    return out
 
 
 def uniform(g, n, dtype, low, high):
@@ -107,7 +110,9 @@ def _box_muller16_f32(d, mean, std):
     """PyTorch's `normal_fill_16_AVX2` over rows of 16 float32 uniforms: the first eight give
     the radius, the last eight the angle; cosines go to the first half, sines to the second."""
     d = d.reshape(-1, 16)
-    radius = np.sqrt(np.float32(-2) * _avx_mathfun.log_ps(np.float32(1) - d[:, :8]))
+    radius = _avx_mathfun.log_ps(np.float32(1) - d[:, :8])  # contiguous from here on
+    radius *= np.float32(-2)
+    np.sqrt(radius, out=radius)
     sin, cos = _avx_mathfun.sincos_ps(np.float32(_TWO_PI) * d[:, 8:])
     out = np.empty_like(d)
     out[:, :8] = radius * cos

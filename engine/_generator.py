@@ -111,14 +111,17 @@ class Generator:
         }
 
     # -- the raw words --------------------------------------------------------------------------
-    def random(self, n):
-        """`n` 32-bit draws (PyTorch's `random()`), as uint64, in stream order."""
+    def words(self, n):
+        """`n` 32-bit draws (PyTorch's `random()`) as uint32, in stream order."""
         self._fresh = False
         if n <= 0:
-            return np.empty(0, np.uint64)
+            return np.empty(0, np.uint32)
         # A full-range bounded draw is the bare next_uint32 (no rejection): the twister's words.
-        words = self._words.integers(0, 0xFFFFFFFF, size=n, dtype=np.uint32, endpoint=True)
-        return words.astype(np.uint64)
+        return self._words.integers(0, 0xFFFFFFFF, size=n, dtype=np.uint32, endpoint=True)
+
+    def random(self, n):
+        """`n` 32-bit draws as uint64 (room for the arithmetic the samplers do on them)."""
+        return self.words(n).astype(np.uint64)
 
     def random64(self, n):
         """`n` 64-bit draws (PyTorch's `random64()`: two words, the first one high)."""
