@@ -10,6 +10,9 @@ Run:  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/engine
     conv-relu-maxpool stages, three linear layers, cross-entropy.
 (d) one AdamW step of a pre-norm TransformerEncoderLayer (width 128, 4 heads, causal mask,
     GELU MLP of width 512, no dropout) on a batch of 16 sequences of 64 (float32), MSE loss.
+(e) random draws from PyTorch's stream: randn and rand of 10^6 float32 after the same seed
+    (the engine's values are checked equal to PyTorch's first), and LeNet-5's default init
+    (constructing the model: every layer's reset_parameters), equal parameters checked.
 
 The libraries are measured in the same run, interleaved: every repeat times each library
 in turn, and the table shows the median over repeats (best in brackets).
@@ -398,6 +401,39 @@ def bench_transformer(quick: bool):
     return {n: [s * 1e3 for s in v] for n, v in samples.items()}, repeats, inner
 
 
+# --------------------------------------------------------------------------- (e) random draws
+
+RANDOM_N = 10**6
+
+
+def bench_random(quick: bool):
+    """{row: {library: samples in ms}} for randn / rand of 10^6 float32 and LeNet-5's init."""
+    libs = [torch] + ([eg] if eg is not None else [])
+    names = {torch: "torch", eg: "engine"}
+    draws = {
+        "randn": lambda lib: lib.randn(RANDOM_N),
+        "rand": lambda lib: lib.rand(RANDOM_N),
+        "init": lambda lib: lenet(lib.nn),
+    }
+    for row, draw in draws.items():  # the same seed gives the same numbers in both
+        got = {}
+        for lib in libs:
+            lib.manual_seed(0)
+            out = draw(lib)
+            tensors = [out] if row != "init" else [p for _, p in out.named_parameters()]
+            got[names[lib]] = [np.asarray(t.detach().numpy()) for t in tensors]
+        for name, arrays in got.items():
+            for a, b in zip(arrays, got["torch"]):
+                np.testing.assert_array_equal(a, b, err_msg=f"{row} ({name})")
+    repeats, inner = (3, 2) if quick else (9, 5)
+    out = {}
+    for row, draw in draws.items():
+        cases = {names[lib]: (lambda lib=lib, draw=draw: draw(lib)) for lib in libs}
+        samples = interleaved(cases, repeats, inner)
+        out[row] = {n: [s * 1e3 for s in v] for n, v in samples.items()}
+    return out, repeats, inner
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -417,7 +453,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="few repeats, for a smoke run")
     ap.add_argument(
-        "--only", choices=("chain", "mlp", "lenet", "transformer"), help="run just this row"
+        "--only",
+        choices=("chain", "mlp", "lenet", "transformer", "random"),
+        help="run just this row",
     )
     args = ap.parse_args(argv)
 
@@ -435,6 +473,7 @@ def main(argv=None):
     mlp, m_rep, m_in = run("mlp", bench_mlp)
     lenet_t, l_rep, l_in = run("lenet", bench_lenet)
     tf, t_rep, t_in = run("transformer", bench_transformer)
+    rnd, r_rep, r_in = run("random", bench_random)
 
     print(
         "| benchmark | engine | PyTorch CPU | numpy | engine/torch | engine/numpy |\n"
@@ -467,11 +506,23 @@ def main(argv=None):
             f"target engine/torch <= 1.5x | {cell(tf.get('engine'))} | {cell(tf['torch'])} | - "
             f"| {ratio(tf.get('engine'), tf['torch'])} | - |"
         )
+    titles = {
+        "randn": f"(e) randn({RANDOM_N:.0e}) f32 after manual_seed, PyTorch's numbers, ms",
+        "rand": f"(e) rand({RANDOM_N:.0e}) f32, PyTorch's numbers, ms",
+        "init": "(e) LeNet-5 default init (construction), PyTorch's parameters, ms",
+    }
+    for row, title in titles.items():
+        if rnd:
+            r = rnd[row]
+            print(
+                f"| {title}; target engine/torch <= 2x | {cell(r.get('engine'))} "
+                f"| {cell(r['torch'])} | - | {ratio(r.get('engine'), r['torch'])} | - |"
+            )
     print(
         "\nmedian over repeats (best in brackets; ratios: of medians (of bests)); "
         f"(a) {c_rep} repeats x {c_in} runs, "
         f"(b) {m_rep} repeats x {m_in} steps, (c) {l_rep} repeats x {l_in} steps, "
-        f"(d) {t_rep} repeats x {t_in} steps, "
+        f"(d) {t_rep} repeats x {t_in} steps, (e) {r_rep} repeats x {r_in} draws, "
         "libraries interleaved within each repeat. "
         "Results were checked to agree across libraries before timing."
     )
