@@ -76,7 +76,8 @@ def test_a_stacked_document_opens_laid_out(page, layers, width):
 
     # opening is not an edit
     expect(page.get_by_role("button", name="Undo")).to_be_disabled()
-    expect(page.get_by_label("graph name")).to_have_text(doc["name"])
+    # (a graph opened by its link shows its stored revision, as one opened from the dialog)
+    expect(page.get_by_label("graph name")).to_have_text(f"{doc['name']} r1")
 
     if n_nodes < 150:  # elk's size, and readable: it runs, and its sum is on the canvas
         run_forward(page)
