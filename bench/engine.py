@@ -40,6 +40,8 @@ sys.path.insert(0, str(_ROOT))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from bench._models import lenet  # noqa: E402
+
 try:
     import engine as eg  # noqa: E402
     import engine.nn as enn  # noqa: E402
@@ -295,15 +297,6 @@ def bench_mlp(quick: bool):
 # --------------------------------------------------------------------------- (c) LeNet-5 step
 
 LENET_BATCH, LENET_LR = 64, 0.01
-
-
-def lenet(nn):
-    """LeNet-5 on 1x28x28: conv(1,6,5,pad 2)-relu-pool, conv(6,16,5)-relu-pool, 400-120-84-10."""
-    return nn.Sequential(
-        nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(6, 16, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
-        nn.Linear(400, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10),
-    )  # fmt: skip
 
 
 def lenet_step_fn(lib, x0, y0, state):
