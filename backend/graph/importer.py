@@ -201,6 +201,12 @@ class _Importer:
         self.statements(body, top=True)
         if self.problems:
             raise ImportFailed(self.problems, self.partial(loop))
+        if not self.graph.nodes and self.notes.items:
+            # every line was skipped: an empty canvas would look like a failed import
+            problems = [ImportProblem(ln, f"{text}", self.graph.code_at(ln))
+                        for ln, text in self.notes.items if ln]  # fmt: skip
+            summary = "nothing to draw: no line of the script makes a tensor"
+            raise ImportFailed([ImportProblem(0, summary), *problems])
         doc = self.graph.document(
             self.name, self.described(), self.target, self.lesson(), self.classes.definitions()
         )
