@@ -90,7 +90,6 @@ from .ops.elementwise import (
     reciprocal,
     relu,
     sigmoid,
-    sign,
     sin,
     sqrt,
     sub,

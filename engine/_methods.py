@@ -53,7 +53,6 @@ _METHODS = {
     "clamp": ew.clamp,
     "clip": ew.clamp,
     "reciprocal": ew.reciprocal,
-    "sign": ew.sign,
     "masked_fill": select.masked_fill,
     "where": lambda self, condition, other: select.where(condition, self, other),
     "eq": compare.eq,

@@ -19,7 +19,7 @@ FAMILIES = (
     "writes",
     "view_ops",
     "pointwise",
-    "pointwise_more",
+    "binary",
     "activations",
     "losses",
     "scans",

@@ -207,7 +207,7 @@ def _scatter_reduce_legacy(input, dim, index, src, reduce):
     out = wrap(out_arr.reshape(input._data.shape))
     is_tensor = isinstance(src, Tensor)
     if STATE.enabled and (input._requires_grad or (is_tensor and src._requires_grad)):
-        from .pointwise_more import NotImplementedBackward
+        from .binary import NotImplementedBackward
 
         node = NotImplementedBackward((input, src) if is_tensor else (input,))
         node.op = "scatter"

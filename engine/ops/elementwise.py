@@ -398,21 +398,6 @@ def abs(input):
     return out
 
 
-def sign(input):
-    d = input._data
-    out = wrap(xp(d).sign(d))
-    if STATE.enabled and input._requires_grad:
-        track(out, SignBackward0((input,)))
-    return out
-
-
-class SignBackward0(Node):
-    __slots__ = ()
-
-    def backward(self, g):
-        return (g * 0,)
-
-
 class SinBackward0(Node):
     __slots__ = ()
 

@@ -26,6 +26,7 @@ from ._common import (
     xp,
 )
 from .activations import vector_norm
+from .binary import xlogy
 from .elementwise import DivBackward0, MulBackward0, _binary
 from .loss_basics import _check_same_size
 from .select import where
@@ -464,36 +465,6 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 # -- kl_div ---------------------------------------------------------------------------------------
-class XlogyBackward0(Node):
-    __slots__ = ("shapes",)
-
-    def backward(self, g):
-        x, y = self.unpack()
-        sx, sy = self.shapes
-        gx = gy = None
-        if self.needs_grad(0):
-            nz = const(x._data != 0)
-            gx = sum_to(where(nz, g * y.log(), 0.0), sx)
-        if self.needs_grad(1):
-            gy = sum_to(g * x / y, sy)
-        return (gx, gy)
-
-
-def xlogy(input, other):
-    """x * log(y), 0 where x == 0 (unless y is nan), as torch.xlogy for two tensors."""
-    xd, yd = input._data, other._data
-    m = xp(xd)
-    data = m.where((xd == 0) & ~m.isnan(yd), 0.0, xd * m.log(yd)).astype(
-        np.result_type(xd.dtype, yd.dtype), copy=False
-    )
-    out = wrap(data)
-    if requires_grad(input, other):
-        node = XlogyBackward0((input, other), (input, other))
-        node.shapes = (xd.shape, yd.shape)
-        track(out, node)
-    return out
-
-
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     reduction = _reduction(size_average, reduce, reduction, (*_REDUCTIONS, "batchmean"))
     if reduction == "mean":

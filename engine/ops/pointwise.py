@@ -6,7 +6,7 @@ isclose and allclose.
 Each forward sits beside its backward node, named as PyTorch names its grad_fn; the backward
 formulas use engine ops so that a create_graph backward differentiates them again. Integer and
 bool inputs of the float functions compute in float32, PyTorch's default float. The binary
-pointwise ops live in pointwise_more.py.
+pointwise ops live in binary.py.
 """
 
 import math

@@ -1,4 +1,4 @@
-"""The pointwise math family (engine/ops/pointwise.py, pointwise_more.py) against torch: values,
+"""The pointwise math family (engine/ops/pointwise.py, binary.py) against torch: values,
 dtypes, every input's .grad, grad_fn names, errors, gradcheck and double backward."""
 
 import math
