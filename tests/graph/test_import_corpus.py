@@ -8,6 +8,7 @@ numbers (the RNG issue makes those PyTorch's); here Linear, Conv2d and Embedding
 fixed pattern of their shape on both sides, so that what is compared is the reading of the
 code. The scripts not yet read are listed in NOT_YET with the line the importer stops at."""
 
+import inspect
 import json
 import subprocess
 import sys
@@ -37,18 +38,19 @@ NOT_YET = {
 }
 
 # the same fixed start for a layer's parameters on both sides (lib: torch or the engine)
-_FILL = """
 def _fill(lib, module):
+    """A fixed, fan-scaled pattern for a layer's parameters, the same in both libraries."""
     with lib.no_grad():
         for k, (_, p) in enumerate(module.named_parameters(recurse=False)):
             n = p.numel()
             wave = lib.sin(lib.arange(n, dtype=lib.float64) * 0.7 + 0.3 * k + 0.1 * (n % 7))
             fan = p.shape[1] * (p[0][0].numel() if p.dim() > 2 else 1) if p.dim() > 1 else n
             p.copy_((wave * (1.0 / fan) ** 0.5).to(p.dtype).reshape(p.shape))
-"""
+
+
 _LAYERS = ("Linear", "Conv2d", "Embedding")
 _RUNNER = (
-    _FILL
+    inspect.getsource(_fill)
     + f"LAYERS = {_LAYERS!r}\n"
     + """
 import json, sys, torch
@@ -65,8 +67,6 @@ for v in scope.values():
 print(json.dumps({"loss": scope["loss"].item(), "grads": grads}))
 """
 )
-_engine_fill = {}
-exec(compile(_FILL, "fill", "exec"), _engine_fill)  # (the test's own helper, not a script)
 
 
 def _text(name, marker):
@@ -92,7 +92,7 @@ def fixed_layers(monkeypatch):
         monkeypatch.setattr(
             getattr(engine.nn, name),
             "reset_parameters",
-            lambda self, *a, **k: _engine_fill["_fill"](engine, self),
+            lambda self, *a, **k: _fill(engine, self),
         )
 
 
