@@ -4,6 +4,7 @@ import { ReactFlowProvider, useReactFlow } from "@xyflow/react";
 import { lazy, Suspense, useEffect, useState } from "react";
 import { api } from "./api/http";
 import Canvas from "./canvas/Canvas";
+import { useReadableFit } from "./canvas/fit";
 import { layoutPositions } from "./canvas/layout";
 import { emptyDocument } from "./doc/convert";
 import { keepWorkingCopy, openDocument, openTemplate, restoreWorkingCopy } from "./doc/files";
@@ -52,6 +53,7 @@ function Editor() {
   const [presenter, setPresenter] = useState(false);
   const [ready, setReady] = useState(false);
   const { fitView } = useReactFlow();
+  const fit = useReadableFit();
   const viewing = useRun((s) => s.viewing);
   const selectedEdge = useRun((s) => s.selectedEdge);
 
@@ -74,8 +76,8 @@ function Editor() {
   // graph again (presenting: with a thin margin, so that the graph is drawn as large as the
   // screen allows)
   useEffect(() => {
-    requestAnimationFrame(() => fitView({ padding: presenter ? 0.04 : 0.15, maxZoom: 1.25 }));
-  }, [presenter, projectorTraining, fitView]);
+    requestAnimationFrame(() => fit({ padding: presenter ? 0.04 : 0.15, maxZoom: 1.25, whole: presenter }));
+  }, [presenter, projectorTraining, fit]);
   // a training started while presenting goes at classroom pace (store/pace.ts)
   useEffect(() => usePace.getState().setPresenting(presenter), [presenter]);
   // a training that starts (here, by a lesson, or by a room's owner) brings its panel up
@@ -140,18 +142,19 @@ function Editor() {
 
   const layout = async () => {
     const { nodes, edges } = useEditor.getState();
-    useEditor.getState().setPositions(await layoutPositions(nodes, edges));
-    requestAnimationFrame(() => fitView({ padding: 0.2 }));
+    const canvas = document.querySelector(".canvas")?.getBoundingClientRect(); // long chains wrap to its shape
+    useEditor.getState().setPositions(await layoutPositions(nodes, edges, canvas));
+    requestAnimationFrame(() => fit({ padding: 0.2 }));
   };
 
-  useShortcuts({ layout, fit: () => fitView({ padding: 0.2, duration: 200 }), help: () => setDialog("help") });
+  useShortcuts({ layout, fit: () => fit({ padding: 0.2, duration: 200 }), help: () => setDialog("help") });
 
   return (
     <div className={`app ${ready ? "ready" : "loading"} ${presenter ? "presenter" : ""} ${following ? "following" : ""}`}>
       <Toolbar
         open={setDialog}
         layout={layout}
-        fit={() => fitView({ padding: 0.2, duration: 200 })}
+        fit={() => fit({ padding: 0.2, duration: 200 })}
         presenter={presenter}
         setPresenter={setPresenter}
       />

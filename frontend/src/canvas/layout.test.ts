@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { OpSpec } from "../api/types";
 import type { OpNode } from "../doc/convert";
-import { isStacked, quickLayout } from "./layout";
+import { isStacked, quickLayout, wrapRows } from "./layout";
 import { nodeSize } from "./nodeSize";
 
 const box = (id: string, height = 80) => ({ id, width: 180, height });
@@ -76,5 +76,30 @@ describe("nodeSize", () => {
     const conv = { ...add, name: "conv2d", inputs: [port("input")], params: [state("weight"), state("bias_value")] };
     expect(nodeSize(conv).height).toBe(129);
     expect(nodeSize({ ...conv, name: "embedding", params: [state("weight")] }).height).toBe(112);
+  });
+});
+
+describe("wrapRows", () => {
+  // a chain of 13 nodes in one row, 220 apart: LeNet's shape
+  const ids = Array.from({ length: 13 }, (_, i) => `n${i}`);
+  const at = Object.fromEntries(ids.map((id, i) => [id, { x: i * 220, y: 0 }]));
+  const boxes = ids.map((id) => ({ id, width: 180, height: 100 }));
+
+  it("wraps a long chain into rows that fit a laptop's canvas larger", () => {
+    const out = wrapRows(at, boxes, { width: 900, height: 850 });
+    const rows = new Set(Object.values(out).map((p) => p.y));
+    expect(rows.size).toBeGreaterThan(1);
+    const right = Math.max(...Object.values(out).map((p) => p.x)) + 180;
+    expect(right).toBeLessThan(13 * 220 / 2);
+    // in reading order: each node right of the one before, or on a later row
+    for (let i = 1; i < 13; i++) {
+      const [a, b] = [out[ids[i - 1]], out[ids[i]]];
+      expect(b.x > a.x || b.y > a.y).toBe(true);
+    }
+  });
+
+  it("keeps a layout that already fits at full detail", () => {
+    const short = Object.fromEntries(ids.slice(0, 3).map((id) => [id, at[id]]));
+    expect(wrapRows(short, boxes, { width: 900, height: 850 })).toBe(short);
   });
 });

@@ -1,6 +1,8 @@
 // Auto-layout of the canvas, layered: data flows left to right, as the texts draw it. Graphs
 // people read closely get elkjs's careful layout; big ones the quick layout of
-// layout/layered.ts.
+// layout/layered.ts. A long chain (a model: LeNet's 13 layers) would be one thin row that only
+// fits the canvas at a zoom where nothing can be read: it wraps into rows, like lines of text,
+// as many as make the graph largest on the canvas.
 import type { XYPosition } from "@xyflow/react";
 import type { OpNode, WireEdge } from "../doc/convert";
 import { type Box, elkLayered, layersOf, type Link, placeLayers } from "../layout/layered";
@@ -11,6 +13,19 @@ import { type Box, elkLayered, layersOf, type Link, placeLayers } from "../layou
 const ELK_MAX_NODES = 150;
 const GAP_X = 90; // between layers
 const GAP_Y = 40; // between the nodes of a layer
+const GAP_ROW = 110; // between the rows of a wrapped chain: room for the wires back to the left
+// the nodes of a wrapped row further apart: at the zoom a model is read at, a long face wraps
+// to more lines and hangs below its node (styles.css .lod)
+const SPREAD = 1.4;
+// a fit above this draws everything at full detail (canvas/detail.ts): no need to wrap
+const FULL_ZOOM = 11 / 12;
+const MAX_ZOOM = 1.25; // showOpened.ts's OPEN_FIT: small graphs are not blown up
+
+export interface Frame {
+  width: number;
+  height: number;
+}
+const DEFAULT_FRAME: Frame = { width: 900, height: 800 }; // a laptop's canvas, between the panels
 
 /** Whether the nodes all sit on one spot, as in a generated graph or a document written
  * without positions (they default to (0, 0)): such a graph needs laying out to be read. */
@@ -18,18 +33,87 @@ export function isStacked(nodes: OpNode[]) {
   return nodes.length > 1 && nodes.every((n) => n.position.x === nodes[0].position.x && n.position.y === nodes[0].position.y);
 }
 
+/** Positions for every node; `frame` is the canvas the graph is to be read on (its shape
+ * decides how many rows a long chain wraps into). */
+const boxesOf = (nodes: OpNode[]): Box[] =>
+  nodes.map((n) => ({ id: n.id, width: n.measured?.width ?? 160, height: n.measured?.height ?? 80 }));
+
+/** A stored layout that is one long chain, unreadable at any zoom that shows it whole (below
+ * `readable`), wrapped into rows; null when it reads as it is. People's own layouts are kept
+ * otherwise. */
+export function wrappedIfUnreadable(nodes: OpNode[], frame: Frame | undefined, readable: number) {
+  const at = Object.fromEntries(nodes.map((n) => [n.id, n.position]));
+  const wrapped = wrapRows(at, boxesOf(nodes), frame?.width && frame.height ? frame : DEFAULT_FRAME, readable);
+  return wrapped === at ? null : wrapped;
+}
+
 export async function layoutPositions(
   nodes: OpNode[],
   edges: WireEdge[],
+  frame?: Frame,
 ): Promise<Record<string, XYPosition>> {
-  const boxes = nodes.map((n) => ({
-    id: n.id,
-    width: n.measured?.width ?? 160,
-    height: n.measured?.height ?? 80,
-  }));
-  if (nodes.length > ELK_MAX_NODES) return quickLayout(boxes, edges);
+  const boxes = boxesOf(nodes);
+  const fit = frame?.width && frame.height ? frame : DEFAULT_FRAME;
+  if (nodes.length > ELK_MAX_NODES) return wrapRows(quickLayout(boxes, edges), boxes, fit);
   const at = await elkLayered(boxes, edges, { direction: "RIGHT", gapX: GAP_X, gapY: GAP_Y });
-  return Object.fromEntries(at);
+  return wrapRows(Object.fromEntries(at), boxes, fit);
+}
+
+/** A left-to-right layout cut into rows, between its columns (nodes sharing a left edge),
+ * when that draws it larger on `frame`: each row starts at the left, below the one before, so
+ * that data flows left to right within a row and down from row to row. Rows are chosen to
+ * make the zoom that fits the whole largest; a layout that fits at `keepAbove` (by default:
+ * at full detail) stays as is. */
+export function wrapRows(
+  at: Record<string, XYPosition>,
+  boxes: Box[],
+  frame: Frame,
+  keepAbove = FULL_ZOOM,
+): Record<string, XYPosition> {
+  const size = new Map(boxes.map((b) => [b.id, b]));
+  const ids = Object.keys(at).filter((id) => size.has(id));
+  if (ids.length < 2) return at;
+  const columns = new Map<number, { x: number; right: number }>();
+  for (const id of ids) {
+    const x = Math.round(at[id].x);
+    const c = columns.get(x) ?? { x, right: x };
+    c.right = Math.max(c.right, x + size.get(id)!.width);
+    columns.set(x, c);
+  }
+  const cols = [...columns.values()].sort((a, b) => a.x - b.x);
+  const top = Math.min(...ids.map((id) => at[id].y));
+  const height = Math.max(...ids.map((id) => at[id].y + size.get(id)!.height)) - top;
+  // cols[i..j) in one row: its width
+  const widthOf = (i: number, j: number) => Math.max(...cols.slice(i, j).map((c) => c.right)) - cols[i].x;
+  // the columns each of `rows` rows starts at: as many columns in each (the last may have fewer)
+  const cuts = (rows: number) => {
+    const per = Math.ceil(cols.length / rows);
+    return Array.from({ length: Math.ceil(cols.length / per) }, (_, r) => r * per);
+  };
+  const zoomOf = (starts: number[]) => {
+    const w = Math.max(...starts.map((s, r) => widthOf(s, starts[r + 1] ?? cols.length)));
+    const h = starts.length * height * SPREAD + (starts.length - 1) * GAP_ROW;
+    return Math.min(MAX_ZOOM, frame.width / w, frame.height / h);
+  };
+  let best = [0];
+  if (zoomOf(best) >= keepAbove) return at;
+  for (let rows = 2; rows <= cols.length; rows++) {
+    const starts = cuts(rows);
+    if (zoomOf(starts) > zoomOf(best)) best = starts;
+  }
+  if (best.length === 1) return at;
+  const rowOf = (x: number) => {
+    let r = 0;
+    while (r + 1 < best.length && cols[best[r + 1]].x <= x) r++;
+    return r;
+  };
+  return Object.fromEntries(
+    Object.entries(at).map(([id, p]) => {
+      const r = rowOf(Math.round(p.x));
+      const y = top + (p.y - top) * SPREAD + r * (height * SPREAD + GAP_ROW);
+      return [id, { x: p.x - cols[best[r]].x + cols[0].x, y }];
+    }),
+  );
 }
 
 /** The linear-time layout, in a few ms for 500 nodes: longest-path layers, sources next to

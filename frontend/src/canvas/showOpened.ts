@@ -1,14 +1,18 @@
 // Each newly opened document is shown whole, fitted to the canvas. One whose nodes all sit on
 // one spot (a generated graph, a document written without positions) is laid out first,
 // before it is drawn at all: the canvas then draws its nodes once, where they belong, instead
-// of a pile and then the graph (for 500 nodes, each drawing costs a few hundred ms).
-import { useReactFlow, useStoreApi, type XYPosition } from "@xyflow/react";
-import { useEffect, useRef, useState } from "react";
+// of a pile and then the graph (for 500 nodes, each drawing costs a few hundred ms). One stored
+// as a long chain that no zoom showing it whole can read (a model's 13 layers in one row) is
+// wrapped into rows before it is painted (canvas/layout.ts).
+import { useStoreApi, type XYPosition } from "@xyflow/react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useEditor } from "../store/editor";
-import { isStacked, layoutPositions } from "./layout";
+import { READABLE_ZOOM, useReadableFit } from "./fit";
+import { isStacked, layoutPositions, wrappedIfUnreadable } from "./layout";
 
-/** How an opened document is fitted: whole, with a margin, and small graphs not blown up. */
-export const OPEN_FIT = { padding: 0.15, maxZoom: 1.25 };
+/** How an opened document is fitted: whole, with a margin, small graphs not blown up, and big
+ * ones not shrunk below the readable zoom (canvas/fit.ts). */
+export const OPEN_FIT = { padding: 0.15, maxZoom: 1.25, minZoom: READABLE_ZOOM };
 
 type FlowStore = ReturnType<typeof useStoreApi>;
 
@@ -33,7 +37,7 @@ function placeOpened(positions: Record<string, XYPosition>) {
  * canvas draws nothing meanwhile). */
 export function useShowOpened(): boolean {
   const opened = useEditor((s) => s.opened);
-  const { fitView } = useReactFlow();
+  const fit = useReadableFit();
   const store = useStoreApi();
   // decided in the render that brings the document, which must not draw it if it waits
   const [open, setOpen] = useState({ opened: -1, waits: false });
@@ -47,14 +51,23 @@ export function useShowOpened(): boolean {
     if (!waits) return;
     let current = true; // another document may open before this layout is done
     const { nodes, edges } = useEditor.getState();
-    layoutPositions(nodes, edges)
+    const { width, height } = store.getState(); // long chains wrap to the canvas's shape
+    layoutPositions(nodes, edges, { width, height })
       .then((positions) => current && placeOpened(positions))
       .catch((e: Error) => useEditor.getState().notify(`cannot lay out the graph: ${e.message}`, "error"))
       .finally(() => current && setOpen({ opened, waits: false }));
     return () => {
       current = false;
     };
-  }, [opened, waits]);
+  }, [opened, waits, store]);
+
+  // before the paint: the long row is never seen
+  useLayoutEffect(() => {
+    if (waits) return;
+    const { width, height } = store.getState();
+    const wrapped = wrappedIfUnreadable(useEditor.getState().nodes, { width, height }, READABLE_ZOOM);
+    if (wrapped) placeOpened(wrapped);
+  }, [opened, waits, store]);
 
   const fitted = useRef(-1);
   useEffect(() => {
@@ -68,8 +81,8 @@ export function useShowOpened(): boolean {
     }
     // after React Flow has taken the new nodes into its store. (On the first open, React
     // Flow's own `fitView` has fitted them before drawing them, with the same options.)
-    requestAnimationFrame(() => fitView(OPEN_FIT));
-  }, [opened, waits, fitView, store]);
+    requestAnimationFrame(() => fit(OPEN_FIT));
+  }, [opened, waits, fit, store]);
 
   return waits;
 }

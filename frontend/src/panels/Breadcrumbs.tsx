@@ -4,6 +4,7 @@
 import { useReactFlow, type Viewport } from "@xyflow/react";
 import { useEffect, useRef } from "react";
 import { useShallow } from "zustand/react/shallow";
+import { useReadableFit } from "../canvas/fit";
 import { OPEN_FIT } from "../canvas/showOpened";
 import { useEditor } from "../store/editor";
 import { closeTo, useScope } from "../store/modules";
@@ -12,7 +13,8 @@ import { closeTo, useScope } from "../store/modules";
 function useLevelView() {
   const scope = useScope();
   const opened = useEditor((s) => s.opened);
-  const { fitView, getViewport, setViewport } = useReactFlow();
+  const { getViewport, setViewport } = useReactFlow();
+  const fit = useReadableFit();
   const views = useRef(new Map<string, Viewport>());
   const last = useRef({ scope, opened });
   useEffect(() => {
@@ -26,8 +28,8 @@ function useLevelView() {
     views.current.set(was.scope, getViewport());
     const saved = views.current.get(scope);
     // after React Flow has taken the level's nodes into its store
-    requestAnimationFrame(() => (saved ? setViewport(saved) : fitView(OPEN_FIT)));
-  }, [scope, opened, fitView, getViewport, setViewport]);
+    requestAnimationFrame(() => (saved ? setViewport(saved) : fit(OPEN_FIT)));
+  }, [scope, opened, fit, getViewport, setViewport]);
 }
 
 export default function Breadcrumbs() {

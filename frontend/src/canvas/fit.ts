@@ -1,0 +1,46 @@
+// The fit view, readable: a graph that fits the canvas is shown whole; one that would only fit
+// below READABLE_ZOOM (where a face would need more lines than its node has: canvas/detail.ts
+// keeps the text at 11 px on screen by growing its font as the zoom shrinks) is shown from
+// its start (top left) at READABLE_ZOOM, and the rest is a pan away. A view of specks that
+// "fits" is no view of the graph.
+import { getViewportForBounds, useReactFlow, useStoreApi } from "@xyflow/react";
+import { useCallback } from "react";
+
+/** The smallest zoom a fit goes to in the editor. At 0.5 a face's text is 22 flow px for 11 px
+ * on screen: its name and op wrap to a few lines inside the node's 180 px. */
+export const READABLE_ZOOM = 0.5;
+
+export interface FitOptions {
+  padding: number;
+  maxZoom?: number;
+  duration?: number;
+  /** presenting fits whole, as before: the projector's own sizes are the classroom's */
+  whole?: boolean;
+}
+
+/** A function that fits the current graph readably (see above). */
+export function useReadableFit() {
+  const { fitView, getNodes, getNodesBounds, setViewport } = useReactFlow();
+  const store = useStoreApi();
+  return useCallback(
+    (opts: FitOptions) => {
+      const nodes = getNodes();
+      const { width, height } = store.getState();
+      // no nodes or no canvas yet: React Flow's own fit waits for them
+      if (opts.whole || !nodes.length || !width || !height) return void fitView(opts);
+      const bounds = getNodesBounds(nodes);
+      const whole = getViewportForBounds(bounds, width, height, 0.05, opts.maxZoom ?? 2, opts.padding);
+      if (whole.zoom >= READABLE_ZOOM) return void setViewport(whole, { duration: opts.duration });
+      const zoom = READABLE_ZOOM;
+      const margin = 24;
+      // along an axis that fits, centred; along one that does not, from the graph's start
+      const along = (start: number, size: number, room: number) =>
+        size * zoom + 2 * margin <= room ? (room - size * zoom) / 2 - start * zoom : margin - start * zoom;
+      setViewport(
+        { x: along(bounds.x, bounds.width, width), y: along(bounds.y, bounds.height, height), zoom },
+        { duration: opts.duration },
+      );
+    },
+    [fitView, getNodes, getNodesBounds, setViewport, store],
+  );
+}
