@@ -70,6 +70,8 @@ function Editor() {
   const trainId = useTraining((s) => s.trainId);
   const [chartClosed, setChartClosed] = useState(false);
   useEffect(() => setChartClosed(true), [opened]);
+  // another graph: the tensor view's tensor was the last graph's
+  useEffect(() => useRun.getState().view(null), [opened]);
   useEffect(() => setChartClosed(false), [trainId]);
   const projectorTraining = presenter && trainId !== null && !chartClosed;
   // the canvas changes size with presenter mode and the training beside it: show the whole

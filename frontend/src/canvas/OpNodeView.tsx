@@ -7,6 +7,7 @@ import type { NodeProblem } from "../api/types";
 import type { OpNode } from "../doc/convert";
 import { formatCompact, formatSummary } from "../format/annotate";
 import { type EditorState, useEditor } from "../store/editor";
+import { useRun } from "../store/run";
 import { useShapes } from "../store/shapes";
 import { useDetail } from "./detail";
 import { InplaceBadge, RunErrorLine, VersionLine } from "./InplaceMarks";
@@ -173,14 +174,26 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
           </div>
         )}
         {detailed && weightGrad && (
-          <div className="anno leaf-grad" data-testid={`leafgrad-${id}.weight`} title="weight.grad">
+          <button
+            type="button"
+            className="anno leaf-grad anno-open nodrag"
+            data-testid={`leafgrad-${id}.weight`}
+            title="weight.grad: open the whole tensor"
+            onClick={() => useRun.getState().view({ node: key, kind: "grad", param: "weight" })}
+          >
             weight.grad {formatSummary(weightGrad)}
-          </div>
+          </button>
         )}
         {detailed && biasGrad && (
-          <div className="anno leaf-grad" data-testid={`leafgrad-${id}.bias`} title="bias.grad">
+          <button
+            type="button"
+            className="anno leaf-grad anno-open nodrag"
+            data-testid={`leafgrad-${id}.bias`}
+            title="bias.grad: open the whole tensor"
+            onClick={() => useRun.getState().view({ node: key, kind: "grad", param: "bias" })}
+          >
             bias.grad {formatSummary(biasGrad)}
-          </div>
+          </button>
         )}
       </div>
       {detail === "compact" && (

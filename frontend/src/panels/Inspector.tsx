@@ -45,6 +45,10 @@ function NodeInspector({ id }: { id: string }) {
   const value = useRun((s) => s.annotations.values[key]);
   const grad = useRun((s) => s.annotations.nodeGrads[key]);
   const hasRun = useRun((s) => s.runId !== null);
+  // a layer's own parameters, once a backward has given them a .grad: each opens in the tensor
+  // view, value and gradient, as the output does
+  const weightGrad = useRun((s) => s.annotations.leafGrads[`${key}.weight`]);
+  const biasGrad = useRun((s) => s.annotations.leafGrads[`${key}.bias`]);
   const readOnly = useFollowing();
   if (!node) return null;
   const ed = useEditor.getState();
@@ -130,6 +134,18 @@ function NodeInspector({ id }: { id: string }) {
                   view gradient
                 </button>
               )}
+              {(["weight", "bias"] as const)
+                .filter((param) => (param === "weight" ? weightGrad : biasGrad))
+                .map((param) => (
+                  <span key={param} className="inspector-param">
+                    <button type="button" onClick={() => useRun.getState().view({ node: key, kind: "value", param })}>
+                      view {param}
+                    </button>
+                    <button type="button" onClick={() => useRun.getState().view({ node: key, kind: "grad", param })}>
+                      view {param}.grad
+                    </button>
+                  </span>
+                ))}
             </div>
           )}
         </div>
