@@ -38,12 +38,21 @@ export function isStacked(nodes: OpNode[]) {
 const boxesOf = (nodes: OpNode[]): Box[] =>
   nodes.map((n) => ({ id: n.id, width: n.measured?.width ?? 160, height: n.measured?.height ?? 80 }));
 
-/** A stored layout that is one long chain, unreadable at any zoom that shows it whole (below
- * `readable`), wrapped into rows; null when it reads as it is. People's own layouts are kept
- * otherwise. */
-export function wrappedIfUnreadable(nodes: OpNode[], frame: Frame | undefined, readable: number) {
+/** A stored layout that flows left to right (every wire goes rightwards, as a layered layout
+ * draws it) and is unreadable at any zoom that shows it whole (below `readable`), wrapped into
+ * rows; null when it reads as it is. Any other layout is people's own and is kept: cutting a
+ * layout whose wires turn back (a snake of rows) into columns would scramble its order. */
+export function wrappedIfUnreadable(
+  nodes: OpNode[],
+  edges: WireEdge[],
+  frame: Frame | undefined,
+  readable: number,
+) {
   const at = Object.fromEntries(nodes.map((n) => [n.id, n.position]));
-  const wrapped = wrapRows(at, boxesOf(nodes), frame?.width && frame.height ? frame : DEFAULT_FRAME, readable);
+  const boxes = boxesOf(nodes);
+  const flowsRight = edges.every((e) => !at[e.source] || !at[e.target] || at[e.source].x < at[e.target].x);
+  if (!flowsRight) return null;
+  const wrapped = wrapRows(at, boxes, frame?.width && frame.height ? frame : DEFAULT_FRAME, readable);
   return wrapped === at ? null : wrapped;
 }
 

@@ -65,7 +65,8 @@ export function useShowOpened(): boolean {
   useLayoutEffect(() => {
     if (waits) return;
     const { width, height } = store.getState();
-    const wrapped = wrappedIfUnreadable(useEditor.getState().nodes, { width, height }, READABLE_ZOOM);
+    const { nodes, edges } = useEditor.getState();
+    const wrapped = wrappedIfUnreadable(nodes, edges, { width, height }, READABLE_ZOOM);
     if (wrapped) placeOpened(wrapped);
   }, [opened, waits, store]);
 
