@@ -62,7 +62,10 @@ def test_a_stacked_document_opens_laid_out(page, layers, width):
     page.goto(f"{url}/?graph={graph_id}")
     expect(page.locator(".app.ready")).to_be_visible()
     expect(page.locator(".react-flow__node").first).to_be_visible()
-    zoom = "new DOMMatrixReadOnly(getComputedStyle(document.querySelector('.react-flow__viewport')).transform).a"
+    zoom = (
+        "new DOMMatrixReadOnly("
+        "getComputedStyle(document.querySelector('.react-flow__viewport')).transform).a"
+    )
     assert page.evaluate(zoom) >= 0.5 - 1e-3  # opened readable, however big
     for _ in range(20):  # out until the whole graph is drawn (only nodes in view are)
         if page.locator(".react-flow__node").count() == n_nodes:

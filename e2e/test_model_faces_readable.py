@@ -42,7 +42,8 @@ def test_a_model_at_the_fit_view_shows_every_face_whole_at_11px(page, template, 
         assert f["px"] >= 11, f
     # rows, not a row: the graph takes the canvas's height too, and no node sits on another
     boxes = page.locator(".react-flow__node").evaluate_all(
-        "els => els.map(e => { const r = e.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })"
+        "els => els.map(e => { const r = e.getBoundingClientRect();"
+        " return [r.x, r.y, r.width, r.height]; })"
     )
     ys = sorted(b[1] for b in boxes)
     canvas = page.get_by_label("graph canvas").bounding_box()

@@ -4,7 +4,6 @@ node's name and value drawn at 16 px or more on the screen (font size x the canv
 
 import json
 import os
-import re
 from pathlib import Path
 
 import pytest

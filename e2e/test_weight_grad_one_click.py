@@ -34,4 +34,3 @@ def test_a_weights_grad_opens_from_its_node_line(page):
     inspector.get_by_role("button", name="view bias.grad").click()
     expect(viewer).to_contain_text("conv1.bias .grad")
     expect(inspector.get_by_role("button", name="view weight", exact=True)).to_be_visible()
-

@@ -37,6 +37,7 @@ NOT_YET = {
     "tv_basicblock.py": (32, "a class holds methods only"),  # a class attribute
 }
 
+
 # the same fixed start for a layer's parameters on both sides (lib: torch or the engine)
 def _fill(lib, module):
     """A fixed, fan-scaled pattern for a layer's parameters, the same in both libraries."""
