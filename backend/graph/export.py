@@ -19,7 +19,9 @@ A document with modules is written with one `nn.Module` class per definition and
 per instance (export_classes.py); the lines of what is inside an instance use its flat ids
 (`value l1/y`, `grad l1/w`, `grad l1/fc.weight`). Where the classes cannot say it exactly, its
 flat graph with the ids made plain (`l1_w`, export_modules.py). With training settings the
-script ends with the training loop (export_training.py).
+script ends with the training loop (export_training.py). A flat network whose target is a loss
+of its prediction is written as one model class named after the graph, the loss outside it
+(export_model.py); other flat graphs keep one line per node, with a comment saying why.
 
 Sources use their op's code (ops/sources.py). Random sources draw the editor's numbers (numpy's
 `default_rng(seed)`) in the PyTorch script too; layers are seeded with `Generator().manual_seed(S)`
@@ -36,6 +38,7 @@ import textwrap
 import engine as eg
 
 from . import datasets, export_layers
+from .export_model import model_writer
 from .export_modules import flat_for_export
 from .export_training import with_training
 from .index import GraphIndex
@@ -83,22 +86,29 @@ def to_python(doc, flavor="engine", training=None) -> str:
         raise ValueError(f"flavor must be 'engine' or 'torch', not {flavor!r}")
     check(doc)
     writer = source = None
+    names = (_ident, _is_good_name)
     if doc.modules:
         from .export_classes import ClassWriter, Unwritable
 
         ex = _Exporter(flatten(doc), flavor)
         try:
-            writer = ClassWriter(doc, ex, (_ident, _is_good_name))
+            writer = ClassWriter(doc, ex, names)
             writer.check_target()
             source = _self_checked(writer)
         except Unwritable as why:
             writer = None
             note = f"modules written as their flat graph (as every run runs it): {why}"
+    else:  # a flat graph: one model class where the model can say it (export_model.py)
+        writer, why = model_writer(doc, lambda d: _Exporter(flatten(d), flavor), names)
+        if writer is not None:
+            ex = writer.ex
+            source = _self_checked(writer)
+        else:
+            note = f"written flat, not as a model class: {why}"
     if writer is None:
         flat, _ = flat_for_export(doc)  # with modules: its flat graph, ids made plain
         ex = _Exporter(flat, flavor)
-        if doc.modules:
-            ex.note = note
+        ex.note = note
         source = _self_checked(ex)
     if training is False or doc.training is None:
         return source

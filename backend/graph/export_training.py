@@ -158,6 +158,8 @@ def training_lines(ex, doc, classes=None):
     else:
         lines.append(f"opt = {opt}.Adam(params, lr={s.lr!r})")
     hint = _unsaid(s, trainer.full_batch)
+    if getattr(classes, "training_output", None):  # the graph as a model: the flat graph's
+        hint = {"output": classes.training_output, **hint}
     if hint:  # for the importer (importing/training_loop.py): what the code does not say
         lines[-1] += f"  # training {json.dumps(hint, separators=(', ', ': '))}"
     # train(): layers whose mode follows the training (dropout, batch_norm) during the steps

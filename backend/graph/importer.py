@@ -40,6 +40,7 @@ import ast
 import time
 
 from .document import GraphDocument
+from .export_model import MARK
 from .import_inplace import InplaceLines
 from .importing.branches import IfReader
 from .importing.calls import CallReader
@@ -50,6 +51,7 @@ from .importing.expressions import ExpressionReader
 from .importing.functions import Functions
 from .importing.layers import LayerReader
 from .importing.loops import LoopReader
+from .importing.model_graph import inlined
 from .importing.module_lists import ModuleLists
 from .importing.modules import ModuleNames
 from .importing.nn_layers import NnLayers
@@ -84,8 +86,12 @@ _BACKWARD_ARGS = (
 
 def from_python(source: str, max_seconds: float = DEFAULT.max_import_seconds) -> GraphDocument:
     """The graph document a script describes (see the module doc); ImportFailed when a line
-    cannot be read, or when reading takes longer than `max_seconds`."""
-    return _import(source, max_seconds)
+    cannot be read, or when reading takes longer than `max_seconds`. A script that says its
+    graph as one model (export_model.MARK) reads back as its flat graph."""
+    doc = _import(source, max_seconds)
+    if MARK in source.splitlines():
+        doc = inlined(doc)
+    return doc
 
 
 def _import(source, max_seconds=DEFAULT.max_import_seconds):

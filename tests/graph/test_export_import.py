@@ -15,6 +15,7 @@ from backend import cli
 from backend.graph import parse
 from backend.graph.executor import run_records
 from backend.graph.export import to_python
+from backend.graph.export_model import MARK, as_model, class_name
 from backend.graph.importer import ImportFailed, from_python
 from backend.graph.registry import get as get_op
 from backend.graph.validate import GraphInvalid, resolved_params
@@ -337,6 +338,17 @@ def test_script_prints_what_the_executor_computes(scripts, case, flavor):
     ones = ".backward(gradient=" in text
     res, _ = run_records(doc, mode, gradient_ones=ones)
     assert res.status == "ok", res.error
+    if MARK in text.splitlines():
+        # the graph as one model: what is reachable outside forward (the data, the prediction,
+        # the loss, every parameter's gradient), each the executor's number
+        assert doc.target in values and set(values) <= set(res.values)
+        params = {k for k in res.leaf_grads if "." in k}
+        assert params and params <= set(grads) <= set(res.node_grads) | set(res.leaf_grads)
+        for key, got in values.items():
+            _close(got, res.values[key], f"value {key}")
+        for key, got in grads.items():
+            _close(got, res.leaf_grads.get(key, res.node_grads.get(key)), f"grad {key}")
+        return
     assert set(values) == set(res.values), "values printed for exactly the nodes that ran"
     assert not set(values) & set(res.skipped)
     for nid, t in res.values.items():
@@ -404,6 +416,22 @@ def test_round_trip(scripts, case, flavor):
     assert set(res_a.values) == set(res_b.values)
     for nid, t in res_a.values.items():
         _close(np.asarray(res_b.values[nid].detach().tolist()), t, nid)
+
+
+MODEL_TEMPLATES = sorted(c for c, d in CASES.items() if as_model(d)[0] is not None)
+
+
+def test_layer_graphs_with_a_loss_become_one_model_class():
+    # a network with a loss: the class a colleague writes; a lesson graph stays flat, saying why
+    assert {"lenet-digits", "mlp-xor", "transformer-block"} <= set(MODEL_TEMPLATES)
+    text = to_python(CASES["lenet-digits"], "torch")
+    assert "class LeNetOnHandwrittenDigits(nn.Module):" in text
+    assert "    def forward(self, data):" in text and "logits = model(data)" in text
+    assert "loss = F.cross_entropy(logits, labels)" in text
+    assert "params = [*model.parameters()]" in text
+    flat = to_python(CASES["quadratic"], "torch")
+    assert "nn.Module" not in flat and "# written flat, not as a model class: " in flat
+    assert class_name("2 layers, one loss") == "Model2LayersOneLoss"
 
 
 def test_export_reads_well():

@@ -1,0 +1,180 @@
+"""A flat graph written as the model a PyTorch user writes: the computation from its data
+inputs to the prediction its loss reads becomes one `nn.Module` class named after the graph,
+and the loss is computed outside it.
+
+    class LenetDigits(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 8, 3, padding=1)
+            ...
+        def forward(self, data):
+            ...
+            return logits
+
+    model = LenetDigits()
+    logits = model(data)
+    loss = F.cross_entropy(logits, labels)
+
+How: the document is rewritten as a document with one module definition (the model's nodes,
+a module_input per data input, one module_output) and one instance of it (`as_model`), and
+export_classes.ClassWriter writes that; the script says so in MARK, and the importer reads it
+back as the flat graph (importing/model_graph.py). The script prints under the original ids:
+the data, the prediction and the loss with their gradients, every parameter's gradient (what a
+PyTorch user reaches from outside `forward`).
+
+A graph stays flat (with the sentence `as_model` gives) where the model cannot say it: `if`
+nodes or in-place ops (lessons on what each statement does), lesson steps with run options
+(teaching options run on the flat graph), no layer (a lesson on each value's gradient, which a
+model would hide inside `forward`), no loss node of two inputs as the target, or a value inside
+the model read by anything but the loss.
+"""
+
+import re
+
+from . import registry
+from .document import Edge, ModuleDef, Node
+from .modules import INPUT_OP, MODULE_OP, OUTPUT_OP, SEP
+from .validate import topological_order
+
+# the line that tells the importer to read the class back as the flat graph
+MARK = "# (the graph as one model: Wiregrad reads this script back as its flat graph)"
+
+
+def class_name(text):
+    """The graph's name in CamelCase ("LeNet on digits" -> "LeNetOnDigits"); "Model" when
+    nothing of it is left."""
+    words = re.findall(r"[A-Za-z0-9]+", str(text or ""))
+    name = "".join(w[:1].upper() + w[1:] for w in words)[:60]
+    if not name or name[0].isdigit():
+        name = "Model" + name[:54]
+    return name
+
+
+def as_model(doc):
+    """(the document as one module instance, the instance's id, {flat id: original id}), or
+    (None, the sentence why it stays flat)."""
+    specs = {n.id: registry.get(n.op) for n in doc.nodes}
+    if any(s.branches for s in specs.values()):
+        return None, "it has an if node, which a model's forward would hide"
+    if any(s.extra.get("writes") for s in specs.values()):
+        return None, "it has in-place ops, a lesson on each statement's effect"
+    if any(step.options is not None for step in doc.lesson):
+        return None, "its lesson steps run options on the flat graph"
+    if not any(s.layer is not None for s in specs.values()):
+        return None, "it has no layer: every value and gradient is the lesson"
+    nodes = {n.id: n for n in doc.nodes}
+    incoming = {n.id: [] for n in doc.nodes}
+    for e in doc.edges:
+        incoming[e.target].append(e)
+    t = doc.target
+    if t is None or len(incoming[t]) < 2 or specs[t].category != "losses":
+        return None, "its target is not a loss of a prediction and a target"
+    first = specs[t].inputs[0].name
+    pred = next((e.source for e in incoming[t] if e.targetPort == first), None)
+    if pred is None or specs[pred].source or specs[pred].category == "data":
+        return None, "its loss reads no computed prediction"
+    inside, inputs, stack = set(), set(), [pred]
+    while stack:
+        n = stack.pop()
+        if n in inside or n in inputs:
+            continue
+        s, p = specs[n], nodes[n].params
+        if s.category == "data" or (s.name == "tensor" and not p.get("requires_grad")):
+            inputs.add(n)  # data: the model's input
+            continue
+        inside.add(n)
+        stack += [e.source for e in incoming[n]]
+    if not inputs:
+        return None, "its prediction reads no data input"
+    for e in doc.edges:
+        if e.source in inside and e.target not in inside and e.source != pred:
+            return None, f"{e.target} reads {e.source}, a value inside the model"
+    order, _ = topological_order(doc)
+    ids = set(nodes)
+    inst = _fresh("model", ids)
+    out_port = _fresh(f"{pred}_out", inside | inputs)
+    model_inputs = [
+        n for n in order if n in inputs and any(e.source == n for m in inside for e in incoming[m])
+    ]
+    inner_nodes = [nodes[n] for n in order if n in inside]
+    inner_nodes += [Node(id=i, op=INPUT_OP, position=nodes[i].position) for i in model_inputs]
+    inner_nodes.append(Node(id=out_port, op=OUTPUT_OP, position=nodes[pred].position))
+    inner_edges, top_edges = [], []
+    for e in doc.edges:
+        if e.target in inside:
+            inner_edges.append(e)  # (a data input's edge now comes from its port node)
+        elif e.source == pred:
+            update = {"source": inst, "sourcePort": out_port}
+            top_edges.append(e.model_copy(update=update))
+        else:
+            top_edges.append(e)
+    taken = {e.id for e in doc.edges}
+    out_edge = _fresh(f"{pred}_to_out", taken)
+    inner_edges.append(Edge(id=out_edge, source=pred, target=out_port, targetPort="input"))
+    for i in model_inputs:
+        eid = _fresh(f"{i}_in", taken)
+        top_edges.append(Edge(id=eid, source=i, target=inst, targetPort=i))
+    name = class_name(doc.name)
+    definition = ModuleDef(
+        name=name, nodes=inner_nodes, edges=inner_edges, inputs=model_inputs, outputs=[out_port]
+    )
+    instance = Node(id=inst, op=MODULE_OP, params={"module": name}, position=nodes[pred].position)
+    top = [n for n in doc.nodes if n.id not in inside] + [instance]
+    update = {"version": 2, "modules": [definition], "nodes": top, "edges": top_edges}
+    if doc.training is not None:
+        # (the loss's input, the model's output, is the output a training infers)
+        update["training"] = doc.training.model_copy(update={"output": None})
+    original = {inst + SEP + n: n for n in inside}
+    original[inst + SEP + out_port] = pred
+    return doc.model_copy(update=update), (inst, original)
+
+
+def _fresh(base, taken):
+    name, k = base, 2
+    while name in taken:
+        name, k = f"{base}_{k}", k + 1
+    taken.add(name)
+    return name
+
+
+def model_writer(doc, ex, names):
+    """The ClassWriter of the graph as a model (export_classes.py imports this module's
+    document), or (None, why) where the graph stays flat."""
+    mdoc, found = as_model(doc)
+    if mdoc is None:
+        return None, found
+    from .export_classes import ClassWriter
+
+    class ModelWriter(ClassWriter):
+        """Writes the model document, prints under the flat graph's ids."""
+
+        def __init__(self):
+            inst, self.original = found
+            super().__init__(mdoc, ex(mdoc), names)
+            port = self.defs[self.top.nodes[inst].params["module"]].outputs[0]
+            flat = inst + SEP + port
+            # the prediction keeps its own name at the top: `logits = model(data)`
+            del self.out[(inst, port)]
+            var = self._fresh(self.ex.var[self.original_of(flat, back=True)], {})
+            self.out[(inst, port)] = self.ex.var[flat] = var
+            self.ex.note = MARK[2:]
+            output = doc.training.output if doc.training is not None else None
+            self.training_output = output  # written in the loop's hint (export_training.py)
+
+        def original_of(self, key, back=False):
+            if back:  # the flat id of the node the output port carries
+                pred = self.original[key]
+                return next(k for k, v in self.original.items() if v == pred and k != key)
+            head, dot, rest = key.partition(".")
+            return self.original.get(head, head) + dot + rest
+
+        def shows(self, nid):
+            return [_SHOWN.sub(lambda m: self._renamed(m), s) for s in super().shows(nid)]
+
+        def _renamed(self, m):
+            return f"show({m.group(1)}, {self.original_of(m.group(2))!r}"
+
+    return ModelWriter(), None
+
+
+_SHOWN = re.compile(r"show\(('\w+'), '([^']*)'")
