@@ -72,10 +72,12 @@ def show(kind, key, t):
 '''
 
 
-def to_python(doc, flavor="engine", training=None) -> str:
+def to_python(doc, flavor="engine", training=None, model=True) -> str:
     """The document as a script; flavor "engine" (import engine as eg) or "torch". A document
     with modules writes each definition as an nn.Module class (export_classes.py; as its flat
-    graph where the classes cannot say it exactly). With `training` (default: whenever the
+    graph where the classes cannot say it exactly). A flat graph whose target is a loss of its
+    prediction is written as one model class (export_model.py); `model=False` keeps it flat,
+    one line per node. With `training` (default: whenever the
     document has training settings) the script ends with its training loop
     (export_training.py); `training=True` raises validate.GraphInvalid where the editor could
     not train it, the default writes a comment instead. Raises validate.GraphInvalid for a
@@ -98,6 +100,8 @@ def to_python(doc, flavor="engine", training=None) -> str:
         except Unwritable as why:
             writer = None
             note = f"modules written as their flat graph (as every run runs it): {why}"
+    elif not model:
+        note = ""
     else:  # a flat graph: one model class where the model can say it (export_model.py)
         writer, why = model_writer(doc, lambda d: _Exporter(flatten(d), flavor), names)
         if writer is not None:

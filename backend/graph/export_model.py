@@ -18,7 +18,8 @@ and the loss is computed outside it.
 How: the document is rewritten as a document with one module definition (the model's nodes,
 a module_input per data input, one module_output) and one instance of it (`as_model`), and
 export_classes.ClassWriter writes that; the script says so in MARK, and the importer reads it
-back as the flat graph (importing/model_graph.py). The script prints under the original ids:
+back as the flat graph (importing/model_graph.py, before the training loop is read, so that
+the loop's loss and output name flat nodes). The script prints under the original ids:
 the data, the prediction and the loss with their gradients, every parameter's gradient (what a
 PyTorch user reaches from outside `forward`).
 
@@ -26,7 +27,8 @@ A graph stays flat (with the sentence `as_model` gives) where the model cannot s
 nodes or in-place ops (lessons on what each statement does), lesson steps with run options
 (teaching options run on the flat graph), no layer (a lesson on each value's gradient, which a
 model would hide inside `forward`), no loss node of two inputs as the target, or a value inside
-the model read by anything but the loss.
+the model read by anything but the loss; and wherever `to_python(..., model=False)` asks for the
+flat form.
 """
 
 import re

@@ -88,15 +88,14 @@ def from_python(source: str, max_seconds: float = DEFAULT.max_import_seconds) ->
     """The graph document a script describes (see the module doc); ImportFailed when a line
     cannot be read, or when reading takes longer than `max_seconds`. A script that says its
     graph as one model (export_model.MARK) reads back as its flat graph."""
-    doc = _import(source, max_seconds)
-    if MARK in source.splitlines():
-        doc = inlined(doc)
-    return doc
+    return _import(source, max_seconds, flat=MARK in source.splitlines())
 
 
-def _import(source, max_seconds=DEFAULT.max_import_seconds):
+def _import(source, max_seconds=DEFAULT.max_import_seconds, flat=False):
+    """The document of `source`; with `flat`, a model class read back as its flat graph
+    (importing/model_graph.py) before the training loop is settled against its ids."""
     tree = _parse(source)  # (before the walker starts its clock: parsing is not in the budget)
-    return _Importer(source, max_seconds).run(tree)
+    return _Importer(source, max_seconds, flat).run(tree)
 
 
 def _parse(source):
@@ -124,8 +123,9 @@ class _Importer:
     """The statement walker: reads each line with the reader for its kind, and holds what the
     readers share (the variables, the graph being built, the line being read)."""
 
-    def __init__(self, source, max_seconds=DEFAULT.max_import_seconds):
+    def __init__(self, source, max_seconds=DEFAULT.max_import_seconds, flat=False):
         self.source = source
+        self.flat = flat  # the graph as one model (export_model.MARK): read back flat
         self.graph = ImportedGraph(source)
         self.env = {}  # variable -> node id (None: defined by a line that failed)
         self.problems = []
@@ -213,10 +213,15 @@ class _Importer:
                         for ln, text in self.notes.items if ln]  # fmt: skip
             summary = "nothing to draw: no line of the script makes a tensor"
             raise ImportFailed([ImportProblem(0, summary), *problems])
+        return self.training.settle(self.document(), loop)
+
+    def document(self):
+        """The graph read, flat where the script says its graph as one model (the training
+        loop's loss and output then name the flat graph's nodes)."""
         doc = self.graph.document(
             self.name, self.described(), self.target, self.lesson(), self.classes.definitions()
         )
-        return self.training.settle(doc, loop)
+        return inlined(doc) if self.flat else doc
 
     def described(self):
         """The description, with the notes of the lines skipped (skipped.py)."""
@@ -227,10 +232,7 @@ class _Importer:
         what the page offers to open in spite of the problems. A line that failed made no
         node its variables name (nodes of a part of it read before the failure are kept)."""
         try:
-            doc = self.graph.document(
-                self.name, self.described(), self.target, self.lesson(), self.classes.definitions()
-            )
-            return self.training.settle(doc, loop)
+            return self.training.settle(self.document(), loop)
         except ImportFailed:
             return None
 

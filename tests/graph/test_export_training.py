@@ -284,7 +284,9 @@ def test_the_loop_reads_as_pytorch_code(printed):
     loop = text[text.index("# -- training") :]
     assert "opt = torch.optim.Adam(params, lr=0.02)" in loop
     params = next(line for line in loop.splitlines() if line.startswith("params = ["))
-    assert params.count(".parameters()") == 2  # both layers' weights and biases
+    # a flat network with a loss is written as one model class (export_model.py): its
+    # parameters are both layers' weights and biases
+    assert params == "params = [*model.parameters()]"
     assert "rng = np.random.default_rng(7)" in loop
     assert "rows = torch.tensor(perm[pos : pos + batch_size])" in loop
     for line in ("opt.zero_grad()", "loss.backward()", "opt.step()"):
@@ -299,7 +301,7 @@ def test_the_loop_reads_as_pytorch_code(printed):
     # batch_norm's mode `auto`: eval() for the script's run, train() for the loop's steps
     res, _ = printed[("template-residual-block-6-steps", "torch")]
     loop = res[res.index("# -- training") : res.index("for step in")]
-    assert len(re.findall(r"^\w+\.train\(\)$", loop, re.M)) == 2
+    assert len(re.findall(r"^model\.\w+\.train\(\)$", loop, re.M)) == 2
 
 
 def test_the_loop_is_written_whenever_the_document_has_settings():

@@ -57,23 +57,33 @@ def _hints(script):
     return out
 
 
+# how a layer is named: flat, one line per node (`conv_layer`), or as one model class
+# (export_model.py: `self.conv`, declared, loaded and called in the class)
+FORMS = {"flat": "{}_layer", "model": "self.{}"}
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
 @pytest.mark.parametrize("flavor", ["engine", "torch"])
 @pytest.mark.parametrize("case", sorted(DOCS))
-def test_layers_export_run_and_read_back(case, flavor):
+def test_layers_export_run_and_read_back(case, flavor, form):
     doc = DOCS[case]()
-    script = to_python(doc, flavor, training=False)  # (the loop: test_export_training.py)
+    # (the loop: test_export_training.py)
+    script = to_python(doc, flavor, training=False, model=form == "model")
+    layer = FORMS[form].format
     # each layer declared once, as PyTorch code writes it
     if "cnn" in case:
-        assert "conv_layer = nn.Conv2d(1, 3, 3, padding=1)" in script
-        assert "bn_layer = nn.BatchNorm2d(3)" in script and "bn_layer.eval()" in script
-        assert "drop_layer = nn.Dropout(p=0.2)" in script
-        assert "ln_layer = nn.LayerNorm([48])" in script
+        assert f"{layer('conv')} = nn.Conv2d(1, 3, 3, padding=1)" in script
+        assert f"{layer('bn')} = nn.BatchNorm2d(3)" in script
+        assert f"{layer('bn')}.eval()" in script
+        assert f"{layer('drop')} = nn.Dropout(p=0.2)" in script
+        assert f"{layer('ln')} = nn.LayerNorm([48])" in script
     else:
-        assert "att_layer = nn.MultiheadAttention(4, 2, batch_first=True)" in script
-        assert "att = att_layer(emb, emb, emb, need_weights=False)[0]" in script
-        assert "init_like_engine(emb_layer, seed=1)" in script
+        assert f"{layer('att')} = nn.MultiheadAttention(4, 2, batch_first=True)" in script
+        assert f"att = {layer('att')}(emb, emb, emb, need_weights=False)[0]" in script
+        assert f"init_like_engine({layer('emb')}, seed=1)" in script
     if case == "trained-cnn":
-        assert "bn_layer.running_mean.copy_(" in script
+        assert f"{layer('bn')}.running_mean.copy_(" in script
+    assert ("class Untitled(nn.Module):" in script) == (form == "model")
     # the code alone says every layer's params: no hint in the node comments, but that
     # layer_norm's normalized_shape is null (the input's last dim), which code writes as [48]
     layers = {n.id for n in doc.nodes if n.op not in ("dataset", "labels", "tensor")}
@@ -87,7 +97,13 @@ def test_layers_export_run_and_read_back(case, flavor):
     printed = _printed(proc.stdout)
     res, _ = run_records(doc, "backward")
     assert res.status == "ok", res.error
+    # (a model prints what is reached from outside forward: data, prediction, loss)
+    inner = "conv" if "cnn" in case else "att"
+    assert ("value", "loss") in printed
+    assert (("value", inner) in printed) == (form == "flat")
     for nid, t in res.values.items():
+        if ("value", nid) not in printed:
+            continue
         np.testing.assert_allclose(
             printed[("value", nid)], np.asarray(t.detach().tolist()), rtol=1e-4, atol=1e-5
         )
@@ -106,9 +122,11 @@ def test_layers_export_run_and_read_back(case, flavor):
     np.testing.assert_allclose(again.values["loss"].item(), res.values["loss"].item(), rtol=1e-6)
 
 
-def test_a_dropout_in_train_mode_exports_without_eval_and_reads_back_so():
-    script = to_python(_dropout_in_train(), "torch")
-    assert "drop_layer.eval()" not in script and "bn_layer.eval()" in script
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_a_dropout_in_train_mode_exports_without_eval_and_reads_back_so(form):
+    script = to_python(_dropout_in_train(), "torch", model=form == "model")
+    layer = FORMS[form].format
+    assert f"{layer('drop')}.eval()" not in script and f"{layer('bn')}.eval()" in script
     back = {n.id: n for n in from_python(script).nodes}
     assert back["drop"].params["mode"] == "train"
     assert back["bn"].params.get("mode", "auto") == "auto"
