@@ -62,6 +62,8 @@ def test_the_toolbar_fits_a_1024_projector_in_every_mode(page):
         assert name in names, (name, names)
     # the lesson's forward and backward steps, then step mode through the run
     lesson_to(teacher, 3)
+    # the step's backward has run (not only the forward before it): step mode walks its records
+    expect(teacher.get_by_test_id("grad-layer1")).to_be_visible()
     expect(teacher.get_by_label("run status")).to_have_attribute("data-status", "ok")
     teacher.get_by_role("button", name="step mode").click()
     expect(teacher.get_by_role("group", name="step mode")).to_be_visible()
