@@ -9,14 +9,11 @@ fixed pattern of their shape on both sides, so that what is compared is the read
 code. The scripts not yet read are listed in NOT_YET with the line the importer stops at."""
 
 import inspect
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from test_import_pytorch import run_imported
+from test_import_pytorch import run_imported, run_pytorch
 
 import engine
 from backend.graph.importer import ImportFailed, from_python
@@ -75,16 +72,7 @@ def _text(name, marker):
 
 
 def _pytorch(text):
-    proc = subprocess.run(
-        [sys.executable, "-c", _RUNNER],
-        input=text,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.splitlines()[-1])
+    return run_pytorch(_RUNNER, text)
 
 
 @pytest.fixture

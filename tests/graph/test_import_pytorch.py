@@ -269,9 +269,15 @@ def _script(src):
 def pytorch_numbers(cases):
     """{case: {key: the number PyTorch prints}} for {case: (script, {key: expression})}, all
     cases run in one PyTorch process."""
+    return run_pytorch(_RUNNER, json.dumps(cases))
+
+
+def run_pytorch(runner, stdin):
+    """The JSON that `runner` (Python code run by PyTorch's interpreter in a subprocess, fed
+    `stdin`) prints on its last line."""
     proc = subprocess.run(
-        [sys.executable, "-c", _RUNNER],
-        input=json.dumps(cases),
+        [sys.executable, "-c", runner],
+        input=stdin,
         cwd=ROOT,
         capture_output=True,
         text=True,
