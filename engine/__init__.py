@@ -52,6 +52,7 @@ from ._device import device
 from ._dtype import bool_ as bool  # PyTorch's name, shadowing the builtin inside this namespace
 from ._dtype import dtype, float16, float32, float64, int8, int16, int32, int64, uint8
 from ._tensor import Size, Tensor
+from ._threads import get_num_threads, set_num_threads
 from .autograd import (
     enable_grad,
     inference_mode,

@@ -27,7 +27,7 @@ scratch memory. No scratch array is ever returned: every result is a fresh array
 Every function takes and returns raw arrays (numpy or cupy through xp); none records a graph.
 """
 
-from . import _conv_parallel as par
+from .. import _threads
 from ._common import xp
 from ._conv_scratch import scratch as _scratch
 
@@ -78,10 +78,14 @@ def _padded_flat(x, geo, sp):
 
 
 def _shares(m, n, per_sample, itemsize):
-    """Shares of n samples (per_sample cells each) and the work to tell par.run: none for
-    device arrays, which stay on the calling thread."""
+    """Shares (start, count) of n samples (per_sample cells each), and the work to tell
+    _threads.run (none for device arrays, which stay on the calling thread): two a thread for
+    balance when the work is worth threads, each needing at most _CHUNK_BYTES of scratch."""
     work = n * per_sample if m.__name__ == "numpy" else 0
-    return par.split(n, per_sample * itemsize, _CHUNK_BYTES, work), work
+    cap = max(1, _CHUNK_BYTES // max(per_sample * itemsize, 1))
+    want = -(-n // (2 * _threads.get_num_threads())) if _threads.worth(work) else n
+    step = max(1, min(cap, want))
+    return [(s0, min(step, n - s0)) for s0 in range(0, n, step)], work
 
 
 def _cols(flat, geo, fs, length, s0, k):
@@ -164,7 +168,7 @@ def conv(x, w, geo, bias=None):
             y += bias[:, None]
         out[s0 : s0 + k] = _real(y, geo, fs)
 
-    par.run(share, len(shares), work)
+    _threads.run(share, len(shares), work)
     return out
 
 
@@ -192,7 +196,7 @@ def weight(x, g, geo, wshape, g_wide=None):
         m.matmul(cols, gl[s0 : s0 + k], out=part)
         return part.sum(0)  # (G, Cg*taps, O/G)
 
-    parts = par.run(share, len(shares), work)
+    parts = _threads.run(share, len(shares), work)
     total = parts[0]
     for part in parts[1:]:  # in share order, whichever thread ran each
         total += part
@@ -257,7 +261,7 @@ def input_(gz, w, geo):
         for r, off in enumerate(offs):
             d[:, :, off : off + lz] += rows[:, :, r]
 
-    par.run(share, len(shares), work)
+    _threads.run(share, len(shares), work)
     buf = buf.reshape((n, c) + sp)
     return buf[_inner(geo)].copy() if padded else buf
 

@@ -7,6 +7,7 @@ import operator
 
 import numpy as np
 
+from .. import _threads
 from ._common import (
     STATE,
     Node,
@@ -511,12 +512,29 @@ class ReluBackward0(Node):
         (y,) = self.unpack()
         if STATE.enabled:  # create_graph: keep it an engine op on g
             return (g * const((y._data > 0).astype(g._data.dtype)),)
-        return (wrap(g._data * (y._data > 0)),)  # one pass, the mask stays boolean
+        gd, yd = g._data, y._data
+        if gd.size >= _threads.MIN_WORK and gd.dtype == yd.dtype and _threads.can_split(gd, yd):
+            return (wrap(_threads.elementwise(_relu_grad, np.empty(gd.shape, gd.dtype), gd, yd)),)
+        return (wrap(gd * (yd > 0)),)  # one pass, the mask stays boolean
+
+
+def _relu_grad(out, g, y):
+    np.multiply(g, y > 0, out=out)
+
+
+def _relu(out, d):
+    np.maximum(d, 0, out=out)
 
 
 def relu(input):
     d = input._data
-    out = wrap(xp(d).maximum(d, 0) if d.dtype != bool else d)
+    if d.dtype == bool:
+        data = d
+    elif d.size >= _threads.MIN_WORK and _threads.can_split(d):
+        data = _threads.elementwise(_relu, np.empty(d.shape, d.dtype), d)
+    else:
+        data = xp(d).maximum(d, 0)
+    out = wrap(data)
     if STATE.enabled and input._requires_grad:
         track(out, ReluBackward0((input,), (out.detach(),)))
     return out

@@ -8,7 +8,8 @@ import pytest
 import torch
 from _torch_compare import Fixed, R, case, compare_with_torch, eg, eg_F, f32
 
-from engine.ops import _conv_parallel, _conv_wide
+from engine import _threads
+from engine.ops import _conv_wide
 
 
 def _conv(name, **kw):
@@ -61,8 +62,8 @@ def test_wide_conv_vs_torch(name, fn, specs):
 def test_wide_conv_in_chunks_and_threads(name, fn, specs, monkeypatch):
     """Tiny scratch limits force one share a sample; a forced thread count spreads the shares."""
     monkeypatch.setattr(_conv_wide, "_CHUNK_BYTES", 1)
-    monkeypatch.setattr(_conv_parallel, "_THREADS", 3)
-    monkeypatch.setattr(_conv_parallel, "_MIN_WORK", 0)
+    monkeypatch.setattr(_threads, "_threads", 3)
+    monkeypatch.setattr(_threads, "MIN_WORK", 0)
     compare_with_torch(name, fn, specs)
 
 
