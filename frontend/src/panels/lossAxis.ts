@@ -41,3 +41,19 @@ export function logSplits(min: number, max: number): number[] {
   return pick([1, 2, 3, 4, 5, 6, 7, 8, 9]);
 }
 
+
+/** Which of a log axis's ticks get a label, where `pos` are their places on screen (px): no
+ * two labels closer than `gap`. The roundest win — powers of ten, then 5, then 2, then the
+ * other digits — so a short chart of a loss from 0.3 to 1 reads "1, 0.5, 0.3", not eight
+ * labels on top of each other. Dropped ticks are null (uPlot draws no label there). */
+export function spacedTicks(splits: number[], pos: number[], gap: number): (number | null)[] {
+  const rank = (v: number) => {
+    const m = Math.round(v / 10 ** Math.floor(Math.log10(v) + 1e-9));
+    return m === 1 ? 0 : m === 5 ? 1 : m === 2 ? 2 : 3;
+  };
+  const order = splits.map((_, i) => i).sort((a, b) => rank(splits[a]) - rank(splits[b]) || a - b);
+  const kept: number[] = [];
+  for (const i of order) if (kept.every((k) => Math.abs(pos[k] - pos[i]) >= gap)) kept.push(i);
+  const keep = new Set(kept);
+  return splits.map((v, i) => (keep.has(i) ? v : null));
+}

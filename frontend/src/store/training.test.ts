@@ -8,6 +8,7 @@ const fake = vi.hoisted(() => ({
   handlers: new Map<string, Handler>(),
   // what `request("train")` does before it answers: emit packets, then resolve with the ack
   onTrain: null as null | (() => Promise<unknown>),
+  requests: [] as [string, unknown][],
 }));
 
 vi.mock("./run", () => {
@@ -18,7 +19,9 @@ vi.mock("./run", () => {
   }));
   const connection = {
     on: (event: string, handler: Handler) => fake.handlers.set(event, handler),
-    request: (event: string) => {
+    request: (event: string, payload: unknown) => {
+      fake.requests.push([event, payload]);
+      if (event === "train_control") return Promise.resolve({ ok: true });
       if (event !== "train" || !fake.onTrain) return Promise.reject(new Error(`no ${event}`));
       return fake.onTrain();
     },
@@ -27,7 +30,7 @@ vi.mock("./run", () => {
 });
 
 import { useEditor } from "./editor";
-import { formatAccuracy, useTraining } from "./training";
+import { formatAccuracy, useTraining, withAccuracy } from "./training";
 import { emptyDocument } from "../doc/convert";
 import type { TrainingSettings } from "../api/types";
 
@@ -120,6 +123,52 @@ describe("training store", () => {
     await useTraining.getState().start(settings);
     expect(useTraining.getState().snapshot?.accuracy).toBe(0.97331);
     expect(useEditor.getState().notice?.text).toMatch(/loss 0\.5500, accuracy 97\.3%: the trained values/);
+    // the chart's accuracy curve: one point a snapshot that reported one
+    expect(useTraining.getState().accuracySteps).toEqual([2, 3]);
+    expect(useTraining.getState().accuracies).toEqual([0.5, 0.97331]);
+  });
+
+  it("adds a snapshot's accuracy once, in step order, and none for a regression", () => {
+    const none = { accuracySteps: [], accuracies: [] };
+    expect(withAccuracy(none, { step: 4 })).toEqual({});
+    const one = withAccuracy(none, { step: 4, accuracy: 0.25 });
+    expect(one).toEqual({ accuracySteps: [4], accuracies: [0.25] });
+    const s = one as typeof none;
+    expect(withAccuracy(s, { step: 4, accuracy: 0.3 })).toEqual({}); // sent already (a stop after a pause)
+    expect(withAccuracy(s, { step: 9, accuracy: 0 })).toEqual({ accuracySteps: [4, 9], accuracies: [0.25, 0] });
+  });
+
+  it("clears the chart when another graph opens, and stops this page's training still going", async () => {
+    fake.onTrain = async () => {
+      emit("train_started", { train_id: "t4", steps: 300, params: ["w"] });
+      emit("train_progress", { train_id: "t4", steps: [1, 2], losses: [2.3, 1.1] });
+      emit("train_snapshot", { ...snapshot("t4", 2), accuracy: 0.5 });
+      return { train_id: "t4" };
+    };
+    await useTraining.getState().start(settings);
+    expect(useTraining.getState().status).toBe("running");
+    fake.requests = [];
+    useEditor.getState().load(emptyDocument()); // another graph
+    const s = useTraining.getState();
+    expect([s.trainId, s.status, s.steps, s.losses, s.accuracies, s.snapshot]).toEqual([null, "idle", [], [], [], null]);
+    expect(fake.requests).toEqual([["train_control", { train_id: "t4", action: "stop" }]]);
+    // its late packets are not this graph's
+    emit("train_progress", { train_id: "t4", steps: [3], losses: [0.9] });
+    emit("train_finished", finished("t4"));
+    expect(useTraining.getState().steps).toEqual([]);
+    expect(useTraining.getState().status).toBe("idle");
+  });
+
+  it("keeps the chart when the same graph is loaded again in place (a room's update)", async () => {
+    fake.onTrain = async () => {
+      emit("train_started", { train_id: "t5", steps: 2, params: ["w"] });
+      emit("train_progress", { train_id: "t5", steps: [1, 2], losses: [2.3, 1.1] });
+      emit("train_finished", finished("t5"));
+      return { train_id: "t5" };
+    };
+    await useTraining.getState().start(settings);
+    useEditor.getState().load(emptyDocument(), { keepView: true });
+    expect(useTraining.getState().losses).toEqual([2.3, 1.1]);
   });
 
   it("writes the accuracy in tenths of a percent, never rounding up to a perfect score", () => {

@@ -30,6 +30,9 @@ export interface TrainingState {
   totalSteps: number;
   steps: number[]; // every step's number and loss, for the chart
   losses: number[];
+  /** A classifier's accuracy (0..1) at each snapshot that reported one, and its step. */
+  accuracySteps: number[];
+  accuracies: number[];
   snapshot: TrainSnapshot | null;
   boundary: Boundary | null;
   error: string | null;
@@ -89,7 +92,8 @@ function listen() {
     useTraining.setState({ steps: s.steps.concat(m.steps), losses: s.losses.concat(m.losses) });
   });
   on<TrainSnapshot>("train_snapshot", (m) => {
-    useTraining.setState({ snapshot: m, boundary: m.boundary ?? useTraining.getState().boundary });
+    const s = useTraining.getState();
+    useTraining.setState({ snapshot: m, boundary: m.boundary ?? s.boundary, ...withAccuracy(s, m) });
     showOnCanvas(m);
   });
   on<TrainFinished>("train_finished", (m) => {
@@ -117,11 +121,25 @@ function fresh(trainId: string | null, totalSteps = 0): Partial<TrainingState> {
     totalSteps,
     steps: [],
     losses: [],
+    accuracySteps: [],
+    accuracies: [],
     snapshot: null,
     boundary: null,
     error: null,
     queued: null,
   };
+}
+
+/** The accuracy curve with a snapshot's accuracy added (new arrays, for the chart), or no
+ * change where the snapshot reports none or its step is there already. */
+export function withAccuracy(
+  s: Pick<TrainingState, "accuracySteps" | "accuracies">,
+  m: Pick<TrainSnapshot, "step" | "accuracy">,
+): Partial<TrainingState> {
+  if (m.accuracy == null) return {};
+  const last = s.accuracySteps.length ? s.accuracySteps[s.accuracySteps.length - 1] : -1;
+  if (m.step <= last) return {};
+  return { accuracySteps: s.accuracySteps.concat(m.step), accuracies: s.accuracies.concat(m.accuracy) };
 }
 
 /** The parameters' current values and gradients, written on their nodes. */
@@ -206,6 +224,18 @@ export const useTraining = create<TrainingState>()((set, get) => ({
   },
 }));
 
+// Another graph opened: the chart, the accuracy and the boundary were the last graph's, and a
+// stale curve beside a new graph reads as its own. A training of this page's own still going
+// is stopped: its trained values belong to the graph it started from. (A room joiner's page
+// opens the room's graph first and catches up with its training after: catchUpTraining.)
+useEditor.subscribe((s, prev) => {
+  if (s.opened === prev.opened) return;
+  const t = useTraining.getState();
+  const going = t.status === "running" || t.status === "paused" || t.status === "queued";
+  if (t.trainId && going && !useRun.getState().following) void t.control("stop");
+  useTraining.setState(fresh(null));
+});
+
 /** A classifier's training accuracy (0..1) as the training tab writes it: "accuracy 97.3%".
  * Rounded down at one decimal, so that 99.96% does not read as a perfect 100.0%. */
 export function formatAccuracy(accuracy: number): string {
@@ -238,6 +268,8 @@ export function catchUpTraining(t: RoomTraining | null, early: readonly TrainPac
       losses: t.progress.losses,
       snapshot: t.snapshot,
       boundary: t.snapshot?.boundary ?? null,
+      // the room keeps the last snapshot only: the accuracy curve starts there
+      ...(t.snapshot ? withAccuracy({ accuracySteps: [], accuracies: [] }, t.snapshot) : {}),
       error: typeof error === "string" ? error : (error?.message ?? null),
     });
     if (t.snapshot) showOnCanvas(t.snapshot);
