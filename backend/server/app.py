@@ -13,12 +13,16 @@ from .config import Settings
 from .events import on_message
 from .protocol import (
     CancelRequest,
+    RoomAnswerRequest,
+    RoomAskRequest,
     RoomCreateRequest,
     RoomJoinRequest,
     RoomLeaveRequest,
     RoomLessonRequest,
     RoomPaceRequest,
     RoomResumeRequest,
+    RoomRevealRequest,
+    RoomSelectRequest,
     RoomStepRequest,
     RoomUpdateRequest,
     RunRequest,
@@ -186,6 +190,30 @@ def _register_room_events(socketio, rooms, settings, joins):
     on("room_step", RoomStepRequest, lambda sid, m: rooms.step(sid, m.code, m.index))
     on("room_lesson", RoomLessonRequest, lambda sid, m: rooms.lesson(sid, m.code, m.index))
     on("room_pace", RoomPaceRequest, lambda sid, m: rooms.pace(sid, m.code, m.steps_per_second))
+    on("room_select", RoomSelectRequest, lambda sid, m: rooms.select(sid, m.code, m.edge))
+    # predict, then reveal (room_quiz.py)
+    on(
+        "room_ask",
+        RoomAskRequest,
+        lambda sid, m: rooms.ask(
+            sid,
+            m.code,
+            m.target.model_dump(),
+            m.question,
+            m.names,
+            m.truth,
+            [x.model_dump() for x in m.mistakes],
+        ),
+    )
+    on(
+        "room_answer",
+        RoomAnswerRequest,
+        lambda sid, m: rooms.answer(sid, m.code, m.quiz_id, m.answer, m.name, m.token),
+    )
+    on("room_reveal", RoomRevealRequest, lambda sid, m: rooms.reveal(sid, m.code, m.quiz_id))
+    on("room_quiz_end", RoomLeaveRequest, lambda sid, m: rooms.end_quiz(sid, m.code))
+    on("room_quiz_csv", RoomLeaveRequest, lambda sid, m: rooms.quiz_csv(sid, m.code))
+    on("room_quiz_spread", RoomLeaveRequest, lambda sid, m: rooms.quiz_spread(sid, m.code))
 
 
 def serve(settings: Settings):

@@ -134,6 +134,54 @@ class RoomPaceRequest(BaseModel):
     steps_per_second: float | None = Field(default=None, gt=0, le=1000)
 
 
+class RoomSelectRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    code: RoomCode
+    edge: str | None = Field(default=None, max_length=200)  # the owner's selected edge
+
+
+# predict, then reveal (backend/server/room_quiz.py)
+class QuizTarget(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["grad", "value", "leaf_grad"]  # an edge's gradient, a node's value, a .grad
+    id: str = Field(min_length=1, max_length=200)  # the edge's or node's id ("node.weight")
+    label: str = Field(max_length=200)  # how the page names it, e.g. "the gradient on b → mean"
+
+
+class QuizMistake(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    why: str = Field(min_length=1, max_length=300)
+    value: Any  # nested lists of numbers, checked by room_quiz
+
+
+class RoomAskRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    code: RoomCode
+    target: QuizTarget
+    question: str = Field(default="", max_length=300)
+    names: bool = False  # answers are anonymous unless the teacher asks for names
+    truth: Any  # the true value, a number or nested lists (kept from students until reveal)
+    mistakes: list[QuizMistake] = Field(default_factory=list, max_length=8)
+
+
+QuizId = Annotated[str, Field(pattern=r"^[0-9a-f]{12}$")]
+
+
+class RoomAnswerRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    code: RoomCode
+    quiz_id: QuizId
+    answer: str = Field(max_length=2000)
+    name: str | None = Field(default=None, max_length=60)
+    token: str | None = Field(default=None, max_length=40, pattern=r"^[A-Za-z0-9_-]+$")
+
+
+class RoomRevealRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    code: RoomCode
+    quiz_id: QuizId
+
+
 # -- training (docs/training.md) ----------------------------------------------------------------
 class TrainRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")

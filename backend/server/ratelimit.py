@@ -22,6 +22,13 @@ COSTLY_EVENTS = (
     "room_step",
     "room_lesson",
     "room_pace",
+    "room_select",
+    "room_ask",
+    "room_answer",
+    "room_reveal",
+    "room_quiz_end",
+    "room_quiz_csv",
+    "room_quiz_spread",
 )
 
 

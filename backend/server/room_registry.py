@@ -7,10 +7,12 @@ Shared per room: its owner (a Socket.IO sid, on whichever process), the SHA-256 
 secret (the teacher's page keeps the secret, to take the room back after a reload or from
 another process), the graph and lesson step, and the owner's last run as its followers were
 sent it (the `run_started` payload, records, `run_finished`, whether some were left out), and
-the owner's last training as room_training.py folds it (bounded).
+the owner's last training as room_training.py folds it (bounded), the selected edge, and the
+room's question (room_quiz.py) with its students' answers.
 
-In Redis, a room is three keys (`wiregrad:room:CODE`, `...:run`, `...:records`) that expire a
-day after the room's last change, so a room whose every process died does not stay forever.
+In Redis, a room is three keys (`wiregrad:room:CODE`, `...:run`, `...:records`) and one per
+question for its answers (`...:answers:QUIZ_ID`, a hash token -> answer), that expire a day
+after the room's last change, so a room whose every process died does not stay forever.
 Compare-and-set (owner changes, removal) goes through WATCH/MULTI transactions.
 """
 
@@ -28,6 +30,7 @@ class MemoryRegistry:
 
     def __init__(self):
         self.rooms = {}  # code -> dict
+        self.answers = {}  # code -> (quiz_id, {token: answer}) of the room's current question
         self.lock = threading.Lock()
 
     def claim(self, code, owner, secret_hash, graph):
@@ -47,7 +50,10 @@ class MemoryRegistry:
                 "run_finished": None,
                 "truncated": False,
                 "training": None,
+                "selected": None,
+                "quiz": None,
             }
+            self.answers.pop(code, None)
             return True
 
     def owner(self, code):
@@ -71,12 +77,38 @@ class MemoryRegistry:
             if room is None or room["owner"] != owner:
                 return False
             del self.rooms[code]
+            self.answers.pop(code, None)
             return True
 
     def set(self, code, field, value):
         with self.lock:
             if code in self.rooms:
                 self.rooms[code][field] = value
+
+    def get(self, code, field):
+        with self.lock:
+            room = self.rooms.get(code)
+            return None if room is None else room[field]
+
+    def put_answer(self, code, quiz_id, answer):
+        """Keep a student's answer (replacing the one with its token) to question `quiz_id`."""
+        with self.lock:
+            if code not in self.rooms:
+                return
+            kept = self.answers.get(code)
+            if kept is None or kept[0] != quiz_id:
+                kept = self.answers[code] = (quiz_id, {})
+            kept[1][answer["token"]] = answer
+
+    def get_answer(self, code, quiz_id, token):
+        with self.lock:
+            kept = self.answers.get(code)
+            return kept[1].get(token) if kept and kept[0] == quiz_id else None
+
+    def quiz_answers(self, code, quiz_id):
+        with self.lock:
+            kept = self.answers.get(code)
+            return list(kept[1].values()) if kept and kept[0] == quiz_id else []
 
     def run_started(self, code, payload):
         with self.lock:
@@ -100,7 +132,17 @@ class MemoryRegistry:
             room = self.rooms.get(code)
             if room is None:
                 return None
-            keys = ("graph", "step", "lesson", "pace", "run_started", "run_finished", "training")
+            keys = (
+                "graph",
+                "step",
+                "lesson",
+                "pace",
+                "run_started",
+                "run_finished",
+                "training",
+                "selected",
+                "quiz",
+            )
             snap = {k: room[k] for k in keys}
             snap["records"] = list(room["records"])
             snap["truncated"] = room["truncated"]
@@ -142,6 +184,8 @@ class RedisRegistry:
                 "lesson": "null",
                 "pace": "null",
                 "training": "null",
+                "selected": "null",
+                "quiz": "null",
             },
         )
         pipe.expire(room, ROOM_TTL)
@@ -167,7 +211,10 @@ class RedisRegistry:
                         return False, None
                     pipe.multi()
                     if new_owner is None:
+                        quiz = _load(fields.get("quiz"))
                         pipe.delete(room, run, records)
+                        if quiz:  # (older questions' answers expire with ROOM_TTL)
+                            pipe.delete(self._answers_key(code, quiz["quiz_id"]))
                     else:
                         pipe.hset(room, "owner", new_owner)
                         self._touch(pipe, code)
@@ -190,6 +237,25 @@ class RedisRegistry:
             pipe.hset(room, field, _dump(value))
             self._touch(pipe, code)
             pipe.execute()
+
+    def get(self, code, field):
+        return _load(self.redis.hget(self._keys(code)[0], field))
+
+    def _answers_key(self, code, quiz_id):
+        return f"{self._keys(code)[0]}:answers:{quiz_id}"
+
+    def put_answer(self, code, quiz_id, answer):
+        key = self._answers_key(code, quiz_id)
+        pipe = self.redis.pipeline()
+        pipe.hset(key, answer["token"], _dump(answer))
+        pipe.expire(key, ROOM_TTL)
+        pipe.execute()
+
+    def get_answer(self, code, quiz_id, token):
+        return _load(self.redis.hget(self._answers_key(code, quiz_id), token))
+
+    def quiz_answers(self, code, quiz_id):
+        return [fastjson.loads(v) for v in self.redis.hvals(self._answers_key(code, quiz_id))]
 
     def run_started(self, code, payload):
         _, run, records = self._keys(code)
@@ -232,6 +298,8 @@ class RedisRegistry:
             "records": [fastjson.loads(r) for r in recs],
             "truncated": last.get("truncated") == "1",
             "training": _load(fields.get("training")),
+            "selected": _load(fields.get("selected")),
+            "quiz": _load(fields.get("quiz")),
         }
 
 

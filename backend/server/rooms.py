@@ -36,6 +36,7 @@ from flask_socketio import join_room, leave_room
 from ..graph import parse
 from ..graph.document import invalid_text
 from ..graph.records import count as record_count
+from . import room_quiz
 from .auth import key_hash
 from .room_registry import MemoryRegistry
 from .room_training import TrainingRecord
@@ -86,6 +87,8 @@ class Room:
         self.step = None
         self.lesson = None  # the lesson step shown, and the training pace ({steps_per_second})
         self.pace = None
+        self.selected = None  # the owner's selected edge
+        self.quiz = None  # the room's question (room_quiz.py), the truth included
         self.name = f"room:{code}"  # the Socket.IO room of the followers
         self.followers = set()
         self.closed = False
@@ -236,6 +239,8 @@ class RoomManager:
                 # the owner's process has the training as it is now; another process has
                 # the registry's copy, at most TRAINING_WRITE_SECONDS old
                 "training": room.training.to_json() if room.training else snap.get("training"),
+                "selected": snap.get("selected"),
+                "quiz": self._quiz_view(code, snap.get("quiz")),
             }
             if snap["truncated"]:
                 ack["records_truncated"] = True
@@ -279,6 +284,106 @@ class RoomManager:
         followers show the pace the class watches; kept for joiners."""
         value = {"steps_per_second": steps_per_second}
         return self._drive(sid, code, "pace", value, "room_pace", {"code": code, **value})
+
+    def select(self, sid, code, edge):
+        """`room_select` (owner only): the edge the owner has selected (None: none), which
+        followers highlight and explain; kept for joiners."""
+        return self._drive(sid, code, "selected", edge, "room_select", {"code": code, "edge": edge})
+
+    # -- predict, then reveal (room_quiz.py) ---------------------------------------------------
+    def ask(self, sid, code, target, question, names, truth, mistakes):
+        """`room_ask` (owner only): a new question; followers get `room_quiz` without the
+        true value, which stays here until `reveal`."""
+        try:
+            quiz = room_quiz.new_round(target, question, names, truth, mistakes)
+        except room_quiz.QuizError as exc:
+            return {"error": str(exc)}
+        reply = self._drive(
+            sid, code, "quiz", quiz, "room_quiz", {"code": code, "quiz": room_quiz.public(quiz)}
+        )
+        return {"ok": True, "quiz_id": quiz["quiz_id"]} if "ok" in reply else reply
+
+    def answer(self, sid, code, quiz_id, text, name=None, token=None):
+        """`room_answer` (a follower): its answer to the open question, kept in the registry;
+        the owner, on whichever process, gets the new spread as `room_answers`. Answering
+        again (with the token the first answer got) replaces the answer."""
+        with self.lock:
+            room = self.following.get(sid)
+        if room is None or room.code != code:
+            return {"error": f"you do not follow room {code}"}
+        quiz = self.registry.get(code, "quiz")
+        if quiz is None or quiz["quiz_id"] != quiz_id:
+            return {"error": "that question is over: your teacher asked another or closed it"}
+        if quiz["status"] != "open":
+            return {"error": "the answer has been revealed: answers are closed"}
+        if quiz["names"] and not (name or "").strip():
+            return {"error": "your teacher asked for names: type your name with the answer"}
+        if token is not None and self.registry.get_answer(code, quiz_id, token) is None:
+            token = None  # not an answer of this question: a new one
+        try:
+            answer = room_quiz.new_answer(quiz, text, (name or "").strip()[:60], token)
+        except room_quiz.AnswerError as exc:
+            return {"error": f"answer: {exc}"}
+        self.registry.put_answer(code, quiz_id, answer)
+        owner = self.registry.owner(code)
+        if owner is not None:
+            summary = room_quiz.spread(quiz, self.registry.quiz_answers(code, quiz_id))
+            payload = {"code": code, **summary}
+            self.socketio.emit("room_answers", payload, to=owner, namespace=NAMESPACE)
+        return {"ok": True, "token": answer["token"], "answer": answer["shown"]}
+
+    def reveal(self, sid, code, quiz_id):
+        """`room_reveal` (owner only): everyone gets the value, the class's spread and each
+        answer's verdict (by token) as `room_quiz`; answers close."""
+        room, err = self._driven(sid, code)
+        if err:
+            return err
+        quiz = self.registry.get(code, "quiz")
+        if quiz is None or quiz["quiz_id"] != quiz_id:
+            return {"error": "no such question open in this room"}
+        quiz = {**quiz, "status": "revealed"}
+        with room.lock:
+            if room.closed:
+                return {"error": f"no room {code}"}
+            self.registry.set(code, "quiz", quiz)
+            view = self._quiz_view(code, quiz)
+            self._emit(room, "room_quiz", {"code": code, "quiz": view})
+        return {"ok": True, "spread": view["spread"]}
+
+    def end_quiz(self, sid, code):
+        """`room_quiz_end` (owner only): the question goes away on every page."""
+        return self._drive(sid, code, "quiz", None, "room_quiz", {"code": code, "quiz": None})
+
+    def quiz_csv(self, sid, code):
+        """`room_quiz_csv` (owner only): the current question's answers as CSV text."""
+        _, err = self._driven(sid, code)
+        if err:
+            return err
+        quiz = self.registry.get(code, "quiz")
+        if quiz is None:
+            return {"error": "no question in this room"}
+        answers = self.registry.quiz_answers(code, quiz["quiz_id"])
+        return {"csv": room_quiz.answers_csv(quiz, answers), "answered": len(answers)}
+
+    def quiz_spread(self, sid, code):
+        """`room_quiz_spread` (owner only): the current question and its spread, for an owner
+        page that reloaded or came back after a restart."""
+        _, err = self._driven(sid, code)
+        if err:
+            return err
+        quiz = self.registry.get(code, "quiz")
+        if quiz is None:
+            return {"quiz": None}
+        answers = self.registry.quiz_answers(code, quiz["quiz_id"])
+        return {"quiz": self._quiz_view(code, quiz), "spread": room_quiz.spread(quiz, answers)}
+
+    def _quiz_view(self, code, quiz):
+        if quiz is None:
+            return None
+        answers = ()
+        if quiz["status"] == "revealed":  # (verdicts and the spread go out only then)
+            answers = self.registry.quiz_answers(code, quiz["quiz_id"])
+        return room_quiz.public(quiz, answers)
 
     def _drive(self, sid, code, field, value, event, payload):
         """The owner sets the room's `field` (kept for late joiners) and followers get `event`."""
@@ -343,7 +448,7 @@ class RoomManager:
                 if room.closed or self.registry.owner(room.code) is not None:
                     continue
                 if self.registry.claim(room.code, room.owner, key_hash(room.secret), room.graph):
-                    for field in ("step", "lesson", "pace"):
+                    for field in ("step", "lesson", "pace", "selected", "quiz"):
                         if getattr(room, field) is not None:
                             self.registry.set(room.code, field, getattr(room, field))
                     again.append(room.code)

@@ -83,6 +83,8 @@ def test_create_join_leave(client):
         "records": [],
         "run_finished": None,
         "training": None,
+        "selected": None,
+        "quiz": None,
     }
     assert follower.call("room_leave", {"code": code}) == {"ok": True}
     assert follower.call("room_leave", {"code": code}) == {"error": f"you are not in room {code}"}
