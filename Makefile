@@ -9,7 +9,8 @@ FRONTEND_SRC := $(shell find frontend/src -type f 2>/dev/null) frontend/index.ht
 
 .PHONY: chromium redis run test lint test-python test-frontend test-e2e bench clean
 
-$(STAMP): pyproject.toml setup.py backend/graph/_tables.c backend/graph/_observe.c
+$(STAMP): pyproject.toml setup.py backend/graph/_tables.c backend/graph/_observe.c \
+		engine/_normal_fill.c engine/_normal_fill_kernel.h
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
@@ -58,4 +59,4 @@ bench: $(STAMP) $(EDITOR) chromium
 	$(PY) bench/editor.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info frontend/dist frontend/node_modules backend/graph/*.so
+	rm -rf $(VENV) build *.egg-info frontend/dist frontend/node_modules backend/graph/*.so engine/*.so

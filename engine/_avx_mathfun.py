@@ -16,11 +16,31 @@ _F32 = np.float32
 _F64 = np.float64
 
 
-def _fma(a, b, c):
-    """a * b + c with one rounding to float32 (float32 operands: the product is exact in f64)."""
-    r = np.multiply(a, b, dtype=_F64)  # the cast rides along in the multiply's loop
-    r += c
-    return r.astype(_F32)
+_LOW29 = np.int64((1 << 29) - 1)  # the float64 mantissa bits below float32's
+_HALF29 = np.int64(1 << 28)  # ... as they read on a value halfway between two float32s
+
+
+def fma32(a, b, c):
+    """a * b + c with one rounding to float32, as the FMA instruction gives it, for float32
+    values a, b, c (c may be held in float64). The product is exact in float64; the sum is
+    rounded there first, which is harmless unless it lands exactly halfway between two float32
+    values while the exact sum was not: for those (rare) elements the second rounding goes the
+    way the first one's error (Knuth's TwoSum) points."""
+    p = np.multiply(a, b, dtype=_F64)  # the cast rides along in the multiply's loop
+    s = p + c
+    r = s.astype(_F32)
+    s = s.reshape(-1)
+    ties = np.flatnonzero((s.view(np.int64) & _LOW29) == _HALF29)
+    if ties.size:
+        pt = np.broadcast_to(p, r.shape).reshape(-1)[ties]
+        ct = np.broadcast_to(np.asarray(c, _F64), r.shape).reshape(-1)[ties]
+        st = s[ties]
+        back = st - pt
+        err = (pt - (st - back)) + (ct - back)  # st + err == pt + ct exactly
+        off = err != 0
+        st[off] = np.nextafter(st[off], np.copysign(np.inf, err[off]))  # off the halfway point
+        r.reshape(-1)[ties] = st.astype(_F32)
+    return r
 
 
 # -- log: Cephes logf -------------------------------------------------------------------------
@@ -52,11 +72,11 @@ def log_ps(x):
     z = m * m
     y = np.full(m.shape, _F32(_LOG_P[0]))
     for p in _LOG_P[1:]:
-        y = _fma(y, m, p)
+        y = fma32(y, m, p)
     y = y * m
-    y = _fma(y, z, e * _F32(_LOG_Q1))
-    y = _fma(z, _F64(-0.5), y)
-    return _fma(e, _LOG_Q2, m + y)
+    y = fma32(y, z, e * _F32(_LOG_Q1))
+    y = fma32(z, _F64(-0.5), y)
+    return fma32(e, _LOG_Q2, m + y)
 
 
 # -- sin and cos together: Cephes sinf/cosf -----------------------------------------------------
@@ -80,16 +100,16 @@ def sincos_ps(x):
     j = (j + 1) & ~1  # the octant, rounded up to even
     y = j.astype(_F32)
     for dp in _DP:  # extended-precision reduction: x - j * pi/4 in three parts
-        x = _fma(y, dp, x)
+        x = fma32(y, dp, x)
     z = x * x
-    yc = _fma(np.full(z.shape, _F32(_COS_P[0])), z, _COS_P[1])
-    yc = _fma(yc, z, _COS_P[2])
+    yc = fma32(np.full(z.shape, _F32(_COS_P[0])), z, _COS_P[1])
+    yc = fma32(yc, z, _COS_P[2])
     yc = yc * z
-    yc = _fma(yc, z, -(z * _F32(0.5))) + _F32(1)
-    ys = _fma(np.full(z.shape, _F32(_SIN_P[0])), z, _SIN_P[1])
-    ys = _fma(ys, z, _SIN_P[2])
+    yc = fma32(yc, z, -(z * _F32(0.5))) + _F32(1)
+    ys = fma32(np.full(z.shape, _F32(_SIN_P[0])), z, _SIN_P[1])
+    ys = fma32(ys, z, _SIN_P[2])
     ys = ys * z
-    ys = _fma(ys, x, x)
+    ys = fma32(ys, x, x)
     first = (j & 2) == 0  # which polynomial is the sine in this octant
     s = np.where(first, ys, yc)
     c = np.where(first, yc, ys)

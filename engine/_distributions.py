@@ -4,7 +4,8 @@ Every function takes an engine `Generator` and returns a fresh float64/int/uint 
 order PyTorch's kernels write elements (`cpu_serial_kernel` walks a tensor in memory order). The
 arithmetic follows PyTorch's `DistributionsHelper.h` and `cpu/DistributionTemplates.h`: uniform
 floats keep the top 24 (float32) or 53 (float64) bits of a 32- or 64-bit draw; the kernels are
-built with FMA, so `x * (to - from) + from` and `x * std + mean` round once (`fma64` below);
+built with FMA, so `x * (to - from) + from` and `x * std + mean` round once (`fma64` below,
+`_avx_mathfun.fma32` in float32);
 libm's `log`/`log1p` are called through Python's `math` (numpy's own SIMD versions differ from
 glibc in the last bit now and then), numpy's `sin`/`cos`/`sqrt` agree with glibc's.
 """
@@ -14,6 +15,11 @@ import math
 import numpy as np
 
 from . import _avx_mathfun
+
+try:  # PyTorch's normal_fill in C (_normal_fill.c, built by `pip install`; optional)
+    from . import _normal_fill
+except ImportError:
+    _normal_fill = None
 
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 _MANTISSA = {_F16: 11, _F32: 24, _F64: 53}  # std::numeric_limits<T>::digits
@@ -73,7 +79,9 @@ def uniform(g, n, dtype, low, high):
         lo, hi = float(low), float(high)
         return fma64(x, hi - lo, lo)
     lo, hi = np.float32(dtype.type(low)), np.float32(dtype.type(high))
-    # float32 operands: the product is exact in float64, then the sum rounds to float32 once
+    if dtype == _F32:
+        return _avx_mathfun.fma32(x, hi - lo, lo)
+    # float16: computed in float32 operands, rounded once to half
     return (x.astype(np.float64) * float(hi - lo) + float(lo)).astype(dtype)
 
 
@@ -117,10 +125,9 @@ def _box_muller16_f32(d, mean, std):
     out = np.empty_like(d)
     out[:, :8] = radius * cos
     out[:, 8:] = radius * sin
-    if mean != 0 or std != 1:
-        out = (out.astype(np.float64) * float(np.float32(std)) + float(np.float32(mean))).astype(
-            np.float32
-        )
+    if mean != 0 or std != 1:  # the kernel's fused value * std + mean
+        return _avx_mathfun.fma32(out, np.float32(std), np.float32(mean)).reshape(-1)
+    out += np.float32(0)  # what the fused * 1 + 0 does: -0 becomes +0
     return out.reshape(-1)
 
 
@@ -132,17 +139,23 @@ def _box_muller16_f64(d, mean, std):
     out = np.empty_like(d)
     out[:, :8] = radius * np.cos(theta)
     out[:, 8:] = radius * np.sin(theta)
-    if mean != 0 or std != 1:
-        out = fma64(out, float(std), float(mean))
-    return out.reshape(-1)
+    return fma64(out, float(std), float(mean)).reshape(-1)  # fused, even for 1 and 0 (-0 to +0)
 
 
 def normal_fill(g, n, dtype, mean=0.0, std=1.0):
     """PyTorch's path for a contiguous tensor of >= 16 normals: n uniforms, Box-Muller on each
     block of 16, and for a size not a multiple of 16 sixteen fresh uniforms for the last 16
-    places, computed again (the first draws for those places are thrown away)."""
+    places, computed again (the first draws for those places are thrown away). The C module
+    `_normal_fill` does it in one pass where it is built; the numpy steps below give the same
+    bits where it is not."""
     dtype = np.dtype(dtype)
     work = _F64 if dtype == _F64 else _F32
+    if _normal_fill is not None:  # the same in C, one pass
+        per = 2 if work == _F64 else 1  # 64-bit draws for double uniforms
+        out = np.empty(n, work)
+        kernel = _normal_fill.f64 if work == _F64 else _normal_fill.f32
+        kernel(g.words(per * (n + (16 if n % 16 else 0))), out, float(mean), float(std))
+        return out.astype(dtype, copy=False)
     fill = _box_muller16_f64 if work == _F64 else _box_muller16_f32
     data = unit(g, n, work).astype(work, copy=False)
     body = n - n % 16

@@ -1,0 +1,167 @@
+"""PyTorch's normal_fill in C (engine/_normal_fill.c) against PyTorch and against the numpy
+steps that do the same where the module is not built (_distributions' fallback): randn and
+normal_ of every size class (the scalar path below 16, whole blocks of 16, a recomputed tail,
+10**6), float32 and float64, several seeds, means and deviations, to the bit (the sign of a
+zero included), and the stream left where PyTorch leaves it. The module's portable build and
+its AVX2 build give the same bits; the float32 fused multiply-add the numpy path uses is
+correctly rounded even where float64 rounding lands halfway between two float32 values."""
+
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import torch
+
+import engine as eg
+from engine import _avx_mathfun, _distributions
+from engine._generator import Generator
+
+SEEDS = [0, 3, 42, 2**32 + 9]
+SIZES = [1, 5, 15, 16, 17, 31, 32, 33, 47, 48, 100, 1000, 4097, 65537]
+FLOATS = [(torch.float32, eg.float32), (torch.float64, eg.float64)]
+MOMENTS = [(0.0, 1.0), (0.5, 2.5), (-3.0, 0.1), (1e-3, 7.0)]
+
+
+def bits(t):
+    """The values as raw bytes, so -0.0 and 0.0 (equal as numbers) tell apart."""
+    a = t.detach().numpy() if isinstance(t, torch.Tensor) else np.asarray(t._data)
+    return np.ascontiguousarray(a).view(np.uint8)
+
+
+def same_bits(a, b):
+    x, y = bits(a), bits(b)
+    assert x.shape == y.shape, (x.shape, y.shape)
+    np.testing.assert_array_equal(y, x)
+
+
+def in_step():
+    assert torch.randint(0, 2**40, (4,)).tolist() == eg.randint(0, 2**40, (4,)).tolist()
+
+
+@pytest.fixture
+def numpy_fill(monkeypatch):
+    """Draws inside `use()` take the numpy steps, as without the C module."""
+
+    def use(fn, *args):
+        with monkeypatch.context() as m:
+            m.setattr(_distributions, "_normal_fill", None)
+            return fn(*args)
+
+    return use
+
+
+def test_the_kernel_is_built():
+    # `pip install -e .` builds it (setup.py); the randn speed target counts on it
+    assert _distributions._normal_fill is not None
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("tdt,edt", FLOATS, ids=["float32", "float64"])
+def test_randn_and_normal_match_pytorch(seed, tdt, edt):
+    torch.manual_seed(seed)
+    eg.manual_seed(seed)
+    for n in SIZES:
+        same_bits(torch.randn(n, dtype=tdt), eg.randn(n, dtype=edt))
+        mean, std = MOMENTS[n % len(MOMENTS)]
+        t = torch.empty(n, dtype=tdt).normal_(mean, std)
+        e = eg.empty(n, dtype=edt).normal_(mean, std)
+        same_bits(t, e)
+    in_step()
+
+
+@pytest.mark.parametrize("seed", [0, 11])
+@pytest.mark.parametrize("tdt,edt", FLOATS, ids=["float32", "float64"])
+def test_a_million_match_pytorch(seed, tdt, edt):
+    torch.manual_seed(seed)
+    eg.manual_seed(seed)
+    same_bits(torch.randn(10**6, dtype=tdt), eg.randn(10**6, dtype=edt))
+    same_bits(
+        torch.empty(10**6 + 5, dtype=tdt).normal_(2.0, 0.3),
+        eg.empty(10**6 + 5, dtype=edt).normal_(2.0, 0.3),
+    )
+    in_step()
+
+
+@pytest.mark.parametrize("seed,at", [(2746, 39010), (1918, 50706)])
+def test_a_zero_uniform_gives_plus_zero(seed, at):
+    """A word whose low 24 bits are 0 in a radius lane gives log(1) = 0 and a radius of -0;
+    PyTorch's fused `* 1 + 0` turns the -0 product into +0, the engine too, in C and numpy."""
+    n = (at // 16 + 1) * 16
+    assert Generator().manual_seed(seed).words(at + 1)[at] & 0xFFFFFF == 0
+    torch.manual_seed(seed)
+    t = torch.randn(n)
+    assert not np.signbit(t[at].item()) and t[at].item() == 0
+    eg.manual_seed(seed)
+    same_bits(t, eg.randn(n))
+
+
+def draws(seed, n, dtype, mean, std):
+    g = Generator().manual_seed(seed)
+    out = eg.empty(n, dtype=dtype).normal_(mean, std, generator=g)
+    return out, g.words(3)  # and where the stream stands
+
+
+@pytest.mark.parametrize("seed", [1, 2**40 + 1])
+@pytest.mark.parametrize("mean,std", MOMENTS[:3])
+def test_numpy_steps_give_the_same_bits(numpy_fill, seed, mean, std):
+    for n in [16, 17, 40, 1000, 4097, 10**5]:
+        for dt in (eg.float32, eg.float64):
+            c_out, c_next = draws(seed, n, dt, mean, std)
+            np_out, np_next = numpy_fill(draws, seed, n, dt, mean, std)
+            same_bits(np_out, c_out)
+            np.testing.assert_array_equal(np_next, c_next)
+    c_out, _ = draws(seed, 10**6, eg.float32, mean, std)
+    same_bits(numpy_fill(draws, seed, 10**6, eg.float32, mean, std)[0], c_out)
+
+
+@pytest.mark.parametrize("n", [16, 33, 4096, 10**6 + 7])
+def test_portable_and_simd_builds_agree(n):
+    kernel = _distributions._normal_fill
+    tail = 16 if n % 16 else 0
+    for wide, fill, dt in [(False, kernel.f32, np.float32), (True, kernel.f64, np.float64)]:
+        words = Generator().manual_seed(n).words((2 if wide else 1) * (n + tail))
+        fast, portable = np.empty(n, dt), np.empty(n, dt)
+        fill(words, fast, 0.25, 1.5)
+        fill(words, portable, 0.25, 1.5, True)
+        np.testing.assert_array_equal(fast.view(np.uint8), portable.view(np.uint8))
+
+
+def test_the_kernel_refuses_buffers_that_do_not_fit():
+    kernel = _distributions._normal_fill
+    with pytest.raises(ValueError, match="do not fit"):
+        kernel.f32(np.zeros(17, np.uint32), np.empty(17, np.float32), 0.0, 1.0)  # needs 33 words
+    with pytest.raises(ValueError, match="do not fit"):
+        kernel.f32(np.zeros(15, np.uint32), np.empty(15, np.float32), 0.0, 1.0)  # under 16
+    with pytest.raises(ValueError, match="do not fit"):
+        kernel.f64(np.zeros(16, np.uint32), np.empty(16, np.float64), 0.0, 1.0)  # two per value
+
+
+# -- the numpy path's float32 fused multiply-add --------------------------------------------------
+def round_f32(q):
+    """The float32 nearest to the rational q, ties to even (exact, no float64 step)."""
+    f = np.float32(float(q))
+    cands = [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
+    dist = [abs(Fraction(float(c)) - q) for c in cands]
+    best = min(dist)
+    near = [c for c, d in zip(cands, dist) if d == best]
+    return near[0] if len(near) == 1 else next(c for c in near if not c.view(np.uint32) & 1)
+
+
+def test_fma32_rounds_once():
+    rng = random.Random(5)
+    cases = []
+    for _ in range(3000):
+        a, b, c = (np.float32(rng.uniform(-2, 2) * 2.0 ** rng.randint(-30, 5)) for _ in range(3))
+        cases.append((a, b, c))
+    # float64 rounding lands exactly halfway between two float32s while the exact sum is below
+    # (above, negated): the float32 answer is then the nearer one, not the even one
+    one_up = np.float32(1 + 2.0**-23)
+    below = np.float32(2.0**-24 * (1 - 2.0**-23))
+    cases += [(one_up, below, one_up), (-one_up, below, -one_up), (one_up, -below, -one_up)]
+    a, b, c = (np.array(col, np.float32) for col in zip(*cases))
+    got = _avx_mathfun.fma32(a, b, c)
+    exact = [Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)) for x, y, z in cases]
+    want = np.array([round_f32(q) for q in exact], np.float32)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert got[-3] == one_up and got[-2] == -one_up  # where float64 then float32 gives 1 + 2**-22
