@@ -9,7 +9,8 @@ import { graphLevel } from "../doc/modules";
 import { defaultTarget, targetChoices } from "../doc/target";
 import { readableName } from "../canvas/faces";
 import { useEditor } from "../store/editor";
-import { useRun } from "../store/run";
+import { type RunRefusal, useRun } from "../store/run";
+import { nameOf } from "../store/names";
 import TeachingOptions from "./TeachingOptions";
 import { usePopover } from "./usePopover";
 
@@ -31,6 +32,7 @@ export default function RunControls() {
   const stepping = useRun((s) => s.step !== null);
   const runId = useRun((s) => s.runId);
   const finished = useRun((s) => s.finished);
+  const refused = useRun((s) => s.refused);
   const noGrad = useRun((s) => Boolean(s.options.no_grad));
   const [asking, setAsking] = useState(false);
   const opener = useRef<HTMLButtonElement>(null);
@@ -90,9 +92,10 @@ export default function RunControls() {
         role="status"
         aria-label="run status"
         data-run={runId ?? ""}
-        data-status={running ? "running" : (finished?.status ?? "")}
+        data-status={running ? "running" : refused ? "refused" : (finished?.status ?? "")}
+        title={!running && refused ? refused.message : undefined}
       >
-        {running ? "running…" : finished ? runSummary(finished) : ""}
+        {running ? "running…" : refused ? refusalSummary(refused) : finished ? runSummary(finished) : ""}
       </span>
       {running && (
         <button type="button" onClick={() => run.cancel()}>
@@ -110,6 +113,12 @@ export default function RunControls() {
       </button>
     </div>
   );
+}
+
+/** A refused run in the toolbar's few characters: where (the node, by its name); the whole
+ * reason is the status's title, the notice and the node's own problem line. */
+export function refusalSummary(r: RunRefusal): string {
+  return r.node ? `refused at ${nameOf(r.node)}` : "refused";
 }
 
 function runSummary(f: RunFinished) {

@@ -23,6 +23,9 @@ export interface RunState {
   mode: RunMode | null;
   target: string | null;
   finished: RunFinished | null;
+  /** The last run asked for was refused before it started (the graph's problems, a limit,
+   * no connection): the status line says so, never the run before it's "ok". */
+  refused: RunRefusal | null;
   records: TraceRecord[]; // every record of the latest run, for step mode
   annotations: Annotations;
   step: StepState | null; // null: annotations show the whole run
@@ -33,6 +36,9 @@ export interface RunState {
   following: boolean; // in a room as a follower: the owner's runs are shown here
 
   start(mode: RunMode, target?: string | null): Promise<void>;
+  /** A run refused before it started: said in the status line and a notice, the last run's
+   * values cleared. */
+  refuse(refusal: RunRefusal): void;
   cancel(): Promise<void>;
   clear(): void;
   enterStep(): void;
@@ -50,6 +56,22 @@ export interface RunState {
   setFollowing(on: boolean): void;
   /** Values and leaf gradients written on their nodes outside a run (a training's snapshot). */
   showValues(values: Record<string, Summary>, leafGrads: Record<string, Summary>): void;
+}
+
+export interface RunRefusal {
+  message: string;
+  node: string | null; // the node of the first problem, where there is one
+}
+
+/** What a refused run's ack says, in one line: the count of problems and the first at its
+ * node, else the server's reason. */
+export function refusalOf(ack: { error: string; node_errors?: { node?: string | null; message: string }[] }): RunRefusal {
+  const problems = ack.node_errors ?? [];
+  const first = problems[0];
+  if (!first) return { message: ack.error, node: null };
+  const n = problems.length;
+  const where = first.node ? ` at ${nameOf(first.node)}` : "";
+  return { message: `the graph has ${n} problem${n > 1 ? "s" : ""}${where}: ${first.message}`, node: first.node ?? null };
 }
 
 /** A run that started, as a room tells a page that joins it. */
@@ -164,6 +186,7 @@ export const useRun = create<RunState>()((set, get) => ({
   mode: null,
   target: null,
   finished: null,
+  refused: null,
   records: [],
   annotations: emptyAnnotations(),
   step: null,
@@ -188,17 +211,34 @@ export const useRun = create<RunState>()((set, get) => ({
         },
       );
     } catch (err) {
-      ed.notify(String((err as Error).message), "error");
+      get().refuse({ message: String((err as Error).message), node: null });
       return;
     }
     if ("error" in ack) {
       ed.setProblems(ack.node_errors ?? []);
-      const n = ack.node_errors?.length ?? 0;
-      const first = ack.node_errors?.[0];
-      const where = first?.node ? ` at ${nameOf(first.node)}` : "";
-      ed.notify(n ? `the graph has ${n} problem${n > 1 ? "s" : ""}${where}: ${first!.message}` : ack.error, "error");
+      get().refuse(refusalOf(ack));
       return;
     }
+  },
+
+  refuse(refusal) {
+    // the last run's values and gradients are not this graph's (it changed since, or could
+    // not run at all): they go, with the tensor they were viewed in, rather than stand as
+    // the answer to the run that was refused
+    queue = [];
+    finishedLater = null;
+    set({
+      runId: null,
+      running: false,
+      finished: null,
+      refused: refusal,
+      records: [],
+      annotations: emptyAnnotations(),
+      step: null,
+      focus: {},
+      viewing: null,
+    });
+    useEditor.getState().notify(refusal.message, "error");
   },
 
   async cancel() {
@@ -207,7 +247,7 @@ export const useRun = create<RunState>()((set, get) => ({
   },
 
   clear() {
-    set({ records: [], annotations: emptyAnnotations(), finished: null, step: null, focus: {} });
+    set({ records: [], annotations: emptyAnnotations(), finished: null, refused: null, step: null, focus: {} });
   },
 
   enterStep() {
@@ -273,6 +313,7 @@ export const useRun = create<RunState>()((set, get) => ({
       mode,
       target,
       finished: null,
+      refused: null,
       records: [],
       annotations: emptyAnnotations(),
       step: null,
@@ -288,6 +329,7 @@ export const useRun = create<RunState>()((set, get) => ({
       // if it is still going, its next packets continue it here
       running: Boolean(started && !finished),
       finished,
+      refused: null,
       records,
       annotations: applyRecords(emptyAnnotations(), records),
       step: null,
