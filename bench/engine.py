@@ -14,19 +14,27 @@ Run:  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/engine
     (the engine's values are checked equal to PyTorch's first), and LeNet-5's default init
     (constructing the model: every layer's reset_parameters), equal parameters checked.
 
-The libraries are measured in the same run, interleaved: every repeat times each library
-in turn, and the table shows the median over repeats (best in brackets).
+Each library is timed in a process of its own (numpy's OpenBLAS threads and PyTorch's OpenMP
+threads spinning in one process slow each other, which inflated PyTorch's medians up to 8x),
+started in turns (engine, PyTorch, numpy, then again in another order) so that a change in the
+machine's load reaches every library alike; each process warms up, then times repeats of a few
+steps. Before timing, the parent process runs every library once from the same start and checks
+that they agree. Rows (c) and (d) run with every core (each library's threads set to the cores
+this process may use) and with one thread each. The table shows the best sample (the steady
+figure: a shared machine only ever adds time) and the median; the verdict compares the bests
+with the target, "met" only when they meet it.
 """
 
 from __future__ import annotations
 
 import argparse
-import ctypes
-import glob
+import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -38,90 +46,29 @@ sys.path[:] = [p for p in sys.path if Path(p or os.getcwd()).resolve() != _HERE]
 sys.path.insert(0, str(_ROOT))
 
 import numpy as np  # noqa: E402
-import torch  # noqa: E402
 
 from bench._models import lenet  # noqa: E402
 
-try:
-    import engine as eg  # noqa: E402
-    import engine.nn as enn  # noqa: E402
-    import engine.optim as eoptim  # noqa: E402
-    from engine.nn import functional as eF  # noqa: E402
+# A worker process imports only the library it times (see main): PyTorch's OpenMP threads must
+# not share the process with the engine's numpy.
+_WORKER_LIB = sys.argv[sys.argv.index("--worker") + 1] if "--worker" in sys.argv[:-1] else None
 
-    ENGINE_ERROR = None
-except Exception as exc:  # noqa: BLE001 - report and go on with torch and numpy
-    eg = enn = eoptim = eF = None
-    ENGINE_ERROR = f"{type(exc).__name__}: {exc}"
+if _WORKER_LIB in (None, "torch"):
+    import torch  # noqa: E402
+else:
+    torch = None
 
-
-# --------------------------------------------------------------------------- threads
-
-
-def numpy_blas_threads() -> tuple[int | None, str]:
-    """Thread count of numpy's bundled OpenBLAS (None if it can't be asked)."""
-    libdir = Path(np.__file__).resolve().parent.parent / "numpy.libs"
-    for lib in sorted(glob.glob(str(libdir / "*openblas*.so*"))):
-        try:
-            handle = ctypes.CDLL(lib)
-        except OSError:
-            continue
-        for sym in (
-            "scipy_openblas_get_num_threads64_",
-            "openblas_get_num_threads64_",
-            "openblas_get_num_threads",
-        ):
-            fn = getattr(handle, sym, None)
-            if fn is not None:
-                fn.restype = ctypes.c_int
-                return int(fn()), f"{Path(lib).name}:{sym}"
-    return None, "unknown BLAS"
-
-
-def setup_threads() -> list[str]:
-    n, source = numpy_blas_threads()
-    if n is None:
-        env = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS")
-        n = int(env) if env else (os.cpu_count() or 1)
-        source += " (thread count from environment / cpu count)"
-    torch.set_num_threads(n)
-    env_vars = {
-        k: os.environ[k]
-        for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-        if k in os.environ
-    }
-    return [
-        f"- cpu: {platform.processor() or platform.machine()}, os.cpu_count() = {os.cpu_count()}",
-        f"- numpy {np.__version__}, BLAS threads = {n} ({source})",
-        f"- torch {torch.__version__}, torch.set_num_threads({n}) -> "
-        f"intra-op {torch.get_num_threads()}, inter-op {torch.get_num_interop_threads()}",
-        f"- thread env vars: {env_vars or 'none set'}",
-        "- load average before the run: " + ", ".join(f"{v:.2f}" for v in os.getloadavg()),
-    ]
-
-
-# --------------------------------------------------------------------------- timing
-
-
-def timed(fn, inner: int) -> float:
-    """Seconds per call of fn, averaged over `inner` back-to-back calls."""
-    t0 = time.perf_counter()
-    for _ in range(inner):
-        fn()
-    return (time.perf_counter() - t0) / inner
-
-
-def interleaved(cases: dict, repeats: int, inner: int) -> dict[str, list[float]]:
-    """Time each case once per repeat, rotating the order; return all samples."""
-    names = list(cases)
-    for fn in cases.values():  # warm up
-        fn()
-        fn()
-    samples = {n: [] for n in names}
-    for r in range(repeats):
-        order = names[r % len(names) :] + names[: r % len(names)]
-        for n in order:
-            samples[n].append(timed(cases[n], inner))
-    return samples
+eg = enn = eoptim = eF = None
+ENGINE_ERROR = None
+if _WORKER_LIB in (None, "engine"):
+    try:
+        import engine as eg  # noqa: E402
+        import engine.nn as enn  # noqa: E402
+        import engine.optim as eoptim  # noqa: E402
+        from engine.nn import functional as eF  # noqa: E402
+    except Exception as exc:  # noqa: BLE001 - report and go on with torch and numpy
+        eg = enn = eoptim = eF = None
+        ENGINE_ERROR = f"{type(exc).__name__}: {exc}"
 
 
 # --------------------------------------------------------------------------- (a) op chain
@@ -161,28 +108,25 @@ def make_chain(lib, data):
     return run
 
 
-def bench_chain(quick: bool):
+def chain_data():
     rng = np.random.default_rng(0)
-    data = (
+    return (
         rng.standard_normal((8, 8)).astype(np.float32),
         rng.uniform(0.5, 1.5, (8, 8)).astype(np.float32),
         rng.standard_normal(8).astype(np.float32) * 0.1,
         rng.standard_normal((8, 1)).astype(np.float32) * 0.1,
     )
-    cases = {"torch": make_chain(torch, data)}
-    if eg is not None:
-        cases["engine"] = make_chain(eg, data)
-        # same numbers from both, or the timing means nothing
-        xe, we, he = cases["engine"]()
-        xt, wt, ht = cases["torch"]()
-        for a, b_ in ((he, ht), (xe.grad, xt.grad), (we.grad, wt.grad)):
-            np.testing.assert_allclose(
-                np.asarray(a.detach().numpy()), b_.detach().numpy(), rtol=1e-3, atol=1e-5
-            )
-    repeats, inner = (5, 3) if quick else (15, 10)
-    samples = interleaved(cases, repeats, inner)
-    per_op = {n: [s / N_OPS * 1e6 for s in v] for n, v in samples.items()}
-    return per_op, repeats, inner
+
+
+def check_chain(state):
+    data = chain_data()
+    # same numbers from both, or the timing means nothing
+    xe, we, he = make_chain(eg, data)()
+    xt, wt, ht = make_chain(torch, data)()
+    for a, b_ in ((he, ht), (xe.grad, xt.grad), (we.grad, wt.grad)):
+        np.testing.assert_allclose(
+            np.asarray(a.detach().numpy()), b_.detach().numpy(), rtol=1e-3, atol=1e-5
+        )
 
 
 # --------------------------------------------------------------------------- (b) MLP step
@@ -271,32 +215,39 @@ def numpy_step_fn(x, y, params):
     return step, lambda: [p.copy() for p in P]
 
 
-def bench_mlp(quick: bool):
+MLP_STEPS = {"torch": torch_step_fn, "engine": engine_step_fn, "numpy": numpy_step_fn}
+
+
+def check_mlp(state):
     x, y, params = mlp_data()
-    makers = {"torch": torch_step_fn, "numpy": numpy_step_fn}
-    if eg is not None:
-        makers["engine"] = engine_step_fn
-    # check: one step from the same start gives the same loss and weights everywhere
+    # one step from the same start gives the same loss and weights everywhere
     check = {}
-    for name, make in makers.items():
+    for name, make in MLP_STEPS.items():
         step, get = make(x, y, params)
         loss = step()
         check[name] = (loss, get())
+    ref_loss, ref_ws = check["torch"]
     for name, (loss, ws) in check.items():
-        ref_loss, ref_ws = check["torch"]
         assert abs(loss - ref_loss) < 1e-4 * max(1.0, abs(ref_loss)), (name, loss, ref_loss)
         for a, b in zip(ws, ref_ws):
             np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5, err_msg=name)
-
-    cases = {name: make(x, y, params)[0] for name, make in makers.items()}
-    repeats, inner = (3, 2) if quick else (9, 5)
-    samples = interleaved(cases, repeats, inner)
-    return {n: [s * 1e3 for s in v] for n, v in samples.items()}, repeats, inner
 
 
 # --------------------------------------------------------------------------- (c) LeNet-5 step
 
 LENET_BATCH, LENET_LR = 64, 0.01
+
+
+def lenet_data():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((LENET_BATCH, 1, 28, 28)).astype(np.float32)
+    y = rng.integers(0, 10, LENET_BATCH).astype(np.int64)
+    return x, y
+
+
+def lenet_state():
+    torch.manual_seed(0)
+    return {k: v.numpy().copy() for k, v in lenet(torch.nn).state_dict().items()}
 
 
 def lenet_step_fn(lib, x0, y0, state):
@@ -318,32 +269,39 @@ def lenet_step_fn(lib, x0, y0, state):
     return step, lambda: [np.array(p.detach().numpy()) for p in model.parameters()]
 
 
-def bench_lenet(quick: bool):
-    rng = np.random.default_rng(2)
-    x = rng.standard_normal((LENET_BATCH, 1, 28, 28)).astype(np.float32)
-    y = rng.integers(0, 10, LENET_BATCH).astype(np.int64)
-    torch.manual_seed(0)
-    state = {k: v.numpy().copy() for k, v in lenet(torch.nn).state_dict().items()}
-    libs = [torch] + ([eg] if eg is not None else [])
-    names = {torch: "torch", eg: "engine"}
+def check_steps(make, data, state):
+    """One step of each library from the same start gives the same loss and weights."""
     check = {}
-    for lib in libs:  # one step from the same start gives the same loss and weights
-        step, get = lenet_step_fn(lib, x, y, state)
-        check[names[lib]] = (step(), get())
+    for lib in (torch, eg):
+        step, get = make(lib, *data, state)
+        check[lib.__name__] = (step(), get())
     ref_loss, ref_ws = check["torch"]
     for name, (loss, ws) in check.items():
         assert abs(loss - ref_loss) < 1e-4 * max(1.0, abs(ref_loss)), (name, loss, ref_loss)
         for a, b in zip(ws, ref_ws):
             np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5, err_msg=name)
-    cases = {names[lib]: lenet_step_fn(lib, x, y, state)[0] for lib in libs}
-    repeats, inner = (3, 2) if quick else (9, 5)
-    samples = interleaved(cases, repeats, inner)
-    return {n: [s * 1e3 for s in v] for n, v in samples.items()}, repeats, inner
+
+
+def check_lenet(state):
+    check_steps(lenet_step_fn, lenet_data(), state["lenet"])
 
 
 # --------------------------------------------------------------------------- (d) transformer step
 
 TF_BATCH, TF_SEQ, TF_WIDTH, TF_HEADS, TF_FF, TF_LR = 16, 64, 128, 4, 512, 1e-3
+
+
+def transformer_data():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((TF_BATCH, TF_SEQ, TF_WIDTH)).astype(np.float32)
+    y = rng.standard_normal((TF_BATCH, TF_SEQ, TF_WIDTH)).astype(np.float32)
+    return x, y
+
+
+def transformer_state():
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(TF_WIDTH, TF_HEADS, TF_FF, batch_first=True)
+    return {k: v.numpy().copy() for k, v in layer.state_dict().items()}
 
 
 def transformer_step_fn(lib, x0, y0, state):
@@ -370,154 +328,270 @@ def transformer_step_fn(lib, x0, y0, state):
     return step, lambda: [np.array(p.detach().numpy()) for p in model.parameters()]
 
 
-def bench_transformer(quick: bool):
-    rng = np.random.default_rng(3)
-    x = rng.standard_normal((TF_BATCH, TF_SEQ, TF_WIDTH)).astype(np.float32)
-    y = rng.standard_normal((TF_BATCH, TF_SEQ, TF_WIDTH)).astype(np.float32)
-    torch.manual_seed(0)
-    layer = torch.nn.TransformerEncoderLayer(TF_WIDTH, TF_HEADS, TF_FF, batch_first=True)
-    state = {k: v.numpy().copy() for k, v in layer.state_dict().items()}
-    libs = [torch] + ([eg] if eg is not None else [])
-    names = {torch: "torch", eg: "engine"}
-    check = {}
-    for lib in libs:  # one step from the same start gives the same loss and weights
-        step, get = transformer_step_fn(lib, x, y, state)
-        check[names[lib]] = (step(), get())
-    ref_loss, ref_ws = check["torch"]
-    for name, (loss, ws) in check.items():
-        assert abs(loss - ref_loss) < 1e-4 * max(1.0, abs(ref_loss)), (name, loss, ref_loss)
-        for a, b in zip(ws, ref_ws):
-            np.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5, err_msg=name)
-    cases = {names[lib]: transformer_step_fn(lib, x, y, state)[0] for lib in libs}
-    repeats, inner = (3, 2) if quick else (9, 5)
-    samples = interleaved(cases, repeats, inner)
-    return {n: [s * 1e3 for s in v] for n, v in samples.items()}, repeats, inner
+def check_transformer(state):
+    check_steps(transformer_step_fn, transformer_data(), state["transformer"])
 
 
 # --------------------------------------------------------------------------- (e) random draws
 
 RANDOM_N = 10**6
+DRAWS = {
+    "randn": lambda lib: lib.randn(RANDOM_N),
+    "rand": lambda lib: lib.rand(RANDOM_N),
+    "init": lambda lib: lenet(lib.nn),
+}
 
 
-def bench_random(quick: bool):
-    """{row: {library: samples in ms}} for randn / rand of 10^6 float32 and LeNet-5's init."""
-    libs = [torch] + ([eg] if eg is not None else [])
-    names = {torch: "torch", eg: "engine"}
-    draws = {
-        "randn": lambda lib: lib.randn(RANDOM_N),
-        "rand": lambda lib: lib.rand(RANDOM_N),
-        "init": lambda lib: lenet(lib.nn),
-    }
-    for row, draw in draws.items():  # the same seed gives the same numbers in both
+def check_random(state):
+    """The same seed gives the same numbers in both, for randn / rand of 10^6 float32 and
+    LeNet-5's init."""
+    for row, draw in DRAWS.items():
         got = {}
-        for lib in libs:
+        for lib in (torch, eg):
             lib.manual_seed(0)
             out = draw(lib)
             tensors = [out] if row != "init" else [p for _, p in out.named_parameters()]
-            got[names[lib]] = [np.asarray(t.detach().numpy()) for t in tensors]
+            got[lib.__name__] = [np.asarray(t.detach().numpy()) for t in tensors]
         for name, arrays in got.items():
             for a, b in zip(arrays, got["torch"]):
                 np.testing.assert_array_equal(a, b, err_msg=f"{row} ({name})")
-    repeats, inner = (3, 2) if quick else (9, 5)
-    out = {}
-    for row, draw in draws.items():
-        cases = {names[lib]: (lambda lib=lib, draw=draw: draw(lib)) for lib in libs}
-        samples = interleaved(cases, repeats, inner)
-        out[row] = {n: [s * 1e3 for s in v] for n, v in samples.items()}
-    return out, repeats, inner
+
+
+# --------------------------------------------------------------------------- rows
+
+LIBS = ("engine", "torch", "numpy")
+ROWS = {
+    # name: (title, libraries, unit scale, targets {other library: engine/other at most},
+    #        (repeats, steps a repeat), check, whether it also runs on one thread)
+    "chain": (
+        f"(a) {N_OPS}-op elementwise chain, 8x8 f32, fwd+bwd, µs/op",
+        ("engine", "torch"), 1e6 / N_OPS, {"torch": 1.0}, (15, 10), check_chain, False,
+    ),
+    "mlp": (
+        f"(b) MLP {D_IN}-{D_HID}-{D_OUT} SGD step, batch {BATCH}, f32, ms/step",
+        ("engine", "torch", "numpy"), 1e3, {"torch": 1.25, "numpy": 1.1}, (9, 5), check_mlp,
+        False,
+    ),
+    "lenet": (
+        f"(c) LeNet-5 SGD step (momentum 0.9), batch {LENET_BATCH}, 1x28x28 f32, ms/step",
+        ("engine", "torch"), 1e3, {"torch": 1.0}, (9, 5), check_lenet, True,
+    ),
+    "transformer": (
+        f"(d) pre-norm encoder layer AdamW step (causal {TF_HEADS}-head attention, GELU MLP "
+        f"{TF_FF}), {TF_BATCH} x {TF_SEQ} x {TF_WIDTH} f32, ms/step",
+        ("engine", "torch"), 1e3, {"torch": 1.0}, (9, 5), check_transformer, True,
+    ),
+    "randn": (
+        f"(e) randn({RANDOM_N:.0e}) f32 after manual_seed, PyTorch's numbers, ms",
+        ("engine", "torch"), 1e3, {"torch": 2.0}, (9, 5), check_random, False,
+    ),
+    "rand": (
+        f"(e) rand({RANDOM_N:.0e}) f32, PyTorch's numbers, ms",
+        ("engine", "torch"), 1e3, {"torch": 2.0}, (9, 5), None, False,
+    ),
+    "init": (
+        "(e) LeNet-5 default init (construction), PyTorch's parameters, ms",
+        ("engine", "torch"), 1e3, {"torch": 2.0}, (9, 5), None, False,
+    ),
+}  # fmt: skip
+ONE_THREAD_TARGET = 0.9  # engine/torch at one thread each: the engine should lead there
+GROUPS = {"random": ("randn", "rand", "init")}
+
+
+def case(row, lib, state):
+    """The callable a worker times: one step (or draw) of `row` in library `lib`."""
+    mod = {"torch": torch, "engine": eg}.get(lib)
+    if row == "chain":
+        return make_chain(mod, chain_data())
+    if row == "mlp":
+        return MLP_STEPS[lib](*mlp_data())[0]
+    if row == "lenet":
+        return lenet_step_fn(mod, *lenet_data(), state["lenet"])[0]
+    if row == "transformer":
+        return transformer_step_fn(mod, *transformer_data(), state["transformer"])[0]
+    draw = DRAWS[row]
+    return lambda: draw(mod)
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+# --------------------------------------------------------------------------- worker
+
+
+def timed(fn, inner: int) -> float:
+    """Seconds per call of fn, averaged over `inner` back-to-back calls."""
+    t0 = time.perf_counter()
+    for _ in range(inner):
+        fn()
+    return (time.perf_counter() - t0) / inner
+
+
+def worker(args) -> None:
+    """Time one library on one row in this process; print the samples as JSON."""
+    n = args.threads
+    if args.worker == "torch":
+        torch.set_num_threads(n)
+        used = f"torch intra-op {torch.get_num_threads()}"
+    elif args.worker == "engine":
+        eg.set_num_threads(n)  # numpy's BLAS too
+        used = f"engine {eg.get_num_threads()}"
+    else:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=n, user_api="blas")
+        used = "numpy"
+    from threadpoolctl import threadpool_info
+
+    blas = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+    state = {}
+    with np.load(args.state) as z:
+        for key in z.files:
+            model, name = key.split("|", 1)
+            state.setdefault(model, {})[name] = z[key]
+    fn = case(args.row, args.worker, state)
+    fn()  # warm up: first calls allocate, fill caches, start thread pools
+    fn()
+    samples = [timed(fn, args.inner) for _ in range(args.repeats)]
+    print(json.dumps({"samples": samples, "threads": f"{used}, BLAS {blas}"}))
+
+
+def run_worker(lib, row, threads, repeats, inner, state_path) -> dict:
+    env = dict(os.environ)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = str(threads)  # each library starts its pools at this size
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", lib, "--row", row]
+    cmd += ["--threads", str(threads), "--repeats", str(repeats), "--inner", str(inner)]
+    cmd += ["--state", state_path]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(f"{lib} worker for {row} failed:\n{out.stderr}")
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def measure(row, libs, threads, repeats, inner, rounds, state_path):
+    """{library: samples} from `rounds` processes a library, started in turns."""
+    samples = {lib: [] for lib in libs}
+    used = {}
+    per = -(-repeats // rounds)
+    for r in range(rounds):
+        order = libs[r % len(libs) :] + libs[: r % len(libs)]
+        for lib in order:
+            got = run_worker(lib, row, threads, per, inner, state_path)
+            samples[lib] += got["samples"]
+            used[lib] = got["threads"]
+    return samples, used
 
 
 # --------------------------------------------------------------------------- report
 
 
-def cell(values):
-    if values is None:
+def cell(values, scale):
+    if not values:
         return "n/a"
-    return f"{statistics.median(values):.3g} ({min(values):.3g})"
+    return f"{min(values) * scale:.3g} ({statistics.median(values) * scale:.3g})"
 
 
 def ratio(a, b):
-    if a is None or b is None:
-        return "n/a"
-    return f"{statistics.median(a) / statistics.median(b):.2f}x ({min(a) / min(b):.2f}x)"
+    if not a or not b:
+        return None
+    return min(a) / min(b), statistics.median(a) / statistics.median(b)
+
+
+def ratio_cell(r):
+    return "-" if r is None else f"{r[0]:.2f}x ({r[1]:.2f}x)"
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="few repeats, for a smoke run")
+    ap.add_argument("--quick", action="store_true", help="few repeats, one process a library")
+    ap.add_argument("--only", choices=(*[r for r in ROWS if r not in GROUPS["random"]], "random"))
     ap.add_argument(
-        "--only",
-        choices=("chain", "mlp", "lenet", "transformer", "random"),
-        help="run just this row",
+        "--threads",
+        type=int,
+        help="each library's threads (default: every core, and 1 for (c), (d))",
     )
+    ap.add_argument("--worker", choices=LIBS, help=argparse.SUPPRESS)
+    ap.add_argument("--row", choices=tuple(ROWS), help=argparse.SUPPRESS)
+    ap.add_argument("--repeats", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--inner", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--state", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.worker:
+        return worker(args)
 
+    rows = list(ROWS) if args.only is None else list(GROUPS.get(args.only, (args.only,)))
+    n_cores = cores()
     print("## engine benchmark\n")
-    for line in setup_threads():
-        print(line)
+    print(f"- cpu: {platform.processor() or platform.machine()}, {n_cores} cores for this process")
+    print(
+        f"- numpy {np.__version__}, torch {torch.__version__}, python {platform.python_version()}"
+    )
+    print("- load average before the run: " + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
     if ENGINE_ERROR:
         print(f"- engine: NOT IMPORTABLE ({ENGINE_ERROR}); its columns show n/a")
+
+    # the weights both libraries start from, for the worker processes
+    state = {"lenet": lenet_state(), "transformer": transformer_state()}
+    with tempfile.NamedTemporaryFile(suffix=".npz", delete=False) as tmp:
+        np.savez(tmp, **{f"{m}|{k}": v for m, d in state.items() for k, v in d.items()})
+    lines, used_all = [], {}
+    try:
+        for row in rows:
+            title, libs, scale, targets, (repeats, inner), check, one = ROWS[row]
+            if eg is not None and check is not None:
+                check(state)  # the libraries agree, or the timing means nothing
+            libs = tuple(lib for lib in libs if lib != "engine" or eg is not None)
+            if args.quick:
+                repeats, inner = 3, 2
+            rounds = 1 if args.quick else 3
+            counts = [args.threads] if args.threads else [n_cores] + ([1] if one else [])
+            for threads in dict.fromkeys(counts):
+                samples, used = measure(row, libs, threads, repeats, inner, rounds, tmp.name)
+                used_all.update({f"{lib}, {threads} thread(s)": u for lib, u in used.items()})
+                rat = {o: ratio(samples.get("engine"), samples[o]) for o in targets}
+                goal = {
+                    o: (ONE_THREAD_TARGET if threads == 1 and one else t)
+                    for o, t in targets.items()
+                }
+                verdict = (
+                    "n/a"
+                    if any(r is None for r in rat.values())
+                    else "met"
+                    if all(rat[o][0] <= goal[o] for o in goal)
+                    else "missed"
+                )
+                only = "random" if row in GROUPS["random"] else row
+                lines.append(
+                    f"| {title} | {threads} | {cell(samples.get('engine'), scale)} "
+                    f"| {cell(samples.get('torch'), scale)} | {cell(samples.get('numpy'), scale)} "
+                    f"| {ratio_cell(rat.get('torch'))} | {ratio_cell(rat.get('numpy'))} "
+                    f"| {', '.join(f'≤ {g}x {o}' for o, g in goal.items())}: {verdict} "
+                    f"| `bench/engine.py --only {only} --threads {threads}` |"
+                )
+                print(
+                    f"- {row}, {threads} thread(s): {rounds} process(es) a library x "
+                    f"{-(-repeats // rounds)} repeats x {inner} steps",
+                    flush=True,
+                )
+    finally:
+        os.unlink(tmp.name)
+    for who, used in used_all.items():
+        print(f"- threads seen in the {who} worker: {used}")
     print()
-
-    def run(name, bench):  # a skipped row gives no samples and is not printed
-        return bench(args.quick) if args.only in (None, name) else ({}, 0, 0)
-
-    chain, c_rep, c_in = run("chain", bench_chain)
-    mlp, m_rep, m_in = run("mlp", bench_mlp)
-    lenet_t, l_rep, l_in = run("lenet", bench_lenet)
-    tf, t_rep, t_in = run("transformer", bench_transformer)
-    rnd, r_rep, r_in = run("random", bench_random)
-
     print(
-        "| benchmark | engine | PyTorch CPU | numpy | engine/torch | engine/numpy |\n"
-        "|---|---|---|---|---|---|"
+        "| benchmark | threads each | engine | PyTorch CPU | numpy | engine/torch | engine/numpy "
+        "| target (on the bests) | command |\n|---|---|---|---|---|---|---|---|---|"
     )
-    if chain:
-        print(
-            f"| (a) {N_OPS}-op elementwise chain, 8x8 f32, fwd+bwd, us/op "
-            f"| {cell(chain.get('engine'))} | {cell(chain['torch'])} | - "
-            f"| {ratio(chain.get('engine'), chain['torch'])} | - |"
-        )
-    if mlp:
-        print(
-            f"| (b) MLP {D_IN}-{D_HID}-{D_OUT} SGD step, batch {BATCH}, f32, ms/step "
-            f"| {cell(mlp.get('engine'))} | {cell(mlp['torch'])} | {cell(mlp['numpy'])} "
-            f"| {ratio(mlp.get('engine'), mlp['torch'])} "
-            f"| {ratio(mlp.get('engine'), mlp['numpy'])} |"
-        )
-    if lenet_t:
-        print(
-            f"| (c) LeNet-5 SGD step (momentum 0.9), batch {LENET_BATCH}, 1x28x28 f32, ms/step; "
-            f"target engine/torch <= 1.5x (aim 1.0x) | {cell(lenet_t.get('engine'))} "
-            f"| {cell(lenet_t['torch'])} | - "
-            f"| {ratio(lenet_t.get('engine'), lenet_t['torch'])} | - |"
-        )
-    if tf:
-        print(
-            f"| (d) pre-norm encoder layer AdamW step (causal {TF_HEADS}-head attention, GELU MLP "
-            f"{TF_FF}), batch {TF_BATCH} x seq {TF_SEQ} x width {TF_WIDTH} f32, ms/step; "
-            f"target engine/torch <= 1.5x | {cell(tf.get('engine'))} | {cell(tf['torch'])} | - "
-            f"| {ratio(tf.get('engine'), tf['torch'])} | - |"
-        )
-    titles = {
-        "randn": f"(e) randn({RANDOM_N:.0e}) f32 after manual_seed, PyTorch's numbers, ms",
-        "rand": f"(e) rand({RANDOM_N:.0e}) f32, PyTorch's numbers, ms",
-        "init": "(e) LeNet-5 default init (construction), PyTorch's parameters, ms",
-    }
-    for row, title in titles.items():
-        if rnd:
-            r = rnd[row]
-            print(
-                f"| {title}; target engine/torch <= 2x | {cell(r.get('engine'))} "
-                f"| {cell(r['torch'])} | - | {ratio(r.get('engine'), r['torch'])} | - |"
-            )
+    print("\n".join(lines))
     print(
-        "\nmedian over repeats (best in brackets; ratios: of medians (of bests)); "
-        f"(a) {c_rep} repeats x {c_in} runs, "
-        f"(b) {m_rep} repeats x {m_in} steps, (c) {l_rep} repeats x {l_in} steps, "
-        f"(d) {t_rep} repeats x {t_in} steps, (e) {r_rep} repeats x {r_in} draws, "
-        "libraries interleaved within each repeat. "
-        "Results were checked to agree across libraries before timing."
+        "\nbest sample (median in brackets): a sample is the mean of a few back-to-back steps; "
+        "ratios of bests (of medians). Each library ran in processes of its own, started in "
+        "turns; the libraries' results were checked to agree before timing."
     )
 
 

@@ -12,7 +12,7 @@ the last 5 nodes before the sum: the leaf edited in the cache case.
 (a) forward + backward of the whole graph, traced: `backend.graph.run(doc, "backward")` with
     every record (each value, each edge's and node's gradient, each leaf's .grad, the autograd
     view) collected into a list; against the same computation written directly on the engine
-    (straight-line Python, the ops in the same order, then `.backward()`). Target: <= 1.5x.
+    (straight-line Python, the ops in the same order, then `.backward()`). Target: <= 1.3x.
 (b) after editing leaf `b`'s value: a forward run with a warm ForwardCache (it starts from
     the cache's last run of this graph: recomputes `b`, the 5 nodes it feeds and the sum, and
     sends the other 993 values as they were) against a full forward run without a cache, both
@@ -32,6 +32,8 @@ after editing `b` (validate.py remembers the recent documents that had no proble
 and what depends on it run again on their stand-ins). The last two rows are what a server does
 for a forward run: validate, then run, without a cache and with one. Every repeat times each
 case in turn (interleaved); the table shows the median over repeats and the best in brackets.
+The verdicts compare the bests (the steady figures: a shared machine only ever adds time) with
+the targets: "met" only when they meet them.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from engine.autograd.graph import observe_backward  # noqa: E402
 validation = importlib.import_module("backend.graph.validate")  # (`validate` is the function)
 
 N_NODES = 1000
+TRACED_TARGET = 1.3  # the traced run against the same code run directly (issue 36)
 SIZE = 8
 EDITED_FEEDS = 5  # nodes downstream of the edited leaf (before the final sum)
 UNARY = ("tanh", "sigmoid", "sin", "relu", "half")
@@ -85,9 +88,9 @@ def make_graph(seed=0, b_value=None, keep=False):
                 "params": {"shape": shape, "init": "randn", "seed": k, "requires_grad": True},
             }
         )
-        lines.append(
-            f"{nid} = eg.randn({', '.join(map(str, shape))}, "
-            f"generator=eg.Generator().manual_seed({k}), requires_grad=True)"
+        lines.append(  # a source's numbers (backend/graph/ops/sources.py draws them so)
+            f"{nid} = eg.tensor(np.random.default_rng({k}).standard_normal({tuple(shape)!r}), "
+            "dtype=eg.float32, requires_grad=True)"
         )
     b = [0.1 * i for i in range(SIZE)] if b_value is None else b_value
     ids = [n for n, _ in LEAVES]
@@ -154,7 +157,7 @@ def floor(code, summarise=True):
     and each node's), the leaves' .grad, and one summary_tables call over all of them; no
     records, no mapping to editor nodes or edges, no checks."""
     values, grads = [], []
-    scope = {"eg": eg, "keep": values.append}
+    scope = {"eg": eg, "np": np, "keep": values.append}
     exec(code, scope)  # noqa: S102 - our own generated straight-line code
 
     def observe(node, grad_inputs, grad_outputs):
@@ -169,7 +172,7 @@ def floor(code, summarise=True):
 
 
 def direct(code):
-    scope = {"eg": eg}
+    scope = {"eg": eg, "np": np}
     exec(code, scope)  # noqa: S102 - our own generated straight-line code
     return scope["result"]
 
@@ -205,6 +208,11 @@ def cell(v):
 
 def ratio(a, b):
     return f"{statistics.median(a) / statistics.median(b):.2f}x ({min(a) / min(b):.2f}x)"
+
+
+def verdict(a, b, target):
+    """The target on the ratio of bests, and whether it is met."""
+    return f"<= {target}x: {'met' if min(a) / min(b) <= target else 'missed'}"
 
 
 def main(argv=None):
@@ -282,12 +290,13 @@ def main(argv=None):
         f"each cached run: {h} hits, {m} misses"
     )
     print(f"- {repeats} repeats, interleaved\n")
-    print("| case | ms: median (best) | ratio: of medians (of bests) | target |")
+    print("| case | ms: median (best) | ratio: of medians (of bests) | target (on the bests) |")
     print("|---|---|---|---|")
     print(f"| forward + backward, direct on the engine | {cell(t['direct'])} | 1 | |")
     print(
         f"| forward + backward, traced (run, all records) | {cell(t['traced'])} | "
-        f"{ratio(t['traced'], t['direct'])} of direct | <= 1.5x |"
+        f"{ratio(t['traced'], t['direct'])} of direct | "
+        f"{verdict(t['traced'], t['direct'], TRACED_TARGET)} |"
     )
     print(
         f"| floor: the direct code keeping each value and each gradient backward hands out, "
@@ -301,11 +310,11 @@ def main(argv=None):
     print(f"| forward, full run after editing `b` (no cache) | {cell(t['full'])} | 1 | |")
     print(
         f"| forward, with a warm ForwardCache after editing `b` | {cell(t['cached'])} | "
-        f"{ratio(t['cached'], t['full'])} of full | <= 0.1x |"
+        f"{ratio(t['cached'], t['full'])} of full | {verdict(t['cached'], t['full'], 0.1)} |"
     )
     print(
         f"| the same, the edit sent as the node `b` alone (edit_nodes) | {cell(t['edit'])} | "
-        f"{ratio(t['edit'], t['full'])} of full | <= 0.1x |"
+        f"{ratio(t['edit'], t['full'])} of full | {verdict(t['edit'], t['full'], 0.1)} |"
     )
     print(
         f"| of which: recognising the edited document (plan_for: comparing it with the last "
