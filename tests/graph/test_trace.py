@@ -41,7 +41,9 @@ def _prefix(fn, model):
 
 def test_mlp_with_cross_entropy():
     torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 3))
+    model = nn.Sequential(
+        nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 3)
+    )
     x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
     doc, _ = _check(model, (x, y), loss=lambda x, y: F.cross_entropy(model(x), y))
     ops = [n["op"] for n in doc["nodes"]]

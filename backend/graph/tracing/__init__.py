@@ -10,7 +10,6 @@ it, and nothing else in `backend.graph` imports it."""
 from collections import Counter
 
 from .. import registry
-
 from .capture import CaptureError, capture
 from .layers import layer_classes
 from .modules import group_modules

@@ -52,9 +52,9 @@ class _LayerNode:
                     f"{where}: MultiheadAttention is drawn as self-attention, attn(x, x, x); "
                     "this call gives it different query, key and value"
                 )
-            for key, value in list(kwargs.items()) + list(zip(
-                ("key_padding_mask", "need_weights", "attn_mask"), args[3:]
-            )):
+            for key, value in list(kwargs.items()) + list(
+                zip(("key_padding_mask", "need_weights", "attn_mask"), args[3:])
+            ):
                 if key not in _ATTENTION_NEUTRAL:
                     raise CaptureError(f"{where}: MultiheadAttention({key}=...) is not supported")
                 if key != "need_weights" and b._value(value) != _ATTENTION_NEUTRAL[key]:

@@ -98,7 +98,7 @@ class _Grouping:
             if n["op"] == "module":
                 base = i  # a nested instance: already its path inside this one
             elif i.startswith(prefix) and "/" not in i:
-                base = i[len(prefix):]
+                base = i[len(prefix) :]
             else:
                 counts[n["op"]] = counts.get(n["op"], 0) + 1
                 c = counts[n["op"]]
@@ -179,7 +179,7 @@ class _Grouping:
         instance_id = path
         if parent:
             outer_path = parent[-1][1]
-            instance_id = path[len(outer_path) + 1:] if path.startswith(outer_path + ".") else path
+            instance_id = path[len(outer_path) + 1 :] if path.startswith(outer_path + ".") else path
         instance_id = self._free_id(instance_id, inside)
         params = {"module": name}
         if state:

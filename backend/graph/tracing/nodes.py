@@ -106,7 +106,7 @@ class NodeBuilder:
         self.built = Built()
         self.input_names = input_names or {}
 
-    # -- the walk -----------------------------------------------------------------------------------
+    # -- the walk ------------------------------------------------------------------------------
     def build(self):
         live = _live_nodes(self.cap.graph)
         for n in self.cap.graph.nodes:
@@ -148,7 +148,7 @@ class NodeBuilder:
             return self._method(n)
         raise CaptureError(f"{self._where()}unexpected fx node {n.op}")
 
-    # -- meanings of arguments ----------------------------------------------------------------------
+    # -- meanings of arguments -----------------------------------------------------------------
     def _mean(self, a):
         """An fx argument as ("node", id) / ("tuple", [...]) / ("const", value)."""
         import torch.fx as fx
@@ -174,7 +174,7 @@ class NodeBuilder:
             return self._add("number", "tensor", params, [])
         raise CaptureError(f"{self._where()}{what} must be a tensor here")
 
-    # -- calls --------------------------------------------------------------------------------------
+    # -- calls ---------------------------------------------------------------------------------
     def _function(self, n):
         t = n.target
         if t is operator.getitem:
@@ -345,8 +345,7 @@ class NodeBuilder:
                 vals[k] = _square(spec.param(k), list(v) if isinstance(v, tuple) else v)
             elif v is not None and not _same(v, defaults.get(k, inspect.Parameter.empty)):
                 raise CaptureError(
-                    f"{self._where()}{name}({k}={v!r}) is not supported by the graph's "
-                    f"{spec.name}"
+                    f"{self._where()}{name}({k}={v!r}) is not supported by the graph's {spec.name}"
                 )
         if form.read is not None:
             try:
@@ -359,7 +358,7 @@ class NodeBuilder:
             params[k] = v
         return ("node", self._add(n.name, spec.name, params, inputs))
 
-    # -- layers -------------------------------------------------------------------------------------
+    # -- layers --------------------------------------------------------------------------------
     def _layer(self, n):
         module = self.cap.root.get_submodule(n.target)
         spec = self.layer_ops.get(type(module))
@@ -372,7 +371,7 @@ class NodeBuilder:
             return ("node", nid)
         return ("tuple", [("node", nid), *parts])
 
-    # -- helpers ------------------------------------------------------------------------------------
+    # -- helpers -------------------------------------------------------------------------------
     def _add(self, base, op, params, inputs):
         return self.built.add(base, op, params, inputs, self.stack, self.value)
 
