@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .. import _threads
 from ._common import STATE, Node, track, wrap, xp
 from ._conv_scratch import scratch
 
@@ -213,6 +214,8 @@ def _scatter(idx, in_shape, unique, nd=2):
         per = math.prod(idx.shape[-nd:])
         planes = g.size // per if g.size else 0
         hw = math.prod(in_shape[-nd:])
+        if unique and _threads.is_host(g) and _threads.worth(planes * hw):
+            return _put_by_planes(idx.reshape(planes, -1), g.reshape(planes, -1), hw, in_shape)
         flat = scratch(m, "pool_flat", (planes, idx.size // planes if planes else 0), idx.dtype)
         m.add(idx.reshape(planes, -1), m.arange(planes)[:, None] * hw, out=flat)
         flat = flat.ravel()
@@ -226,25 +229,65 @@ def _scatter(idx, in_shape, unique, nd=2):
     return adj
 
 
+def _put_by_planes(idx, g, hw, in_shape):
+    """_scatter's adjoint for indices that never repeat, split by planes over the engine's
+    threads: each share zeroes its planes of the result and puts its gradients in."""
+    planes = idx.shape[0]
+    out = np.empty((planes, hw), g.dtype)
+
+    def share(s, e):
+        o = out[s:e]
+        o.fill(0)
+        at = idx[s:e] + np.arange(0, (e - s) * hw, hw)[:, None]
+        o.reshape(-1)[at.reshape(-1)] = g[s:e].reshape(-1)
+
+    _threads.over_rows(share, planes, planes * hw)
+    return out.reshape(in_shape)
+
+
 def _tiled_max(x, k, q):
     """Max pool of windows that tile x (stride == kernel, no padding or dilation, every window
     inside x): (best, idx), or None when the input has a NaN (the tap loop handles those).
+    Large host inputs are split by planes over the engine's threads."""
+    h, w = x.shape[-2:]
+    planes = x.reshape((-1, h, w))
+    lead = x.shape[:-2] + tuple(q)
+    n = planes.shape[0]
+    if not (_threads.is_host(x) and _threads.worth(planes.size)):
+        got = _tiled_planes(planes, k, q)
+        return None if got is None else (got[0].reshape(lead), got[1].reshape(lead))
+    best = np.empty((n, *q), x.dtype)
+    idx = np.empty((n, *q), np.int64)
+
+    def share(s, e):
+        got = _tiled_planes(planes[s:e], k, q)
+        if got is None:
+            return False
+        best[s:e], idx[s:e] = got
+        return True
+
+    if not all(_threads.over_rows(share, n, planes.size)):
+        return None
+    return best.reshape(lead), idx.reshape(lead)
+
+
+def _tiled_planes(planes, k, q):
+    """_tiled_max of (P, H, W) planes: (best, idx), each (P, *q), or None for a NaN.
 
     The windows' taps are gathered tap-major in one copy, so each step below is one pass over
     contiguous memory: the max, the taps equal to it, and the first of them (PyTorch's choice
     among ties), found as the largest of (tap is a max) * (big - tap's offset)."""
-    m = xp(x)
+    m = xp(planes)
     (kh, kw), (qh, qw) = k, q
-    h, w = x.shape[-2:]
-    planes = x.reshape((-1, h, w))
+    w = planes.shape[-1]
     sp, sh, sw = planes.strides
     shape = (kh, kw, planes.shape[0], qh, qw)
     view = m.lib.stride_tricks.as_strided(planes, shape, (sh, sw, sp, sh * kh, sw * kw))
-    taps = scratch(m, "pool_taps", shape, x.dtype)
+    taps = scratch(m, "pool_taps", shape, planes.dtype)
     taps[...] = view
     taps = taps.reshape(kh * kw, -1)
     best = taps.max(0)
-    if x.dtype.kind == "f" and bool(m.isnan(best.sum())):  # max() carries any NaN to the sum
+    if planes.dtype.kind == "f" and bool(m.isnan(best.sum())):  # max() carries any NaN
         return None
     offs = np.array([i * w + j for i in range(kh) for j in range(kw)], np.int64)
     big = int(offs[-1]) + 1
@@ -255,7 +298,7 @@ def _tiled_max(x, k, q):
     m.multiply(hit, m.asarray((big - offs)[:, None], dtype=small), out=score)
     score = score.max(0)
     base = (m.arange(qh) * (kh * w))[:, None] + m.arange(qw) * kw + big
-    lead = x.shape[:-2] + (qh, qw)
+    lead = (planes.shape[0], qh, qw)
     idx = base - score.reshape(lead).astype(np.int64)
     return best.reshape(lead), idx
 

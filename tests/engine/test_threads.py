@@ -160,3 +160,27 @@ def test_cuda_kernels_with_threads_forced(forced_split):
     np.testing.assert_allclose(y.cpu().detach().numpy(), yt.detach().numpy(), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(x.grad.cpu().numpy(), xt.grad.numpy(), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(k.grad.cpu().numpy(), kt.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("nan", [False, True])
+def test_max_pool_split_matches_torch(nan, forced_split):
+    """Tiled max pools split by planes, and their scatter back; a NaN sends the forward to the
+    tap loop (PyTorch's NaN propagation) from any share."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((5, 3, 12, 10)).astype(np.float32)
+    a[0, 0, :2, :2] = a[0, 0, 0, 0]  # ties: the first of them is PyTorch's index
+    if nan:
+        a[4, 2, 5, 5] = np.nan
+    g = rng.standard_normal((5, 3, 6, 5)).astype(np.float32)
+    x, xt = eg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    y, i = eg_F.max_pool2d(x, 2, return_indices=True)
+    yt, it = torch.nn.functional.max_pool2d(xt, 2, return_indices=True)
+    np.testing.assert_array_equal(y.detach().numpy(), yt.detach().numpy())
+    np.testing.assert_array_equal(i.numpy(), it.numpy())
+    y.backward(eg.tensor(g))
+    yt.backward(torch.tensor(g))
+    np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
+    # max_unpool puts each value back at its index: the same scatter, as a forward
+    u = eg_F.max_unpool2d(y.detach(), i, 2)
+    ut = torch.nn.functional.max_unpool2d(yt.detach(), it, 2)
+    np.testing.assert_array_equal(u.numpy(), ut.numpy())
