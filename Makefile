@@ -10,7 +10,7 @@ FRONTEND_SRC := $(shell find frontend/src -type f 2>/dev/null) frontend/index.ht
 .PHONY: chromium redis run test lint test-python test-frontend test-e2e bench clean
 
 $(STAMP): pyproject.toml setup.py backend/graph/_tables.c backend/graph/_observe.c \
-		engine/_normal_fill.c engine/_normal_fill_kernel.h
+		engine/_random_fill.c engine/_random_fill_kernel.h
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'

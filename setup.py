@@ -1,6 +1,6 @@
 """The compiled parts: two small hot loops of a traced run, summary.py's per-tensor loops
 (backend/graph/_tables.c) and the executor's backward observer (backend/graph/_observe.c), and
-the engine's float normal_fill, PyTorch's randn kernel bit for bit (engine/_normal_fill.c).
+the engine's uniform and normal fills, PyTorch's kernels bit for bit (engine/_random_fill.c).
 Everything else is in pyproject.toml. `optional`: where they cannot be built (no C compiler),
 the install goes on and the Python code that does the same work runs instead."""
 
@@ -23,9 +23,9 @@ setup(
             optional=True,
         ),
         Extension(
-            "engine._normal_fill",
-            ["engine/_normal_fill.c"],
-            depends=["engine/_normal_fill_kernel.h"],
+            "engine._random_fill",
+            ["engine/_random_fill.c"],
+            depends=["engine/_random_fill_kernel.h"],
             # its float bits must be PyTorch's: no fused multiply-add but the ones it writes,
             # no fast-math (errno off only lets sqrt be one instruction)
             extra_compile_args=["-O3", "-ffp-contract=off", "-fno-math-errno"],

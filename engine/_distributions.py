@@ -16,10 +16,10 @@ import numpy as np
 
 from . import _avx_mathfun
 
-try:  # PyTorch's normal_fill in C (_normal_fill.c, built by `pip install`; optional)
-    from . import _normal_fill
+try:  # the uniform and normal fills in C (_random_fill.c, built by `pip install`; optional)
+    from . import _random_fill
 except ImportError:
-    _normal_fill = None
+    _random_fill = None
 
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 _MANTISSA = {_F16: 11, _F32: 24, _F64: 53}  # std::numeric_limits<T>::digits
@@ -58,6 +58,8 @@ def unit(g, n, dtype):
     """[0, 1) floats: the low `digits` bits of one draw each (two words for float64), scaled.
     float16 gets float32 values (PyTorch's accumulation type) for the caller to round."""
     dtype = np.dtype(dtype)
+    if _random_fill is not None and dtype in (_F32, _F64):
+        return _uniform_c(g, n, dtype, 0.0, 1.0)
     if dtype == _F64:
         bits = g.random64(n) & np.uint64((1 << 53) - 1)
         return bits.astype(np.float64) * 2.0**-53
@@ -69,9 +71,21 @@ def unit(g, n, dtype):
     return out
 
 
+def _uniform_c(g, n, dtype, low, high):
+    """`uniform` for float32 / float64 in one C pass (_random_fill), the same bits."""
+    out = np.empty(n, dtype)
+    if dtype == _F64:
+        _random_fill.uniform_f64(g.words(2 * n), out, float(low), float(high))
+    else:
+        _random_fill.uniform_f32(g.words(n), out, float(low), float(high))
+    return out
+
+
 def uniform(g, n, dtype, low, high):
     """`uniform_(low, high)`: x * (to - from) + from, fused, in the tensor's float type."""
     dtype = np.dtype(dtype)
+    if _random_fill is not None and dtype in (_F32, _F64):
+        return _uniform_c(g, n, dtype, low, high)
     x = unit(g, n, dtype)
     if low == 0 and high == 1:
         return x.astype(dtype, copy=False)
@@ -146,14 +160,14 @@ def normal_fill(g, n, dtype, mean=0.0, std=1.0):
     """PyTorch's path for a contiguous tensor of >= 16 normals: n uniforms, Box-Muller on each
     block of 16, and for a size not a multiple of 16 sixteen fresh uniforms for the last 16
     places, computed again (the first draws for those places are thrown away). The C module
-    `_normal_fill` does it in one pass where it is built; the numpy steps below give the same
+    `_random_fill` does it in one pass where it is built; the numpy steps below give the same
     bits where it is not."""
     dtype = np.dtype(dtype)
     work = _F64 if dtype == _F64 else _F32
-    if _normal_fill is not None:  # the same in C, one pass
+    if _random_fill is not None:  # the same in C, one pass
         per = 2 if work == _F64 else 1  # 64-bit draws for double uniforms
         out = np.empty(n, work)
-        kernel = _normal_fill.f64 if work == _F64 else _normal_fill.f32
+        kernel = _random_fill.normal_f64 if work == _F64 else _random_fill.normal_f32
         kernel(g.words(per * (n + (16 if n % 16 else 0))), out, float(mean), float(std))
         return out.astype(dtype, copy=False)
     fill = _box_muller16_f64 if work == _F64 else _box_muller16_f32

@@ -1,8 +1,9 @@
-"""PyTorch's normal_fill in C (engine/_normal_fill.c) against PyTorch and against the numpy
-steps that do the same where the module is not built (_distributions' fallback): randn and
-normal_ of every size class (the scalar path below 16, whole blocks of 16, a recomputed tail,
-10**6), float32 and float64, several seeds, means and deviations, to the bit (the sign of a
-zero included), and the stream left where PyTorch leaves it. The module's portable build and
+"""PyTorch's uniform and normal fills in C (engine/_random_fill.c) against PyTorch and against
+the numpy steps that do the same where the module is not built (_distributions' fallback):
+rand, uniform_, randn and normal_ of every size class (for normals: the scalar path below 16,
+whole blocks of 16, a recomputed tail, 10**6), float32 and float64, several seeds, bounds,
+means and deviations, to the bit (the sign of a zero included), and the stream left where
+PyTorch leaves it. The module's portable build and
 its AVX2 build give the same bits; the float32 fused multiply-add the numpy path uses is
 correctly rounded even where float64 rounding lands halfway between two float32 values."""
 
@@ -21,6 +22,7 @@ SEEDS = [0, 3, 42, 2**32 + 9]
 SIZES = [1, 5, 15, 16, 17, 31, 32, 33, 47, 48, 100, 1000, 4097, 65537]
 FLOATS = [(torch.float32, eg.float32), (torch.float64, eg.float64)]
 MOMENTS = [(0.0, 1.0), (0.5, 2.5), (-3.0, 0.1), (1e-3, 7.0)]
+BOUNDS = [(0.0, 1.0), (-1.0, 1.0), (-0.0721, 0.0721), (3.0, 3.5), (-1e4, 2.5)]
 
 
 def bits(t):
@@ -45,7 +47,7 @@ def numpy_fill(monkeypatch):
 
     def use(fn, *args):
         with monkeypatch.context() as m:
-            m.setattr(_distributions, "_normal_fill", None)
+            m.setattr(_distributions, "_random_fill", None)
             return fn(*args)
 
     return use
@@ -53,7 +55,7 @@ def numpy_fill(monkeypatch):
 
 def test_the_kernel_is_built():
     # `pip install -e .` builds it (setup.py); the randn speed target counts on it
-    assert _distributions._normal_fill is not None
+    assert _distributions._random_fill is not None
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -70,6 +72,20 @@ def test_randn_and_normal_match_pytorch(seed, tdt, edt):
     in_step()
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("tdt,edt", FLOATS, ids=["float32", "float64"])
+def test_rand_and_uniform_match_pytorch(seed, tdt, edt):
+    torch.manual_seed(seed)
+    eg.manual_seed(seed)
+    for n in [0, *SIZES]:
+        same_bits(torch.rand(n, dtype=tdt), eg.rand(n, dtype=edt))
+        low, high = BOUNDS[n % len(BOUNDS)]
+        t = torch.empty(n, dtype=tdt).uniform_(low, high)
+        e = eg.empty(n, dtype=edt).uniform_(low, high)
+        same_bits(t, e)
+    in_step()
+
+
 @pytest.mark.parametrize("seed", [0, 11])
 @pytest.mark.parametrize("tdt,edt", FLOATS, ids=["float32", "float64"])
 def test_a_million_match_pytorch(seed, tdt, edt):
@@ -79,6 +95,11 @@ def test_a_million_match_pytorch(seed, tdt, edt):
     same_bits(
         torch.empty(10**6 + 5, dtype=tdt).normal_(2.0, 0.3),
         eg.empty(10**6 + 5, dtype=edt).normal_(2.0, 0.3),
+    )
+    same_bits(torch.rand(10**6, dtype=tdt), eg.rand(10**6, dtype=edt))
+    same_bits(
+        torch.empty(10**6, dtype=tdt).uniform_(-0.3, 0.7),
+        eg.empty(10**6, dtype=edt).uniform_(-0.3, 0.7),
     )
     in_step()
 
@@ -96,45 +117,58 @@ def test_a_zero_uniform_gives_plus_zero(seed, at):
     same_bits(t, eg.randn(n))
 
 
-def draws(seed, n, dtype, mean, std):
+def draws(fill, seed, n, dtype, a, b):
+    """`fill` ("normal_", "uniform_") of n elements on a fresh generator, and the words that
+    follow (where the stream stands)."""
     g = Generator().manual_seed(seed)
-    out = eg.empty(n, dtype=dtype).normal_(mean, std, generator=g)
-    return out, g.words(3)  # and where the stream stands
+    out = getattr(eg.empty(n, dtype=dtype), fill)(a, b, generator=g)
+    return out, g.words(3)
 
 
 @pytest.mark.parametrize("seed", [1, 2**40 + 1])
-@pytest.mark.parametrize("mean,std", MOMENTS[:3])
-def test_numpy_steps_give_the_same_bits(numpy_fill, seed, mean, std):
-    for n in [16, 17, 40, 1000, 4097, 10**5]:
+@pytest.mark.parametrize(
+    "fill,a,b", [("normal_", *m) for m in MOMENTS[:3]] + [("uniform_", *b) for b in BOUNDS[:3]]
+)
+def test_numpy_steps_give_the_same_bits(numpy_fill, seed, fill, a, b):
+    for n in [1, 15, 16, 17, 40, 1000, 4097, 10**5]:
         for dt in (eg.float32, eg.float64):
-            c_out, c_next = draws(seed, n, dt, mean, std)
-            np_out, np_next = numpy_fill(draws, seed, n, dt, mean, std)
+            c_out, c_next = draws(fill, seed, n, dt, a, b)
+            np_out, np_next = numpy_fill(draws, fill, seed, n, dt, a, b)
             same_bits(np_out, c_out)
             np.testing.assert_array_equal(np_next, c_next)
-    c_out, _ = draws(seed, 10**6, eg.float32, mean, std)
-    same_bits(numpy_fill(draws, seed, 10**6, eg.float32, mean, std)[0], c_out)
+    c_out, _ = draws(fill, seed, 10**6, eg.float32, a, b)
+    same_bits(numpy_fill(draws, fill, seed, 10**6, eg.float32, a, b)[0], c_out)
 
 
 @pytest.mark.parametrize("n", [16, 33, 4096, 10**6 + 7])
 def test_portable_and_simd_builds_agree(n):
-    kernel = _distributions._normal_fill
+    kernel = _distributions._random_fill
     tail = 16 if n % 16 else 0
-    for wide, fill, dt in [(False, kernel.f32, np.float32), (True, kernel.f64, np.float64)]:
-        words = Generator().manual_seed(n).words((2 if wide else 1) * (n + tail))
+    for fill, dt, per, extra in [
+        (kernel.normal_f32, np.float32, 1, tail),
+        (kernel.normal_f64, np.float64, 2, tail),
+        (kernel.uniform_f32, np.float32, 1, 0),
+        (kernel.uniform_f64, np.float64, 2, 0),
+    ]:
+        words = Generator().manual_seed(n).words(per * (n + extra))
         fast, portable = np.empty(n, dt), np.empty(n, dt)
-        fill(words, fast, 0.25, 1.5)
-        fill(words, portable, 0.25, 1.5, True)
+        fill(words, fast, -0.25, 1.5)
+        fill(words, portable, -0.25, 1.5, True)
         np.testing.assert_array_equal(fast.view(np.uint8), portable.view(np.uint8))
 
 
 def test_the_kernel_refuses_buffers_that_do_not_fit():
-    kernel = _distributions._normal_fill
+    kernel = _distributions._random_fill
     with pytest.raises(ValueError, match="do not fit"):
-        kernel.f32(np.zeros(17, np.uint32), np.empty(17, np.float32), 0.0, 1.0)  # needs 33 words
+        kernel.normal_f32(np.zeros(17, np.uint32), np.empty(17, np.float32), 0.0, 1.0)  # 33 words
     with pytest.raises(ValueError, match="do not fit"):
-        kernel.f32(np.zeros(15, np.uint32), np.empty(15, np.float32), 0.0, 1.0)  # under 16
+        kernel.normal_f32(np.zeros(15, np.uint32), np.empty(15, np.float32), 0.0, 1.0)  # < 16
     with pytest.raises(ValueError, match="do not fit"):
-        kernel.f64(np.zeros(16, np.uint32), np.empty(16, np.float64), 0.0, 1.0)  # two per value
+        kernel.normal_f64(np.zeros(16, np.uint32), np.empty(16, np.float64), 0.0, 1.0)  # 2 each
+    with pytest.raises(ValueError, match="do not fit"):
+        kernel.uniform_f64(np.zeros(5, np.uint32), np.empty(5, np.float64), 0.0, 1.0)
+    out = np.empty(0, np.float32)
+    kernel.uniform_f32(np.zeros(0, np.uint32), out, 0.0, 1.0)  # nothing to fill is fine
 
 
 # -- the numpy path's float32 fused multiply-add --------------------------------------------------

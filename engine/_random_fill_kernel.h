@@ -1,7 +1,7 @@
-/* The Box-Muller blocks of PyTorch's CPU normal_fill, one element at a time in C, with the
-float roundings of the kernels PyTorch runs (see _normal_fill.c for why and how).
+/* PyTorch's CPU uniform and normal_fill loops, one element at a time in C, with the float
+roundings of the kernels PyTorch runs (see _random_fill.c for why and how).
 
-_normal_fill.c includes this file twice: once for the portable build and, on x86-64, once
+_random_fill.c includes this file twice: once for the portable build and, on x86-64, once
 under `#pragma GCC target("avx2,fma")`, with KERNEL(name) giving each copy its own names. In
 the second copy the compiler turns fmaf into the FMA instruction and the loops over the eight
 lanes of a block into AVX2 vector code; the operations and so the bits are the same in both.
@@ -12,6 +12,27 @@ constants are the float32 values of the Cephes coefficients, written in hex so t
 conversion can round them differently. */
 
 #define LANES 8
+
+/* -- uniform: 24 bits of a word (53 of two) scaled to [0, 1), then x * (high - low) + low,
+fused as PyTorch's compiler fuses it ---------------------------------------------------------- */
+static void KERNEL(uniform_f32)(const uint32_t *words, float *out, Py_ssize_t n, float low,
+                                float span)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        out[i] = fmaf((float)(words[i] & 0xFFFFFF) * 0x1p-24f, span, low);
+}
+
+static inline double KERNEL(unit_f64)(const uint32_t *pair) /* the first word is the high half */
+{
+    return (double)(((uint64_t)pair[0] << 32 | pair[1]) & ((1ULL << 53) - 1)) * 0x1p-53;
+}
+
+static void KERNEL(uniform_f64)(const uint32_t *words, double *out, Py_ssize_t n, double low,
+                                double span)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        out[i] = fma(KERNEL(unit_f64)(words + 2 * i), span, low);
+}
 
 /* -- float32: log and sin/cos of the AVX2 kernel, per lane ---------------------------------- */
 /* Selections and sign flips are done on the bits, so the compiler sees no branch in a lane. */
@@ -118,10 +139,8 @@ static void KERNEL(blocks_f64)(const uint32_t *words, double *out, Py_ssize_t bl
     for (Py_ssize_t b = 0; b < blocks; b++) {
         const uint32_t *w = words + 32 * b;
         double *o = out + 16 * b;
-        for (int k = 0; k < 16; k++) {
-            uint64_t bits = ((uint64_t)w[2 * k] << 32 | w[2 * k + 1]) & ((1ULL << 53) - 1);
-            u[k] = (double)bits * 0x1p-53;
-        }
+        for (int k = 0; k < 16; k++)
+            u[k] = KERNEL(unit_f64)(w + 2 * k);
         for (int k = 0; k < LANES; k++) {
             double radius = sqrt(-2.0 * log(1.0 - u[k]));
             double theta = 0x1.921fb54442d18p+2 * u[k + LANES]; /* 2 pi */
