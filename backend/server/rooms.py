@@ -348,7 +348,7 @@ class RoomManager:
             self.registry.set(code, "quiz", quiz)
             view = self._quiz_view(code, quiz)
             self._emit(room, "room_quiz", {"code": code, "quiz": view})
-        return {"ok": True, "spread": view["spread"]}
+        return {"ok": True, "spread": view["spread"], "quiz": view}
 
     def end_quiz(self, sid, code):
         """`room_quiz_end` (owner only): the question goes away on every page."""

@@ -2,12 +2,14 @@
 // op registry and the first graph; the working copy and the unsaved-changes guard.
 import { ReactFlowProvider, useReactFlow } from "@xyflow/react";
 import { lazy, Suspense, useEffect, useState } from "react";
+import { hostChannel } from "./api/host";
 import { api } from "./api/http";
 import Canvas from "./canvas/Canvas";
 import { useReadableFit } from "./canvas/fit";
 import { layoutPositions } from "./canvas/layout";
 import { emptyDocument } from "./doc/convert";
 import { keepWorkingCopy, openDocument, openTemplate, restoreWorkingCopy } from "./doc/files";
+import { followHost } from "./doc/hostDocument";
 import Explain from "./panels/Explain";
 import { ExportDialog, ImportDialog, OpenDialog, TemplatesDialog } from "./panels/FileDialogs";
 import { ClassroomDialog, RoomBanner } from "./panels/Classroom";
@@ -21,6 +23,7 @@ import TensorViewer from "./panels/TensorViewer";
 import Toolbar, { type DialogName } from "./panels/Toolbar";
 import TrainingPanel from "./panels/TrainingPanel";
 import ProjectorTraining from "./panels/ProjectorTraining";
+import QuizPanel from "./panels/QuizPanel";
 import { useShortcuts } from "./shortcuts";
 import { useEditor } from "./store/editor";
 import { keepShapes } from "./store/shapes";
@@ -93,7 +96,9 @@ function Editor() {
   useEffect(() => {
     getConnection();
     initTraining();
-    const stop = keepWorkingCopy();
+    // in a notebook the kernel keeps the document (doc/hostDocument.ts), else the tab does
+    const host = hostChannel();
+    const stop = host ? followHost(host) : keepWorkingCopy();
     const stopShapes = keepShapes();
     (async () => {
       try {
@@ -105,7 +110,10 @@ function Editor() {
       const template = query.get("template");
       const graph = query.get("graph");
       try {
-        if (graph) {
+        if (host) {
+          if (host.document) openDocument(host.document, {}, false);
+          else useEditor.getState().load(emptyDocument());
+        } else if (graph) {
           const revision = Number(query.get("revision")) || undefined;
           const share = query.get("share") ?? undefined; // someone's share link: read-only
           const stored = await api.storedGraph(graph, revision, share);
@@ -127,7 +135,7 @@ function Editor() {
       if (graph || template) history.replaceState(null, "", location.pathname);
       // into a room (a ?room= link, or this tab's room after a reload: store/room.ts) once the
       // page's own graph is there, so that the room's graph is the one that stays
-      initRooms();
+      if (!host) initRooms(); // rooms are a server's: a notebook has none
       setReady(true);
     })();
     // the working copy survives a reload anyway; the question is for leaving the editor
@@ -168,6 +176,7 @@ function Editor() {
           <Canvas presenter={presenter} />
           <StepControls />
           <LessonPanel />
+          <QuizPanel />
           <Notice />
         </section>
         <div className="side">

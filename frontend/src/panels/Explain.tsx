@@ -8,6 +8,7 @@ import { nameOf } from "../store/names";
 import { runKey } from "../doc/modules";
 import { useScope } from "../store/modules";
 import { useRun } from "../store/run";
+import { useQuiz } from "../store/quiz";
 import "./analysis.css";
 import { type Chain, explainChain } from "./chainRule";
 
@@ -39,6 +40,8 @@ export function noGradientReason(c: {
 export default function Explain() {
   const edgeId = useRun((s) => s.selectedEdge);
   const selectEdge = useRun((s) => s.selectEdge);
+  // a room's question about this edge's gradient (store/quiz.ts): not "no gradient flowed"
+  const hiddenByQuiz = useQuiz((s) => !!edgeId && s.hiddenEdges.includes(edgeId));
   // edge objects and node data keep their identity across drags, so these settle quickly
   const edge = useEditor((s) => (edgeId ? s.edges.find((e) => e.id === edgeId) : undefined));
   const consumer = useEditor((s) =>
@@ -95,6 +98,8 @@ export default function Explain() {
     );
   } else if (chain.kind === "needs-backward") {
     body = <p className="ex-note">Run backward to see the gradient this edge carries.</p>;
+  } else if (hiddenByQuiz) {
+    body = <p className="ex-note">Hidden until your teacher reveals it: predict the gradient this edge carries.</p>;
   } else if (chain.kind === "no-gradient") {
     body = (
       <p className="ex-note">

@@ -12,6 +12,16 @@ import { getConnection, type RunStarted, useRun } from "./run";
 import { catchUpTraining, type TrainPacket } from "./training";
 import { useLesson } from "./lesson";
 import { currentPace, type Pace, usePace } from "./pace";
+import { leaveQuiz, quizRoom, type QuizView, restoreQuiz, showQuiz } from "./quiz";
+
+/** The owner's selected wire, on a follower's page: highlighted on the canvas, and its chain
+ * rule in the side panel (null: nothing selected). */
+function showSelected(edge: string | null) {
+  useRun.getState().selectEdge(edge);
+  useEditor.setState((s) => ({
+    edges: s.edges.map((e) => (!!e.selected === (e.id === edge) ? e : { ...e, selected: e.id === edge })),
+  }));
+}
 
 /** The owner's lesson step, shown on a follower's page for the graph it has open. */
 function showLesson(index: number) {
@@ -179,6 +189,9 @@ function listen() {
     if (useRoom.getState().role === "follower" && m.code === useRoom.getState().code)
       usePace.setState({ room: m.steps_per_second });
   });
+  conn.on<{ code: string; edge: string | null }>("room_select", (m) => {
+    if (useRoom.getState().role === "follower" && m.code === useRoom.getState().code) showSelected(m.edge);
+  });
   conn.on<{ code: string }>("room_closed", (m) => {
     if (m.code !== useRoom.getState().code) return;
     saveRoom(null);
@@ -217,6 +230,7 @@ function follow(graph: GraphDocument, keepView = true) {
 }
 
 function endFollowing() {
+  leaveQuiz();
   useEditor.getState().setReadOnly(false);
   usePace.setState({ room: undefined });
   useRun.getState().setFollowing(false);
@@ -262,7 +276,16 @@ function startSync(code: string) {
     if (s.opened !== prev.opened) lessonChanged();
   });
   const stopPace = usePace.subscribe(paceChanged);
+  // the wire the teacher selects, highlighted on the students' canvases
+  const sendSelected = (edge: string | null) => conn.request("room_select", { code, edge }).catch(() => {});
+  sendSelected(useRun.getState().selectedEdge);
+  const stopSelected = useRun.subscribe((s, prev) => {
+    if (s.selectedEdge !== prev.selectedEdge) sendSelected(s.selectedEdge);
+  });
+  // a question asked before a reload or a restart, with its answers so far
+  void restoreQuiz(code);
   stopSync = () => {
+    stopSelected();
     clearTimeout(timer);
     stopGraph();
     stopStep();
@@ -307,6 +330,8 @@ export const useRoom = create<RoomState>()((set, get) => ({
       lesson?: number | null;
       pace?: { steps_per_second: Pace } | null;
       training?: RoomTraining | null;
+      selected?: string | null;
+      quiz?: QuizView | null;
       error?: string;
     }>("room_join", { code: wanted }).finally(() => {
       early = release();
@@ -334,6 +359,10 @@ export const useRoom = create<RoomState>()((set, get) => ({
     }
     // the owner's training so far (the chart, the step, the boundary), then what came since
     catchUpTraining(reply.training ?? null, early);
+    // the wire the teacher has selected, and the question the teacher asks (its number
+    // hidden here until the reveal)
+    showSelected(reply.selected ?? null);
+    showQuiz(reply.quiz ?? null);
     return null;
   },
 
@@ -347,6 +376,7 @@ export const useRoom = create<RoomState>()((set, get) => ({
     saveRoom(null);
     await getConnection().request("room_leave", { code }).catch(() => {});
     if (role === "follower") endFollowing();
+    else leaveQuiz();
     set({ code: null, role: null });
   },
 
@@ -361,3 +391,8 @@ export const useRoom = create<RoomState>()((set, get) => ({
     set({ trouble: null });
   },
 }));
+
+quizRoom(
+  () => useRoom.getState().code,
+  () => useRoom.getState().role,
+);

@@ -1,0 +1,131 @@
+"""Issue 35, predict then reveal, in Chromium: a teacher at a 1024x768 projector leads a room,
+runs Backward on `two-paths-add-up` (x → h = 3x → u = h², v = 5h → L = u + v; at x = 1 the
+gradient on x → h is 2·3·3 + 5·3 = 33) and asks the class for the gradient on x → h. Three
+students at 1280x800 see the wire highlighted and its number hidden, answer (two right, one
+who forgot the path through v: 18), the teacher sees 3 answers and the spread with the
+mistake named, reveals, and each student sees whether they were right."""
+
+import csv
+import io
+import os
+import re
+from pathlib import Path
+
+from editor import click_wire, join_room, open_editor, run_backward, start_room, zoom_to_labels
+from playwright.sync_api import expect
+
+SHOTS = Path(os.environ.get("WIREGRAD_SHOTS", "/tmp/wiregrad-shots"))
+PROJECTOR = {"width": 1024, "height": 768}
+STUDENT = {"width": 1280, "height": 800}
+SELECTED = re.compile(r"\bselected\b")
+BOX = """(el) => { const r = el.getBoundingClientRect();
+  return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; }"""
+
+
+def overlap(a, b):
+    return not (
+        a["right"] <= b["left"]
+        or b["right"] <= a["left"]
+        or a["bottom"] <= b["top"]
+        or b["bottom"] <= a["top"]
+    )
+
+
+def test_a_predict_round_with_three_students(page, student_page, browser):
+    teacher = page
+    teacher.set_viewport_size(PROJECTOR)
+    open_editor(teacher, "two-paths-add-up")
+    code = start_room(teacher)
+    run_backward(teacher)
+    teacher.get_by_role("button", name="Presenter").click()
+
+    students = [student_page]
+    contexts = []
+    for _ in range(2):
+        ctx = browser.new_context(viewport=STUDENT)
+        contexts.append(ctx)
+        p = ctx.new_page()
+        p.set_default_timeout(10_000)
+        p.server = teacher.server
+        students.append(p)
+    student_page.set_viewport_size(STUDENT)
+    try:
+        for s in students:
+            open_editor(s, "quadratic")
+            join_room(s, code)
+        zoom_to_labels(students[0])
+        expect(students[0].get_by_test_id("edge-grad-x-h")).to_contain_text("33")
+
+        # the teacher selects the wire and asks
+        click_wire(teacher, "x-h")
+        ask = teacher.get_by_role("region", name="ask the class")
+        expect(ask.get_by_label("what to ask")).to_contain_text("the gradient on x → h")
+        ask.get_by_role("button", name="Ask").click()
+        board = teacher.get_by_role("region", name="class answers")
+        expect(board).to_contain_text("0 answered")
+
+        # each student: the wire highlighted, its number hidden, a field to answer in
+        for s in students:
+            expect(s.locator(".react-flow__edge[data-id='x-h']")).to_have_class(SELECTED)
+            question = s.get_by_role("region", name="question")
+            expect(question).to_contain_text("Predict the gradient on x → h")
+            expect(question).to_contain_text("a number")
+        expect(students[0].get_by_test_id("edge-grad-x-h")).to_have_count(0)
+        # the chain rule on the teacher's wire says why it shows no number
+        expect(students[0].locator(".analysis")).to_contain_text("Hidden until your teacher")
+        expect(students[0].get_by_test_id("edge-grad-h-u")).to_be_visible()
+        for s, text in zip(students, ("33", "tensor(33.)", "18"), strict=True):
+            question = s.get_by_role("region", name="question")
+            question.get_by_label("your answer").fill(text)
+            question.get_by_role("button", name="Answer").click()
+            expect(question.get_by_label("answer sent")).to_be_visible()
+
+        # the teacher: 3 answered, 2 right, and the mistake the wrong one suggests
+        count = board.get_by_label("answered")
+        expect(count).to_have_attribute("data-answered", "3")
+        expect(count).to_have_attribute("data-right", "2")
+        wrong = board.get_by_label("most common wrong answer")
+        expect(wrong).to_contain_text("18")
+        expect(wrong).to_contain_text("only the path through u")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        # on the projector the card is on screen and covers neither the lesson nor the toolbar
+        card = board.evaluate(BOX)
+        assert card["right"] <= PROJECTOR["width"] and card["bottom"] <= PROJECTOR["height"], card
+        lesson = teacher.get_by_role("region", name="lesson").evaluate(BOX)
+        assert not overlap(card, lesson), (card, lesson)
+        teacher.screenshot(path=str(SHOTS / "predict-teacher-answers.png"))
+        students[2].screenshot(path=str(SHOTS / "predict-student-question.png"))
+
+        # the answers as CSV, anonymous
+        with teacher.expect_download() as got:
+            board.get_by_role("button", name="CSV").click()
+        rows = list(csv.reader(io.StringIO(Path(got.value.path()).read_text())))
+        assert rows[0] == ["answered_at", "answer", "right", "mistake"]
+        assert sorted(r[1:3] for r in rows[1:]) == [
+            ["18", "no"],
+            ["33", "yes"],
+            ["tensor(33.)", "yes"],
+        ]
+
+        board.get_by_role("button", name="Reveal").click()
+        expect(board.get_by_label("revealed value")).to_contain_text("33")
+        for s, verdict in zip(students, ("✓ right", "✓ right", "✗ not quite"), strict=True):
+            question = s.get_by_role("region", name="question")
+            expect(question.get_by_label("your result")).to_have_text(verdict)
+            expect(question.get_by_label("revealed value")).to_contain_text("33")
+            expect(question.get_by_label("class result")).to_contain_text("2 of 3 right")
+        # the number is back on the canvas, and the wire's chain rule is shown
+        expect(students[0].get_by_test_id("edge-grad-x-h")).to_contain_text("33")
+        expect(students[2].get_by_role("tab", name="chain rule")).to_have_attribute(
+            "aria-selected", "true"
+        )
+        students[2].screenshot(path=str(SHOTS / "predict-student-revealed.png"))
+        teacher.screenshot(path=str(SHOTS / "predict-teacher-revealed.png"))
+
+        # done: the card goes away on every page
+        board.get_by_role("button", name="Done").click()
+        for s in students:
+            expect(s.get_by_role("region", name="question")).to_have_count(0)
+    finally:
+        for ctx in contexts:
+            ctx.close()

@@ -1,0 +1,298 @@
+// Predict, then reveal (issue 35; backend/server/room_quiz.py): in a room, the teacher points
+// at a wire and asks for its gradient, the value on it, or its producer's .grad; each
+// student's page hides that number (quizMask.ts) and takes an answer; the teacher sees the
+// spread of answers as they come; the reveal shows the value to everyone, each student whether
+// they were right, and the chain rule on the wire.
+import { create } from "zustand";
+import type { Nested, Summary } from "../api/types";
+import { useEditor } from "./editor";
+import { nameOf } from "./names";
+import { type Hidden, hiddenKeys, mask, type QuizTarget, unmask } from "./quizMask";
+import { getConnection, useRun } from "./run";
+
+export type { QuizTarget } from "./quizMask";
+
+export interface AnswerGroup {
+  answer: string;
+  count: number;
+  right: boolean;
+  mistake: string | null;
+}
+
+export interface Spread {
+  answered: number;
+  right: number;
+  groups: AnswerGroup[];
+  common_wrong?: AnswerGroup | null;
+}
+
+/** A question as students see it; after the reveal, with the value and the class's spread. */
+export interface QuizView {
+  quiz_id: string;
+  target: QuizTarget;
+  question: string;
+  names: boolean;
+  status: "open" | "revealed";
+  shape: number[];
+  truth?: Nested;
+  truth_shown?: string;
+  verdicts?: Record<string, boolean>;
+  spread?: Spread;
+}
+
+interface MyAnswer {
+  quiz_id: string;
+  token: string;
+  shown: string;
+}
+
+export interface QuizState {
+  quiz: QuizView | null;
+  spread: Spread | null; // the owner's: every answer so far
+  mine: MyAnswer | null; // a student's own answer to the question shown
+  hiddenEdges: string[]; // the wires whose gradient this page hides now (the chain rule says so)
+  ask(target: QuizTarget, names: boolean): Promise<string | null>;
+  answer(text: string, name?: string): Promise<string | null>;
+  reveal(): Promise<string | null>;
+  end(): Promise<void>;
+  csv(): Promise<string | null>;
+}
+
+let roomCode: () => string | null = () => null;
+let role: () => "owner" | "follower" | null = () => null;
+
+/** store/room.ts tells the quiz which room it is in (a function, not an import: the room
+ * store imports this one). */
+export function quizRoom(code: () => string | null, who: () => "owner" | "follower" | null) {
+  roomCode = code;
+  role = who;
+}
+
+const MINE = "wiregrad.quiz-answer";
+function keepMine(mine: MyAnswer | null) {
+  try {
+    if (mine) sessionStorage.setItem(MINE, JSON.stringify(mine));
+    else sessionStorage.removeItem(MINE);
+  } catch {
+    /* storage disabled: a reload forgets the answer (the server still has it) */
+  }
+}
+function savedMine(quizId: string): MyAnswer | null {
+  try {
+    const mine = JSON.parse(sessionStorage.getItem(MINE) ?? "null");
+    return mine?.quiz_id === quizId ? mine : null;
+  } catch {
+    return null;
+  }
+}
+
+// -- hiding the number on a student's page -------------------------------------------------
+let taken: Hidden = {};
+let hiding: ReturnType<typeof hiddenKeys> | null = null;
+
+function hideNow() {
+  if (!hiding) return;
+  const out = mask(useRun.getState().annotations, hiding);
+  if (!out) return;
+  for (const [table, entries] of Object.entries(out.taken) as [keyof Hidden, Record<string, Summary>][])
+    taken[table] = { ...taken[table], ...entries };
+  useRun.setState({ annotations: out.masked });
+}
+
+/** Hide what `quiz` asks about on a student's page while it is open; show it again after. */
+function hideFor(quiz: QuizView | null) {
+  const hide = quiz !== null && quiz.status === "open" && role() === "follower";
+  if (hide) {
+    hiding = hiddenKeys(quiz.target, useEditor.getState().edges);
+    useQuiz.setState({ hiddenEdges: hiding.edgeGrads ?? [] });
+    hideNow();
+    return;
+  }
+  if (hiding) {
+    hiding = null;
+    useQuiz.setState({ hiddenEdges: [] });
+    useRun.setState({ annotations: unmask(useRun.getState().annotations, taken) });
+    taken = {};
+  }
+}
+
+let listening = false;
+function listen() {
+  if (listening) return;
+  listening = true;
+  // records and step mode rebuild the annotations: hide the number again each time
+  useRun.subscribe((s, prev) => {
+    if (hiding && s.annotations !== prev.annotations) hideNow();
+  });
+  const conn = getConnection();
+  conn.on<{ code: string; quiz: QuizView | null }>("room_quiz", (m) => {
+    if (m.code === roomCode()) showQuiz(m.quiz);
+  });
+  conn.on<Spread & { code: string; quiz_id: string }>("room_answers", (m) => {
+    if (m.code === roomCode() && m.quiz_id === useQuiz.getState().quiz?.quiz_id) useQuiz.setState({ spread: m });
+  });
+}
+
+/** A question (or none) as the room says it: on joining, as the owner asks, at the reveal. */
+export function showQuiz(quiz: QuizView | null) {
+  listen();
+  const before = useQuiz.getState();
+  const mine = quiz && (before.mine?.quiz_id === quiz.quiz_id ? before.mine : savedMine(quiz.quiz_id));
+  useQuiz.setState({
+    quiz,
+    mine: mine ?? null,
+    spread: quiz && before.spread && before.quiz?.quiz_id === quiz.quiz_id ? before.spread : (quiz?.spread ?? null),
+  });
+  hideFor(quiz);
+  // the reveal explains the wire: students see its chain rule with the numbers
+  if (quiz?.status === "revealed" && quiz.target.kind === "grad" && role() === "follower")
+    useRun.getState().selectEdge(quiz.target.id);
+}
+
+/** After a reload or a restart: the owner's page asks the room for its question and spread. */
+export async function restoreQuiz(code: string) {
+  listen();
+  const reply = await getConnection()
+    .request<{ quiz?: QuizView | null; spread?: Spread; error?: string }>("room_quiz_spread", { code })
+    .catch(() => ({ quiz: null }) as { quiz: null });
+  if (reply.quiz) useQuiz.setState({ quiz: reply.quiz, spread: reply.spread ?? null });
+}
+
+/** Leaving a room: no question, nothing hidden. */
+export function leaveQuiz() {
+  useQuiz.setState({ quiz: null, spread: null, mine: null });
+  hideFor(null);
+}
+
+/** What the owner's page knows of a wire's numbers: the true value of what it asks about and
+ * the wrong values typical mistakes give. Null when the run has no such number (yet). */
+export function questionAbout(
+  target: QuizTarget,
+): { truth: Nested; mistakes: { why: string; value: Nested }[] } | string {
+  const a = useRun.getState().annotations;
+  const edges = useEditor.getState().edges;
+  const full = (s: Summary | undefined) => (s && s.preview !== undefined && s.preview !== null ? s.preview : null);
+  const mistakes: { why: string; value: Nested }[] = [];
+  let truth: Nested | null = null;
+  const num = (s: Summary | undefined) => (s && s.numel === 1 && typeof full(s) === "number" ? (full(s) as number) : null);
+  /** A one-number gradient `g` on `edge` flows on through the edge's consumer; where the
+   * consumer's gradient is the sum of several paths, what `g` would be with one path only
+   * (the local derivative, g / the consumer's total, times that path's gradient). */
+  const onePath = (edge: { target: string }, g: number | null) => {
+    const total = num(a.nodeGrads[edge.target]);
+    const out = edges.filter((e) => e.source === edge.target);
+    if (g === null || !total || out.length < 2) return;
+    for (const e of out) {
+      const path = num(a.edgeGrads[e.id]);
+      if (path !== null)
+        mistakes.push({ why: `only the path through ${nameOf(e.target)}: forgot to add the other paths`, value: (g / total) * path });
+    }
+  };
+  if (target.kind === "grad") {
+    const edge = edges.find((e) => e.id === target.id);
+    truth = full(a.edgeGrads[target.id]);
+    if (edge) onePath(edge, num(a.edgeGrads[target.id]));
+    if (edge) {
+      const value = full(a.values[edge.source]);
+      if (value !== null) mistakes.push({ why: "the value on the wire, not its gradient", value });
+      const out = edges.filter((e) => e.source === edge.source);
+      const total = full(a.nodeGrads[edge.source]);
+      if (out.length > 1 && total !== null)
+        mistakes.push({ why: `added the other paths: this wire carries only what ${nameOf(edge.target)} sends back`, value: total });
+    }
+  } else if (target.kind === "leaf_grad") {
+    const node = target.id.split(".")[0];
+    truth = full(a.leafGrads[target.id]);
+    const out = edges.filter((e) => e.source === node);
+    if (out.length === 1) onePath(out[0], num(a.leafGrads[target.id]));
+    if (out.length > 1)
+      for (const e of out) {
+        const g = full(a.edgeGrads[e.id]);
+        if (g !== null) mistakes.push({ why: `only one path: forgot to add the gradient through ${nameOf(e.target)}`, value: g });
+      }
+    const value = full(a.values[node]);
+    if (value !== null) mistakes.push({ why: "the value, not the gradient", value });
+  } else {
+    truth = full(a.values[target.id]);
+  }
+  if (truth === null)
+    return a.edgeGrads[target.id] || a.values[target.id] || a.leafGrads[target.id]
+      ? "that tensor is too large to ask about (more than 1,024 numbers)"
+      : "run Backward first: the run has no such number yet";
+  return { truth, mistakes: mistakes.slice(0, 8) };
+}
+
+export const useQuiz = create<QuizState>()((set, get) => ({
+  quiz: null,
+  spread: null,
+  mine: null,
+  hiddenEdges: [],
+
+  async ask(target, names) {
+    listen();
+    const code = roomCode();
+    if (!code || role() !== "owner") return "lead a room to ask your students";
+    const about = questionAbout(target);
+    if (typeof about === "string") return about;
+    const reply = await getConnection()
+      .request<{ ok?: boolean; quiz_id?: string; error?: string }>("room_ask", { code, target, names, ...about })
+      .catch((err: Error) => ({ error: err.message }) as { error: string; quiz_id?: undefined });
+    if (!reply.quiz_id) return reply.error ?? "the question could not be asked";
+    const shape = (function shapeOf(x: Nested): number[] {
+      return Array.isArray(x) ? [x.length, ...(x.length ? shapeOf(x[0]) : [])] : [];
+    })(about.truth);
+    set({
+      quiz: { quiz_id: reply.quiz_id, target, question: "", names, status: "open", shape },
+      spread: { answered: 0, right: 0, groups: [], common_wrong: null },
+    });
+    return null;
+  },
+
+  async answer(text, name) {
+    const { quiz, mine } = get();
+    const code = roomCode();
+    if (!quiz || !code) return "there is no question open";
+    const reply = await getConnection()
+      .request<{ ok?: boolean; token?: string; answer?: string; error?: string }>("room_answer", {
+        code,
+        quiz_id: quiz.quiz_id,
+        answer: text,
+        ...(name ? { name } : {}),
+        ...(mine ? { token: mine.token } : {}),
+      })
+      .catch((err: Error) => ({ error: err.message }) as { error: string; token?: undefined });
+    if (!reply.token) return reply.error ?? "the answer was not taken";
+    const kept = { quiz_id: quiz.quiz_id, token: reply.token, shown: reply.answer ?? text };
+    keepMine(kept);
+    set({ mine: kept });
+    return null;
+  },
+
+  async reveal() {
+    const { quiz } = get();
+    const code = roomCode();
+    if (!quiz || !code) return "there is no question open";
+    const reply = await getConnection()
+      .request<{ ok?: boolean; quiz?: QuizView; error?: string }>("room_reveal", { code, quiz_id: quiz.quiz_id })
+      .catch((err: Error) => ({ error: err.message }) as { error: string; quiz?: undefined });
+    if (!reply.quiz) return reply.error ?? "the answer could not be revealed";
+    // (the room's broadcast goes to the students; the owner's page has the view from here)
+    set({ quiz: reply.quiz });
+    return null;
+  },
+
+  async end() {
+    const code = roomCode();
+    if (code) await getConnection().request("room_quiz_end", { code }).catch(() => {});
+    set({ quiz: null, spread: null });
+  },
+
+  async csv() {
+    const code = roomCode();
+    if (!code) return null;
+    const reply = await getConnection()
+      .request<{ csv?: string; error?: string }>("room_quiz_csv", { code })
+      .catch(() => ({}) as { csv?: string });
+    return reply.csv ?? null;
+  },
+}));
