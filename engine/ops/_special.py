@@ -23,6 +23,8 @@ import math
 
 import numpy as np
 
+from .. import _threads
+
 # float64, |x| < 0.5: erf(x) / x as a polynomial in t = x^2, lowest degree first
 _SMALL = (
     1.1283791670955126,
@@ -235,9 +237,18 @@ def _apply(d, f64, f32):
     shape and dtype."""
     d = np.asarray(d)
     if d.dtype.itemsize <= 4 and f32 is not None:
-        r = f32(d.astype(np.float32, copy=False).reshape(-1))
+        kernel, flat = f32, d.astype(np.float32, copy=False).reshape(-1)
     else:
-        r = f64(d.astype(np.float64, copy=False).reshape(-1))
+        kernel, flat = f64, d.astype(np.float64, copy=False).reshape(-1)
+    if _threads.worth(flat.size):  # elementwise kernels: parts of the array on the threads
+        r = np.empty_like(flat)
+
+        def share(s, e):
+            r[s:e] = kernel(flat[s:e])
+
+        _threads.over_rows(share, flat.size, flat.size, grain=4096)
+    else:
+        r = kernel(flat)
     return r.reshape(d.shape).astype(d.dtype, copy=False)
 
 

@@ -10,6 +10,7 @@ softmin, normalize) are composites here too, so their grad_fn is the same node a
 import math
 import warnings
 
+from .. import _threads
 from .._views import inplace
 from . import _special
 from ._common import STATE, Node, const, requires_grad, track, wrap, wrap_dim, xp
@@ -60,13 +61,23 @@ def _gelu_derivative(d, approximate, cdf=None):
         t = m.tanh(_SQRT_2_OVER_PI * (d + _GELU_C * d * d * d))
         du = _SQRT_2_OVER_PI * (1 + 3 * _GELU_C * d * d)
         return 0.5 * (1 + t) + 0.5 * d * (1 - t * t) * du
-    # d * exp(-d^2 / 2) / sqrt(2 pi) + Phi(d), in one array (an array even for a 0-d d)
-    r = m.multiply(d, d, out=m.empty_like(d))
+    if cdf is None:
+        cdf = _special.normal_cdf(d)
+    out = m.empty_like(d)  # an array even for a 0-d d
+    if d.size >= _threads.MIN_WORK and d.dtype == cdf.dtype and _threads.can_split(d, cdf):
+        return _threads.elementwise(_gelu_derivative_erf, out, d, cdf)
+    return _gelu_derivative_erf(out, d, cdf)
+
+
+def _gelu_derivative_erf(out, d, cdf):
+    """d * exp(-d^2 / 2) / sqrt(2 pi) + cdf, written into out."""
+    m = xp(d)
+    r = m.multiply(d, d, out=out)
     r *= -0.5
     m.exp(r, out=r)
     r *= _INV_SQRT_2PI
     r *= d
-    r += _special.normal_cdf(d) if cdf is None else cdf
+    r += cdf
     return r
 
 

@@ -184,3 +184,35 @@ def test_max_pool_split_matches_torch(nan, forced_split):
     u = eg_F.max_unpool2d(y.detach(), i, 2)
     ut = torch.nn.functional.max_unpool2d(yt.detach(), it, 2)
     np.testing.assert_array_equal(u.numpy(), ut.numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gelu_and_erf_split_match_one_thread_and_torch(dtype, monkeypatch):
+    """erf-family kernels split into parts of the flat array, gelu's derivative too: the same
+    bits as on one thread, and PyTorch's numbers (to the float32 kernel's accuracy)."""
+    rng = np.random.default_rng(4)
+    a = (rng.standard_normal((9, 7, 113)) * 3).astype(dtype)
+    a[0, 0, :2] = [np.nan, -np.inf]
+    g = rng.standard_normal(a.shape).astype(dtype)
+
+    def run():
+        x = eg.tensor(a, requires_grad=True)
+        y = eg_F.gelu(x)
+        y.backward(eg.tensor(g))
+        erfs = [getattr(eg, name)(eg.tensor(a)).numpy() for name in ("erf", "erfc")]
+        return [y.detach().numpy(), x.grad.numpy(), *erfs]
+
+    monkeypatch.setattr(_threads, "_threads", 1)
+    alone = run()
+    monkeypatch.setattr(_threads, "_threads", 3)
+    monkeypatch.setattr(_threads, "MIN_WORK", 0)
+    split = run()
+    for got, want in zip(split, alone):
+        np.testing.assert_array_equal(got, want)
+    xt = torch.tensor(a, requires_grad=True)
+    yt = torch.nn.functional.gelu(xt)
+    yt.backward(torch.tensor(g))
+    ref = [yt.detach(), xt.grad, torch.erf(torch.tensor(a)), torch.erfc(torch.tensor(a))]
+    tol = {"rtol": 1e-5, "atol": 1e-5} if dtype == np.float32 else {"rtol": 1e-12, "atol": 1e-12}
+    for got, want in zip(split, ref):
+        np.testing.assert_allclose(got, want.numpy(), **tol)
