@@ -29,6 +29,7 @@ from .protocol import (
     TensorRequest,
 )
 from .ratelimit import JoinGate, RateLimiter, gate_costly_events
+from .room_archive import RoomArchive
 from .room_claims import RoomClaims
 from .room_registry import make_registry
 from .rooms import RoomManager
@@ -118,6 +119,7 @@ def create_app(settings: Settings | None = None):
         registry=make_registry(settings.message_queue),
         grace=settings.room_grace_seconds,
         claims=RoomClaims(settings.data_dir),
+        archive=RoomArchive(settings.data_dir),
     )
     runs.mirror = rooms.mirror
     app.extensions["wiregrad.rooms"] = rooms

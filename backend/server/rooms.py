@@ -100,11 +100,14 @@ class Room:
 
 
 class RoomManager:
-    def __init__(self, socketio, max_records=10_000, registry=None, grace=60.0, claims=None):
+    def __init__(
+        self, socketio, max_records=10_000, registry=None, grace=60.0, claims=None, archive=None
+    ):
         self.socketio = socketio
         self.max_records = max_records  # records of the last run kept for late joiners
         self.registry = registry or MemoryRegistry()
         self.claims = claims  # room_claims.RoomClaims: who may take a forgotten room back
+        self.archive = archive  # room_archive.RoomArchive: what a forgotten room showed
         self.grace = grace
         self.rooms = {}  # code -> Room, for rooms owned or followed from this process
         self.owned = {}  # owner sid -> Room
@@ -130,6 +133,7 @@ class RoomManager:
                 code = self._free_code(sid, key_hash(secret), graph)
                 room = self.rooms[code] = self.owned[sid] = Room(code, sid, secret)
                 room.graph = graph
+                self._archive(code, "graph", graph)
                 return {"code": code, "secret": secret}
         if graph is not None:
             self.update(sid, room.code, graph)
@@ -155,6 +159,8 @@ class RoomManager:
                 free = code not in self.rooms
             taken = free and self.registry.claim(code, sid, key_hash(secret), None)
             old, restored = None, taken
+            if taken:
+                self._restore(code)
         if not taken:
             return {"error": f"no room {code} with that secret"}
         self._stop_following(sid)
@@ -194,6 +200,26 @@ class RoomManager:
                 return code
             if self.claims is not None:
                 self.claims.remove(code)  # (taken in the registry: not ours to keep)
+
+    def _restore(self, code):
+        """Put what the archive kept of room `code` back into the registry: its students,
+        rejoining, see the last run and where the lesson was, not an empty canvas."""
+        if self.archive is None:
+            return
+        kept = self.archive.load(code)
+        for field in ("graph", "step", "lesson", "pace", "selected", "quiz", "training"):
+            if field in kept:
+                self.registry.set(code, field, kept[field])
+        run = kept.get("run")
+        if run and run.get("run_started"):
+            self.registry.run_started(code, run["run_started"])
+            self.registry.run_records(code, run["records"], run["truncated"])
+            if run.get("run_finished"):
+                self.registry.run_finished(code, run["run_finished"])
+
+    def _archive(self, code, field, value):
+        if self.archive is not None:
+            self.archive.put(code, field, value)
 
     def _claimed(self, code, secret):
         return self.claims is not None and self.claims.holder(code) == key_hash(secret)
@@ -396,6 +422,7 @@ class RoomManager:
             setattr(room, field, value)
             self.registry.set(code, field, value)
             self._emit(room, event, payload)
+        self._archive(code, field, value)
         return {"ok": True}
 
     def disconnect(self, sid, deliberate=False):
@@ -489,6 +516,10 @@ class RoomManager:
             self.registry.run_records(room.code, keep, run.truncated)
         elif event == "run_finished":
             self.registry.run_finished(room.code, payload)
+            if self.archive is not None:  # the run as the room has it, for after a restart
+                snap = self.registry.snapshot(room.code) or {}
+                keys = ("run_started", "records", "run_finished", "truncated")
+                self.archive.put(room.code, "run", {k: snap.get(k) for k in keys})
 
     def _remember_training(self, room, event, payload):
         """The owner's last training, bounded, in the registry for late joiners."""
@@ -505,6 +536,8 @@ class RoomManager:
         if final or now - room.training_written >= TRAINING_WRITE_SECONDS:
             room.training_written = now
             self.registry.set(room.code, "training", room.training.to_json())
+        if event == "train_finished":
+            self._archive(room.code, "training", room.training.to_json())
 
     def _emit(self, room, event, payload):
         # followers on other processes are reached through the message queue
@@ -545,6 +578,8 @@ class RoomManager:
             return  # closed already, or the owner took it back (on this process or another)
         if self.claims is not None:
             self.claims.remove(room.code)
+        if self.archive is not None:
+            self.archive.remove(room.code)
         with self.lock:
             if self.rooms.get(room.code) is room:
                 del self.rooms[room.code]
