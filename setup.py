@@ -1,6 +1,6 @@
 """The compiled parts: two small hot loops of a traced run, summary.py's per-tensor loops
 (backend/graph/_tables.c) and the executor's backward observer (backend/graph/_observe.c), and
-the engine's uniform and normal fills, PyTorch's kernels bit for bit (engine/_random_fill.c).
+the engine's random stream and float fills, PyTorch's bit for bit (engine/_random_fill.c).
 Everything else is in pyproject.toml. `optional`: where they cannot be built (no C compiler),
 the install goes on and the Python code that does the same work runs instead."""
 
@@ -25,6 +25,7 @@ setup(
         Extension(
             "engine._random_fill",
             ["engine/_random_fill.c"],
+            include_dirs=[numpy.get_include()],  # numpy/random/bitgen.h
             depends=["engine/_random_fill_kernel.h"],
             # its float bits must be PyTorch's: no fused multiply-add but the ones it writes,
             # no fast-math (errno off only lets sqrt be one instruction)

@@ -14,12 +14,7 @@ import math
 
 import numpy as np
 
-from . import _avx_mathfun
-
-try:  # the uniform and normal fills in C (_random_fill.c, built by `pip install`; optional)
-    from . import _random_fill
-except ImportError:
-    _random_fill = None
+from . import _avx_mathfun, _generator
 
 _F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 _MANTISSA = {_F16: 11, _F32: 24, _F64: 53}  # std::numeric_limits<T>::digits
@@ -58,7 +53,7 @@ def unit(g, n, dtype):
     """[0, 1) floats: the low `digits` bits of one draw each (two words for float64), scaled.
     float16 gets float32 values (PyTorch's accumulation type) for the caller to round."""
     dtype = np.dtype(dtype)
-    if _random_fill is not None and dtype in (_F32, _F64):
+    if _generator._random_fill is not None and dtype in (_F32, _F64):
         return _uniform_c(g, n, dtype, 0.0, 1.0)
     if dtype == _F64:
         bits = g.random64(n) & np.uint64((1 << 53) - 1)
@@ -73,18 +68,15 @@ def unit(g, n, dtype):
 
 def _uniform_c(g, n, dtype, low, high):
     """`uniform` for float32 / float64 in one C pass (_random_fill), the same bits."""
-    out = np.empty(n, dtype)
-    if dtype == _F64:
-        _random_fill.uniform_f64(g.words(2 * n), out, float(low), float(high))
-    else:
-        _random_fill.uniform_f32(g.words(n), out, float(low), float(high))
-    return out
+    kernels = _generator._random_fill
+    kernel = kernels.uniform_f64 if dtype == _F64 else kernels.uniform_f32
+    return g.fill(kernel, np.empty(n, dtype), float(low), float(high))
 
 
 def uniform(g, n, dtype, low, high):
     """`uniform_(low, high)`: x * (to - from) + from, fused, in the tensor's float type."""
     dtype = np.dtype(dtype)
-    if _random_fill is not None and dtype in (_F32, _F64):
+    if _generator._random_fill is not None and dtype in (_F32, _F64):
         return _uniform_c(g, n, dtype, low, high)
     x = unit(g, n, dtype)
     if low == 0 and high == 1:
@@ -164,11 +156,10 @@ def normal_fill(g, n, dtype, mean=0.0, std=1.0):
     bits where it is not."""
     dtype = np.dtype(dtype)
     work = _F64 if dtype == _F64 else _F32
-    if _random_fill is not None:  # the same in C, one pass
-        per = 2 if work == _F64 else 1  # 64-bit draws for double uniforms
-        out = np.empty(n, work)
-        kernel = _random_fill.normal_f64 if work == _F64 else _random_fill.normal_f32
-        kernel(g.words(per * (n + (16 if n % 16 else 0))), out, float(mean), float(std))
+    kernels = _generator._random_fill
+    if kernels is not None:  # the same in C, one pass
+        kernel = kernels.normal_f64 if work == _F64 else kernels.normal_f32
+        out = g.fill(kernel, np.empty(n, work), float(mean), float(std))
         return out.astype(dtype, copy=False)
     fill = _box_muller16_f64 if work == _F64 else _box_muller16_f32
     data = unit(g, n, work).astype(work, copy=False)

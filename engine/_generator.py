@@ -19,6 +19,11 @@ import numpy as np
 
 from . import _device
 
+try:  # the twister and the float fills in C (_random_fill.c, built by `pip install`; optional)
+    from . import _random_fill
+except ImportError:
+    _random_fill = None
+
 DEFAULT_SEED = 67280421310721  # PyTorch's default_generator seed
 _N = 624  # words of mt19937 state
 _U64 = 1 << 64
@@ -81,6 +86,7 @@ class Generator:
     def __init__(self, device="cpu"):
         self.device = _device.device(device)
         self._bits = np.random.MT19937()
+        self._capsule = self._bits.capsule  # what _random_fill draws through
         self._words = np.random.Generator(self._bits)
         self.manual_seed(DEFAULT_SEED)
 
@@ -116,8 +122,18 @@ class Generator:
         self._fresh = False
         if n <= 0:
             return np.empty(0, np.uint32)
+        if _random_fill is not None:
+            out = np.empty(n, np.uint32)
+            _random_fill.words(self._capsule, out)
+            return out
         # A full-range bounded draw is the bare next_uint32 (no rejection): the twister's words.
         return self._words.integers(0, 0xFFFFFFFF, size=n, dtype=np.uint32, endpoint=True)
+
+    def fill(self, kernel, out, a, b):
+        """Run one of _random_fill's float fills on `out`, drawing its words from this stream."""
+        self._fresh = False
+        kernel(self._capsule, out, a, b)
+        return out
 
     def random(self, n):
         """`n` 32-bit draws as uint64 (room for the arithmetic the samplers do on them)."""
@@ -184,6 +200,24 @@ class Generator:
 
     def __repr__(self):
         return f"<engine._C.Generator object at {hex(id(self))}>"
+
+
+def _c_twister_agrees():
+    """_random_fill runs the twister on numpy's MT19937 state struct, whose layout numpy does
+    not publish: check that it draws numpy's words and leaves numpy's state, across a twist."""
+    key = np.random.RandomState(20240229).get_state()[1]
+    mine, numpys = np.random.MT19937(), np.random.MT19937()
+    for bits in (mine, numpys):
+        bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": 600}}
+    got = np.empty(1300, np.uint32)
+    _random_fill.words(mine.capsule, got)
+    want = np.random.Generator(numpys).integers(0, 0xFFFFFFFF, 1300, np.uint32, endpoint=True)
+    a, b = mine.state["state"], numpys.state["state"]
+    return (got == want).all() and a["pos"] == b["pos"] and (a["key"] == b["key"]).all()
+
+
+if _random_fill is not None and not _c_twister_agrees():
+    _random_fill = None
 
 
 def _legacy_name(t):

@@ -1,13 +1,14 @@
-/* PyTorch's CPU float fills from its random stream in C, bit for bit: uniform (rand, uniform_,
-and so every uniform nn.init) and normal_fill (randn, normal_ of 16 or more contiguous
-elements), float32 and float64.
+/* PyTorch's CPU random stream and its float fills in C, bit for bit: mt19937's words, uniform
+(rand, uniform_, and so every uniform nn.init) and normal_fill (randn, normal_ of 16 or more
+contiguous elements), float32 and float64.
 
-_distributions does the same with numpy where this module is not built (it is optional): there
-float32 Box-Muller with PyTorch's AVX2 log and sin/cos polynomials takes about 80 numpy passes
-over the data, ten times PyTorch's time for randn(10**6), and a uniform with bounds several;
-here each is one pass. Both give the same bits (tests/engine/test_random_kernels.py holds them
-to each other and to PyTorch). The words themselves come from the generator (numpy's
-mt19937, which is PyTorch's), drawn in bulk before the call.
+_generator and _distributions do the same with numpy where this module is not built (it is
+optional): there float32 Box-Muller with PyTorch's AVX2 log and sin/cos polynomials takes
+about 80 numpy passes over the data, ten times PyTorch's time for randn(10**6), and each
+draw's words come through numpy's bounded-integer call. Here the twister runs on numpy's own
+MT19937 state (so the engine's Generator keeps its state there: get_state, set_state and
+fork_rng are unchanged) and each fill is one pass over the words as they are drawn. Both give
+the same bits (tests/engine/test_random_kernels.py holds them to each other and to PyTorch).
 
 The float roundings are the point, so the module is compiled with -ffp-contract=off (no fused
 multiply-add unless written as fmaf/fma, where PyTorch's compiler fuses) and without fast-math;
@@ -15,17 +16,20 @@ multiply-add unless written as fmaf/fma, where PyTorch's compiler fuses) and wit
 compiled twice on x86-64: portable (fmaf from libm, correctly rounded like the instruction) and
 for AVX2 with FMA, chosen at import by what the CPU has. Either gives the same bits.
 
-uniform_f32(words, out, low, high, portable=False)
-    `out`: a writable float32 buffer of n elements; `words`: n 32-bit words of PyTorch's stream.
-    out[i] = the top-24-bit uniform of words[i] * (high - low) + low, one rounding, low and
-    high rounded to float32 first and their difference taken in float32, as PyTorch does.
-uniform_f64(words, out, low, high, portable=False)
+`bits` below is an np.random.MT19937's `capsule`; every call draws from it and moves it on.
+words(bits, out, portable=False)
+    Fills the writable uint32 buffer `out` with the stream's next words.
+uniform_f32(bits, out, low, high, portable=False)
+    `out`: a writable float32 buffer of n elements, one word each: the word's top-24-bit
+    uniform * (high - low) + low, one rounding, low and high rounded to float32 first and their
+    difference taken in float32, as PyTorch does.
+uniform_f64(bits, out, low, high, portable=False)
     The same in float64, from 53 bits of two words per element (the first word high).
-normal_f32(words, out, mean, std, portable=False)
-    `out`: n >= 16 float32 elements; `words`: n words, then 16 more when n is not a multiple of
-    16 (the fresh uniforms PyTorch draws to recompute the last 16 places). Fills `out` as
-    normal_fill_AVX2 fills its tensor, each value fused into value * std + mean.
-normal_f64(words, out, mean, std, portable=False)
+normal_f32(bits, out, mean, std, portable=False)
+    `out`: n >= 16 float32 elements, filled as normal_fill_AVX2 fills its tensor: n uniforms,
+    Box-Muller on each block of 16, and for n not a multiple of 16 the last 16 places again
+    from 16 fresh uniforms; each value fused into value * std + mean.
+normal_f64(bits, out, mean, std, portable=False)
     PyTorch's generic normal_fill_16 in float64 (libm's log, cos and sin), two words a uniform.
 simd: whether the calls run the AVX2 copy (False: portable only; `portable` forces it). */
 #define PY_SSIZE_T_CLEAN
@@ -33,6 +37,17 @@ simd: whether the calls run the AVX2 copy (False: portable only; `portable` forc
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "numpy/random/bitgen.h" /* what a numpy BitGenerator's capsule holds */
+
+/* numpy's MT19937 state, which its bitgen_t points at: the 624 words and the next one's place
+(624: twist first). _generator.py checks at import that drawing here matches numpy's draws. */
+#define MT_N 624
+#define MT_M 397
+typedef struct {
+    uint32_t key[MT_N];
+    int pos;
+} mt_state;
 
 #define KERNEL(name) name##_portable
 #include "_random_fill_kernel.h"
@@ -54,60 +69,100 @@ simd: whether the calls run the AVX2 copy (False: portable only; `portable` forc
 #define PICK(name, simd) name##_portable
 #endif
 
+/* Words are drawn and used a chunk at a time, so they stay in the first-level cache. A multiple
+of 32: whole blocks of 16 normals, in float64 too (two words each). */
+#define CHUNK 4096
+
 static int use_avx2;
+
+static mt_state *state_of(PyObject *capsule)
+{
+    if (!PyCapsule_IsValid(capsule, "BitGenerator")) {
+        PyErr_SetString(PyExc_TypeError, "expected an np.random.MT19937's BitGenerator capsule");
+        return NULL;
+    }
+    return (mt_state *)((bitgen_t *)PyCapsule_GetPointer(capsule, "BitGenerator"))->state;
+}
+
+static PyObject *words(PyObject *self, PyObject *args)
+{
+    PyObject *capsule;
+    Py_buffer out;
+    int portable = 0;
+    if (!PyArg_ParseTuple(args, "Ow*|p", &capsule, &out, &portable))
+        return NULL;
+    mt_state *st = state_of(capsule);
+    if (st && out.len % 4) {
+        PyErr_Format(PyExc_ValueError, "words: %zd bytes is not a whole number of words",
+                     out.len);
+        st = NULL;
+    }
+    if (st)
+        PICK(draw, use_avx2 && !portable)(st, (uint32_t *)out.buf, out.len / 4);
+    PyBuffer_Release(&out);
+    if (!st)
+        return NULL;
+    Py_RETURN_NONE;
+}
 
 enum { UNIFORM_F32, UNIFORM_F64, NORMAL_F32, NORMAL_F64 };
 
+/* The fills draw their words themselves; the GIL stays held throughout, as the state is the
+numpy BitGenerator's. */
 static PyObject *fill(PyObject *args, int kind)
 {
-    Py_buffer words, out;
+    PyObject *capsule;
+    Py_buffer out;
     double a, b; /* low and high, or mean and std */
     int portable = 0;
-    if (!PyArg_ParseTuple(args, "y*w*dd|p", &words, &out, &a, &b, &portable))
+    if (!PyArg_ParseTuple(args, "Ow*dd|p", &capsule, &out, &a, &b, &portable))
         return NULL;
     int wide = kind == UNIFORM_F64 || kind == NORMAL_F64, normal = kind >= NORMAL_F32;
     Py_ssize_t item = wide ? 8 : 4, per = wide ? 2 : 1; /* words per element */
     Py_ssize_t n = out.len / item;
-    Py_ssize_t tail = normal && n % 16 ? 16 : 0;
-    if (out.len % item || (normal && n < 16) || words.len != (n + tail) * per * 4) {
-        PyErr_Format(PyExc_ValueError,
-                     "random fill: %zd output bytes (%zd-byte elements%s) and %zd word bytes "
-                     "do not fit",
-                     out.len, item, normal ? ", at least 16" : "", words.len);
-        PyBuffer_Release(&words);
+    mt_state *st = state_of(capsule);
+    if (st && (out.len % item || (normal && n < 16))) {
+        PyErr_Format(PyExc_ValueError, "random fill: %zd bytes are not %s%zd-byte elements",
+                     out.len, normal ? "16 or more " : "", item);
+        st = NULL;
+    }
+    if (!st) {
         PyBuffer_Release(&out);
         return NULL;
     }
     int simd = use_avx2 && !portable;
-    (void)simd; /* unused where there is no AVX2 copy */
-    const uint32_t *w = (const uint32_t *)words.buf;
-    Py_ssize_t blocks = n / 16;
-    Py_BEGIN_ALLOW_THREADS;
-    switch (kind) {
-    case UNIFORM_F32: {
-        float low = (float)a, high = (float)b;
-        PICK(uniform_f32, simd)(w, (float *)out.buf, n, low, high - low);
-        break;
+    void (*draw)(mt_state *, uint32_t *, Py_ssize_t) = PICK(draw, simd);
+    uint32_t buf[CHUNK];
+    Py_ssize_t body = normal ? n - n % 16 : n, step = CHUNK / per;
+    for (Py_ssize_t done = 0; done < body; done += step) {
+        Py_ssize_t m = body - done < step ? body - done : step;
+        draw(st, buf, m * per);
+        switch (kind) {
+        case UNIFORM_F32: {
+            float low = (float)a, high = (float)b;
+            PICK(uniform_f32, simd)(buf, (float *)out.buf + done, m, low, high - low);
+            break;
+        }
+        case UNIFORM_F64:
+            PICK(uniform_f64, simd)(buf, (double *)out.buf + done, m, a, b - a);
+            break;
+        case NORMAL_F32:
+            PICK(blocks_f32, simd)(buf, (float *)out.buf + done, m / 16, (float)a, (float)b);
+            break;
+        default:
+            PICK(blocks_f64, simd)(buf, (double *)out.buf + done, m / 16, a, b);
+        }
     }
-    case UNIFORM_F64:
-        PICK(uniform_f64, simd)(w, (double *)out.buf, n, a, b - a);
-        break;
-    case NORMAL_F32: {
-        float *o = (float *)out.buf, mean = (float)a, std = (float)b;
-        PICK(blocks_f32, simd)(w, o, blocks, mean, std);
-        if (tail)
-            PICK(blocks_f32, simd)(w + n, o + n - 16, 1, mean, std);
-        break;
+    if (body < n) {
+        /* PyTorch draws a uniform for each of the last n % 16 places, then recomputes the last
+        16 places from 16 fresh ones: the first draws are thrown away */
+        draw(st, buf, (n - body) * per);
+        draw(st, buf, 16 * per);
+        if (kind == NORMAL_F32)
+            PICK(blocks_f32, simd)(buf, (float *)out.buf + n - 16, 1, (float)a, (float)b);
+        else
+            PICK(blocks_f64, simd)(buf, (double *)out.buf + n - 16, 1, a, b);
     }
-    default: {
-        double *o = (double *)out.buf;
-        PICK(blocks_f64, simd)(w, o, blocks, a, b);
-        if (tail)
-            PICK(blocks_f64, simd)(w + 2 * n, o + n - 16, 1, a, b);
-    }
-    }
-    Py_END_ALLOW_THREADS;
-    PyBuffer_Release(&words);
     PyBuffer_Release(&out);
     Py_RETURN_NONE;
 }
@@ -133,6 +188,7 @@ static PyObject *normal_f64(PyObject *self, PyObject *args)
 }
 
 static PyMethodDef methods[] = {
+    {"words", words, METH_VARARGS, "32-bit words of an MT19937 BitGenerator's stream"},
     {"uniform_f32", uniform_f32, METH_VARARGS, "float32 uniform_ from PyTorch's stream words"},
     {"uniform_f64", uniform_f64, METH_VARARGS, "float64 uniform_ from PyTorch's stream words"},
     {"normal_f32", normal_f32, METH_VARARGS, "float32 normal_fill from PyTorch's stream words"},

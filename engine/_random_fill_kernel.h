@@ -13,6 +13,49 @@ conversion can round them differently. */
 
 #define LANES 8
 
+/* -- the stream: mt19937's words, as numpy's MT19937 (and PyTorch's generator) give them ---- */
+/* The next 624 words of state (the twist): each word mixes its top bit with the low 31 of the
+next word and the (already new, past the end of the ring) word 397 on. Three runs: in the first
+the word 397 on is still old, in the second it is new, the last word wraps to the first. */
+static void KERNEL(twist)(uint32_t *key)
+{
+#define MT_MIX(hi, lo, far) \
+    ((far) ^ ((((hi) & 0x80000000u) | ((lo) & 0x7fffffffu)) >> 1) ^ \
+     ((0u - ((lo) & 1u)) & 0x9908b0dfu))
+    int i;
+    for (i = 0; i < MT_N - MT_M; i++)
+        key[i] = MT_MIX(key[i], key[i + 1], key[i + MT_M]);
+    for (; i < MT_N - 1; i++)
+        key[i] = MT_MIX(key[i], key[i + 1], key[i + MT_M - MT_N]);
+    key[MT_N - 1] = MT_MIX(key[MT_N - 1], key[0], key[MT_M - 1]);
+#undef MT_MIX
+}
+
+/* n words from the state, tempered, twisting whenever the 624 are used up */
+static void KERNEL(draw)(mt_state *st, uint32_t *out, Py_ssize_t n)
+{
+    while (n > 0) {
+        if (st->pos >= MT_N) {
+            KERNEL(twist)(st->key);
+            st->pos = 0;
+        }
+        Py_ssize_t m = MT_N - st->pos;
+        if (m > n)
+            m = n;
+        const uint32_t *k = st->key + st->pos;
+        for (Py_ssize_t i = 0; i < m; i++) {
+            uint32_t y = k[i];
+            y ^= y >> 11;
+            y ^= (y << 7) & 0x9d2c5680u;
+            y ^= (y << 15) & 0xefc60000u;
+            out[i] = y ^ (y >> 18);
+        }
+        st->pos += (int)m;
+        out += m;
+        n -= m;
+    }
+}
+
 /* -- uniform: 24 bits of a word (53 of two) scaled to [0, 1), then x * (high - low) + low,
 fused as PyTorch's compiler fuses it ---------------------------------------------------------- */
 static void KERNEL(uniform_f32)(const uint32_t *words, float *out, Py_ssize_t n, float low,

@@ -1,6 +1,7 @@
-"""PyTorch's uniform and normal fills in C (engine/_random_fill.c) against PyTorch and against
-the numpy steps that do the same where the module is not built (_distributions' fallback):
-rand, uniform_, randn and normal_ of every size class (for normals: the scalar path below 16,
+"""PyTorch's random stream and its uniform and normal fills in C (engine/_random_fill.c) against
+PyTorch and against the numpy steps that do the same where the module is not built (the
+fallbacks in _generator and _distributions): the twister's words around its twists, rand,
+uniform_, randn and normal_ of every size class (for normals: the scalar path below 16,
 whole blocks of 16, a recomputed tail, 10**6), float32 and float64, several seeds, bounds,
 means and deviations, to the bit (the sign of a zero included), and the stream left where
 PyTorch leaves it. The module's portable build and
@@ -15,7 +16,7 @@ import pytest
 import torch
 
 import engine as eg
-from engine import _avx_mathfun, _distributions
+from engine import _avx_mathfun, _generator
 from engine._generator import Generator
 
 SEEDS = [0, 3, 42, 2**32 + 9]
@@ -43,11 +44,11 @@ def in_step():
 
 @pytest.fixture
 def numpy_fill(monkeypatch):
-    """Draws inside `use()` take the numpy steps, as without the C module."""
+    """Draws inside `use()` take the numpy steps (numpy's words too), as without the C module."""
 
     def use(fn, *args):
         with monkeypatch.context() as m:
-            m.setattr(_distributions, "_random_fill", None)
+            m.setattr(_generator, "_random_fill", None)
             return fn(*args)
 
     return use
@@ -55,7 +56,7 @@ def numpy_fill(monkeypatch):
 
 def test_the_kernel_is_built():
     # `pip install -e .` builds it (setup.py); the randn speed target counts on it
-    assert _distributions._random_fill is not None
+    assert _generator._random_fill is not None
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -142,33 +143,52 @@ def test_numpy_steps_give_the_same_bits(numpy_fill, seed, fill, a, b):
 
 @pytest.mark.parametrize("n", [16, 33, 4096, 10**6 + 7])
 def test_portable_and_simd_builds_agree(n):
-    kernel = _distributions._random_fill
-    tail = 16 if n % 16 else 0
-    for fill, dt, per, extra in [
-        (kernel.normal_f32, np.float32, 1, tail),
-        (kernel.normal_f64, np.float64, 2, tail),
-        (kernel.uniform_f32, np.float32, 1, 0),
-        (kernel.uniform_f64, np.float64, 2, 0),
+    kernels = _generator._random_fill
+    for fill, dt in [
+        (kernels.normal_f32, np.float32),
+        (kernels.normal_f64, np.float64),
+        (kernels.uniform_f32, np.float32),
+        (kernels.uniform_f64, np.float64),
     ]:
-        words = Generator().manual_seed(n).words(per * (n + extra))
+        fast_g, portable_g = Generator().manual_seed(n), Generator().manual_seed(n)
         fast, portable = np.empty(n, dt), np.empty(n, dt)
-        fill(words, fast, -0.25, 1.5)
-        fill(words, portable, -0.25, 1.5, True)
+        fill(fast_g._capsule, fast, -0.25, 1.5)
+        fill(portable_g._capsule, portable, -0.25, 1.5, True)
         np.testing.assert_array_equal(fast.view(np.uint8), portable.view(np.uint8))
+        np.testing.assert_array_equal(fast_g.words(5), portable_g.words(5))
+    fast, portable = np.empty(n, np.uint32), np.empty(n, np.uint32)
+    kernels.words(Generator().manual_seed(7)._capsule, fast)
+    kernels.words(Generator().manual_seed(7)._capsule, portable, True)
+    np.testing.assert_array_equal(fast, portable)
 
 
-def test_the_kernel_refuses_buffers_that_do_not_fit():
-    kernel = _distributions._random_fill
-    with pytest.raises(ValueError, match="do not fit"):
-        kernel.normal_f32(np.zeros(17, np.uint32), np.empty(17, np.float32), 0.0, 1.0)  # 33 words
-    with pytest.raises(ValueError, match="do not fit"):
-        kernel.normal_f32(np.zeros(15, np.uint32), np.empty(15, np.float32), 0.0, 1.0)  # < 16
-    with pytest.raises(ValueError, match="do not fit"):
-        kernel.normal_f64(np.zeros(16, np.uint32), np.empty(16, np.float64), 0.0, 1.0)  # 2 each
-    with pytest.raises(ValueError, match="do not fit"):
-        kernel.uniform_f64(np.zeros(5, np.uint32), np.empty(5, np.float64), 0.0, 1.0)
+@pytest.mark.parametrize("seed", [0, 5, 2**32 - 1])
+def test_words_are_numpys_across_twists(numpy_fill, seed):
+    """Runs of every length from every place in the 624-word ring: the C twister gives numpy's
+    words and leaves the state (PyTorch's 5056 bytes) as numpy's does."""
+    c, ref = Generator().manual_seed(seed), Generator().manual_seed(seed)
+    rng = random.Random(seed)
+    for _ in range(60):
+        n = rng.choice([0, 1, 2, 7, 623, 624, 625, 1249, rng.randrange(3000)])
+        np.testing.assert_array_equal(c.words(n), numpy_fill(ref.words, n))
+        np.testing.assert_array_equal(c.get_state()._data, ref.get_state()._data)
+
+
+def test_the_kernels_refuse_what_does_not_fit():
+    kernels = _generator._random_fill
+    bits = Generator()._capsule
+    with pytest.raises(ValueError, match="16 or more 4-byte elements"):
+        kernels.normal_f32(bits, np.empty(15, np.float32), 0.0, 1.0)
+    with pytest.raises(ValueError, match="8-byte elements"):
+        kernels.uniform_f64(bits, np.empty(5, np.float32)[:3], 0.0, 1.0)
+    with pytest.raises(ValueError, match="whole number of words"):
+        kernels.words(bits, np.empty(3, np.uint8))
+    with pytest.raises(TypeError, match="BitGenerator capsule"):
+        kernels.words(object(), np.empty(3, np.uint32))
+    with pytest.raises(TypeError):
+        kernels.uniform_f32(bits, np.empty(4, np.float32)[::2], 0.0, 1.0)  # not contiguous
     out = np.empty(0, np.float32)
-    kernel.uniform_f32(np.zeros(0, np.uint32), out, 0.0, 1.0)  # nothing to fill is fine
+    kernels.uniform_f32(bits, out, 0.0, 1.0)  # nothing to fill is fine
 
 
 # -- the numpy path's float32 fused multiply-add --------------------------------------------------
