@@ -437,14 +437,14 @@ def worker(args) -> None:
     if args.worker == "torch":
         torch.set_num_threads(n)
         used = f"torch intra-op {torch.get_num_threads()}"
-    elif args.worker == "engine":
+    elif args.worker == "engine" and hasattr(eg, "set_num_threads"):
         eg.set_num_threads(n)  # numpy's BLAS too
         used = f"engine {eg.get_num_threads()}"
-    else:
+    else:  # numpy, or an engine from before set_num_threads (to compare with old code)
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(limits=n, user_api="blas")
-        used = "numpy"
+        used = args.worker
     from threadpoolctl import threadpool_info
 
     blas = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
