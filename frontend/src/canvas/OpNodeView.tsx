@@ -12,7 +12,7 @@ import { useShapes } from "../store/shapes";
 import { useDetail } from "./detail";
 import { InplaceBadge, RunErrorLine, VersionLine } from "./InplaceMarks";
 import { allFaces, displayName, leafTag, leafValue, shapeText } from "./faces";
-import { annoLines, LINE, portsOf } from "./nodeSize";
+import { annoLines, LINE, nodeSize, portsOf } from "./nodeSize";
 import StaleOffer from "./StaleOffer";
 import { useRunSlice } from "./runSlice";
 import { useRunKey } from "../store/modules";
@@ -72,6 +72,10 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
   // far out no port is drawn: the shapes' arrival then re-renders no node
   const inferred = useShapes((s) => (detail === "none" ? undefined : s.shapes[key]));
   const name = displayName({ id, ...data });
+  // as tall as its face needs at every zoom (nodeSize.ts): the same box the document opened
+  // with, and a title of the same height whether or not its text is drawn, so that the
+  // handles stay where React Flow measured them
+  const size = useMemo(() => nodeSize(spec, { face, name, target: isTarget }), [spec, face, name, isTarget]);
   const tag = leafTag({ id, ...data }, spec);
   // before any run a leaf shows the value it holds; after one, what the run computed
   const ownValue = value ? null : leafValue({ id, ...data }, spec);
@@ -92,8 +96,14 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
   ].join(" ");
 
   return (
-    <div className={cls} aria-label={`node ${id}`} data-testid={`node-${id}`} title={spec?.doc}>
-      <div className="op-node-title" title={face} data-testid={`face-${id}`}>
+    <div
+      className={cls}
+      aria-label={`node ${id}`}
+      data-testid={`node-${id}`}
+      title={spec?.doc}
+      style={{ minHeight: `${size.height}px` }}
+    >
+      <div className="op-node-title" title={face} data-testid={`face-${id}`} style={{ minHeight: `${size.title}px` }}>
         {detailed && (
           <>
             <span className="face-name">{name}</span>

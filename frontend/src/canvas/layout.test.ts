@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { OpSpec } from "../api/types";
 import type { OpNode } from "../doc/convert";
-import { isStacked, quickLayout, wrapRows } from "./layout";
-import { nodeSize } from "./nodeSize";
+import { isStacked, quickLayout, separated, wrapRows } from "./layout";
+import { compactHeight, nodeSize, titleHeight } from "./nodeSize";
+import type { Measure } from "./textWrap";
 
 const box = (id: string, height = 80) => ({ id, width: 180, height });
 const link = (source: string, target: string) => ({ source, target });
@@ -79,6 +80,53 @@ describe("nodeSize", () => {
   });
 });
 
+describe("nodeSize from the face", () => {
+  const port = (name: string) => ({ name, optional: false, variadic: false, doc: "" });
+  const state = (name: string) => ({ name, type: "tensor" as const, default: null, doc: "" });
+  const embedding: OpSpec = {
+    name: "embedding",
+    category: "layers",
+    doc: "",
+    inputs: [port("input")],
+    outputs: ["out"],
+    params: [state("weight")],
+    source: false,
+  };
+  // every glyph 0.6 em wide (DejaVu Sans Mono's advance; the page measures its own fonts)
+  const em: Measure = (text, font) => text.length * 0.6 * Number(/(\d+)px/.exec(font)![1]);
+
+  it("keeps the plain size for a face of one line at every zoom", () => {
+    const face = { face: "a = x + y", name: "a" };
+    expect(nodeSize(embedding, face, em)).toEqual(nodeSize(embedding, undefined, em));
+    expect(titleHeight(face, em)).toBe(23);
+  });
+
+  it("grows the title by a line for each line the face wraps to, and moves the handles down", () => {
+    // 162 px of 7.2 px glyphs: 22 a line; "embed = embedding(tokens, num_embeddings=8, embedding_dim=16)"
+    // breaks as "embed = " | "embedding(tokens, " | "num_embeddings=8, " | "embedding_dim=16)"
+    const face = { face: "embed = embedding(tokens, num_embeddings=8, embedding_dim=16)", name: "embed" };
+    expect(titleHeight(face, em)).toBe(23 + 3 * 14);
+    const plain = nodeSize(embedding, undefined, em);
+    const grown = nodeSize(embedding, face, em);
+    expect(grown.handles[0].y - plain.handles[0].y).toBe(42);
+    expect(grown.title).toBe(65);
+    // and its large face at the readable floor (22 px type, 13.2 px glyphs: 12 a line)
+    // wraps to 7 lines of 26.4 px ("embed = " and each long word over two), then the value
+    // and gradient lines: 2 + 2 + 185 + 44
+    expect(compactHeight(face, em)).toBe(233);
+    expect(grown.height).toBe(233);
+  });
+
+  it("counts the target's mark on the title line", () => {
+    const face = { face: "loss = cross_entropy(l)", name: "loss" }; // 23 glyphs: two lines already
+    const mark = { ...face, face: "loss = ce(logits, y)" }; // 20 glyphs, 22 with " ◎"
+    expect(titleHeight({ ...mark, target: false }, em)).toBe(23);
+    expect(titleHeight({ ...mark, target: true }, em)).toBe(23);
+    expect(titleHeight({ ...mark, face: "loss = ce(logits, ys)", target: true }, em)).toBe(37);
+    expect(titleHeight(face, em)).toBe(37);
+  });
+});
+
 describe("wrapRows", () => {
   // a chain of 13 nodes in one row, 220 apart: LeNet's shape
   const ids = Array.from({ length: 13 }, (_, i) => `n${i}`);
@@ -101,5 +149,32 @@ describe("wrapRows", () => {
   it("keeps a layout that already fits at full detail", () => {
     const short = Object.fromEntries(ids.slice(0, 3).map((id) => [id, at[id]]));
     expect(wrapRows(short, boxes, { width: 900, height: 850 })).toBe(short);
+  });
+});
+
+describe("separated", () => {
+  const box = (id: string, height = 100) => ({ id, width: 180, height });
+
+  it("leaves a layout whose nodes do not overlap as it is", () => {
+    const at = { a: { x: 0, y: 0 }, b: { x: 0, y: 120 }, c: { x: 200, y: 0 } };
+    expect(separated(at, [box("a"), box("b"), box("c")])).toBe(at);
+  });
+
+  it("pushes a node below a grown one above it, and the column below it in turn", () => {
+    // the embedding grew to 233 px: pos (under it) and what was under pos move down
+    const at = { embed: { x: 0, y: 0 }, pos: { x: 0, y: 120 }, under: { x: 0, y: 240 }, x: { x: 220, y: 0 } };
+    const out = separated(at, [box("embed", 233), box("pos"), box("under"), box("x")]);
+    expect(out.embed).toEqual({ x: 0, y: 0 });
+    expect(out.pos).toEqual({ x: 0, y: 249 });
+    expect(out.under).toEqual({ x: 0, y: 365 });
+    expect(out.x).toEqual({ x: 220, y: 0 }); // another column: untouched
+  });
+
+  it("moves only nodes that overlap horizontally too", () => {
+    const at = { a: { x: 0, y: 0 }, b: { x: 150, y: 50 } };
+    const out = separated(at, [box("a"), box("b")]);
+    expect(out.b).toEqual({ x: 150, y: 116 });
+    const apart = { a: { x: 0, y: 0 }, b: { x: 180, y: 50 } }; // edge to edge: no overlap
+    expect(separated(apart, [box("a"), box("b")])).toBe(apart);
   });
 });

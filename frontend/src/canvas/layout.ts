@@ -14,9 +14,6 @@ const ELK_MAX_NODES = 150;
 const GAP_X = 90; // between layers
 const GAP_Y = 40; // between the nodes of a layer
 const GAP_ROW = 110; // between the rows of a wrapped chain: room for the wires back to the left
-// the nodes of a wrapped row further apart: at the zoom a model is read at, a long face wraps
-// to more lines and hangs below its node (styles.css .lod)
-const SPREAD = 1.4;
 // a fit above this draws everything at full detail (canvas/detail.ts): no need to wrap
 const FULL_ZOOM = 11 / 12;
 const MAX_ZOOM = 1.25; // showOpened.ts's OPEN_FIT: small graphs are not blown up
@@ -38,9 +35,11 @@ export function isStacked(nodes: OpNode[]) {
 const boxesOf = (nodes: OpNode[]): Box[] =>
   nodes.map((n) => ({ id: n.id, width: n.measured?.width ?? 160, height: n.measured?.height ?? 80 }));
 
-/** A stored layout that flows left to right (every wire goes rightwards, as a layered layout
- * draws it) and is unreadable at any zoom that shows it whole (below `readable`), wrapped into
- * rows; null when it reads as it is. Any other layout is people's own and is kept: cutting a
+/** Where a stored layout is shown: its nodes pushed apart where they now overlap (a node is
+ * as tall as its face: nodeSize.ts, and a layout stored before may not have room for it);
+ * then, if it flows left to right (every wire goes rightwards, as a layered layout draws it)
+ * and is unreadable at any zoom that shows it whole (below `readable`), wrapped into rows.
+ * Null when it reads as it is. Any other layout is people's own and is kept: cutting a
  * layout whose wires turn back (a snake of rows) into columns would scramble its order. */
 export function wrappedIfUnreadable(
   nodes: OpNode[],
@@ -48,12 +47,44 @@ export function wrappedIfUnreadable(
   frame: Frame | undefined,
   readable: number,
 ) {
-  const at = Object.fromEntries(nodes.map((n) => [n.id, n.position]));
+  const stored = Object.fromEntries(nodes.map((n) => [n.id, n.position]));
   const boxes = boxesOf(nodes);
+  const at = separated(stored, boxes);
   const flowsRight = edges.every((e) => !at[e.source] || !at[e.target] || at[e.source].x < at[e.target].x);
-  if (!flowsRight) return null;
-  const wrapped = wrapRows(at, boxes, frame?.width && frame.height ? frame : DEFAULT_FRAME, readable);
-  return wrapped === at ? null : wrapped;
+  const wrapped = flowsRight ? wrapRows(at, boxes, frame?.width && frame.height ? frame : DEFAULT_FRAME, readable) : at;
+  return wrapped === stored ? null : wrapped;
+}
+
+const GAP_APART = 16; // between a node and one it was pushed below
+
+/** `at` with every node that overlaps one above it moved down below that one (and so on down
+ * the column), keeping x; `at` itself when nothing overlaps. */
+export function separated(at: Record<string, XYPosition>, boxes: Box[]): Record<string, XYPosition> {
+  const order = boxes.filter((b) => at[b.id]).sort((a, b) => at[a.id].y - at[b.id].y || at[a.id].x - at[b.id].x);
+  const y = new Map(order.map((b) => [b.id, at[b.id].y]));
+  const placed: Box[] = [];
+  let moved = false;
+  for (const b of order) {
+    const x = at[b.id].x;
+    // pushed below each placed node it overlaps, until it overlaps none (each push moves it
+    // down, past a node's bottom: it ends)
+    for (let again = true; again; ) {
+      again = false;
+      for (const p of placed) {
+        const px = at[p.id].x;
+        const py = y.get(p.id)!;
+        const top = y.get(b.id)!;
+        const overlaps = x < px + p.width && px < x + b.width && top < py + p.height && py < top + b.height;
+        if (overlaps) {
+          y.set(b.id, py + p.height + GAP_APART);
+          moved = again = true;
+        }
+      }
+    }
+    placed.push(b);
+  }
+  if (!moved) return at;
+  return Object.fromEntries(Object.entries(at).map(([id, p]) => [id, y.has(id) ? { x: p.x, y: y.get(id)! } : p]));
 }
 
 export async function layoutPositions(
@@ -101,7 +132,7 @@ export function wrapRows(
   };
   const zoomOf = (starts: number[]) => {
     const w = Math.max(...starts.map((s, r) => widthOf(s, starts[r + 1] ?? cols.length)));
-    const h = starts.length * height * SPREAD + (starts.length - 1) * GAP_ROW;
+    const h = starts.length * height + (starts.length - 1) * GAP_ROW;
     return Math.min(MAX_ZOOM, frame.width / w, frame.height / h);
   };
   let best = [0];
@@ -119,7 +150,7 @@ export function wrapRows(
   return Object.fromEntries(
     Object.entries(at).map(([id, p]) => {
       const r = rowOf(Math.round(p.x));
-      const y = top + (p.y - top) * SPREAD + r * (height * SPREAD + GAP_ROW);
+      const y = p.y + r * (height + GAP_ROW); // a node is as tall as its face: no spreading
       return [id, { x: p.x - cols[best[r]].x + cols[0].x, y }];
     }),
   );

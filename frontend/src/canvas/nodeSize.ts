@@ -2,13 +2,31 @@
 // have a fixed width, rows of fixed height, and keep a line for every result a run can write
 // (styles.css sizes them to match), so React Flow needs no measuring pass: it can fit the view,
 // skip off-screen nodes and draw the edges in the same render as the nodes, and nothing resizes
-// while a run's records arrive.
+// while a run's records arrive. A node is as tall as its face needs (textWrap.ts counts its
+// lines): at full detail its title wraps in the node's 12 px monospace; zoomed out to the
+// readable floor of the fit view (fit.ts) its large face (detail.ts) wraps in 22 px type with
+// the value and gradient lines under it. The node takes the taller of the two at every zoom,
+// so that nothing moves or re-routes as the zoom changes and no face hangs out of its node.
 import { type NodeHandle, Position } from "@xyflow/react";
 import type { OpSpec } from "../api/types";
+import type { OpNode, WireEdge } from "../doc/convert";
+import { allFaces, displayName } from "./faces";
+import { EDITOR_PX } from "./detail";
+import { READABLE_ZOOM } from "./fit";
+import { type Measure, measureText, wrappedLines } from "./textWrap";
 
 export const NODE_WIDTH = 180; // .op-node, borders included
 const BORDER = 1; // .op-node: whole pixels, so that the size is the same at every device pixel ratio
-const TITLE = 23; // .op-node-title, its bottom border included
+const TITLE = 23; // .op-node-title of one line, its bottom border included
+const TITLE_LINE = 14; // .op-node-title's line height
+const TEXT_WIDTH = NODE_WIDTH - 2 * BORDER - 16; // inside .op-node-title's and .lod's padding
+// the fonts of styles.css: the title's monospace, and the large face of .lod (body's family)
+const TITLE_FONT = "12px ui-monospace, monospace";
+const FACE_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+/** The large face's type at the fit view's readable floor: 11 px on screen at zoom 0.5. */
+export const FACE_FONT = Math.ceil(EDITOR_PX / READABLE_ZOOM);
+const LOD_PAD = 2; // .lod: above and below
+const LOD_NAME_LINE = 1.2; // .lod-name's line height, in em; .lod-line's is 1
 const PORTS_PAD = 3; // .op-node-ports: above and below the port rows
 const PORT_ROW = 15; // .port
 const HANDLE = 9; // .port .react-flow__handle
@@ -30,8 +48,8 @@ export function portsOf(spec: OpSpec | undefined) {
 
 /** A handle centred on the left or right border of its port's row, as React Flow would
  * measure it. */
-function handle(type: "source" | "target", id: string, row: number): NodeHandle {
-  const centreY = BORDER + TITLE + PORTS_PAD + row * PORT_ROW + PORT_ROW / 2;
+function handle(type: "source" | "target", id: string, row: number, title: number): NodeHandle {
+  const centreY = BORDER + title + PORTS_PAD + row * PORT_ROW + PORT_ROW / 2;
   const centreX = type === "target" ? BORDER : NODE_WIDTH - BORDER;
   return {
     id,
@@ -44,15 +62,66 @@ function handle(type: "source" | "target", id: string, row: number): NodeHandle 
   };
 }
 
-export function nodeSize(spec: OpSpec | undefined) {
+/** A face as the node draws it: its name (bold), the rest of the line, and the target's mark. */
+export interface FaceLine {
+  face: string;
+  name: string;
+  target?: boolean;
+}
+
+function faceRuns(f: FaceLine, font: (weight: number) => string) {
+  const rest = f.face.startsWith(f.name) ? f.face.slice(f.name.length) : f.face;
+  const name = f.face.startsWith(f.name) ? f.name : "";
+  return [
+    { text: name, font: font(700) },
+    { text: rest + (f.target ? " ◎" : ""), font: font(400) },
+  ];
+}
+
+/** The height of the title line at full detail: one line, or as many as the face wraps to. */
+export function titleHeight(f: FaceLine | undefined, measure: Measure = measureText): number {
+  if (!f) return TITLE;
+  const lines = wrappedLines(faceRuns(f, () => TITLE_FONT), TEXT_WIDTH, measure);
+  return TITLE + (lines - 1) * TITLE_LINE;
+}
+
+/** The height the large face needs at the readable floor: its wrapped name and op, the value
+ * line and the gradient's (kept whether or not a run has written them). */
+export function compactHeight(f: FaceLine, measure: Measure = measureText): number {
+  const lines = wrappedLines(faceRuns(f, (w) => `${w} ${FACE_FONT}px ${FACE_FAMILY}`), TEXT_WIDTH, measure);
+  return 2 * BORDER + LOD_PAD + Math.ceil(lines * LOD_NAME_LINE * FACE_FONT) + 2 * FACE_FONT;
+}
+
+/** The node's box and handles; with its face, as tall as the face needs at every zoom. */
+export function nodeSize(spec: OpSpec | undefined, face?: FaceLine, measure: Measure = measureText) {
   const { inputs, outputs } = portsOf(spec);
   // an op keeps two port rows even with one input: its compact face (canvas/detail.ts) needs
   // the room for three lines of large type; a leaf has its .grad line for that
   const rows = Math.max(inputs.length, outputs.length, spec?.source ? 1 : 2);
-  const height = 2 * BORDER + TITLE + 2 * PORTS_PAD + rows * PORT_ROW + annoLines(spec) * LINE;
+  const title = titleHeight(face, measure);
+  const full = 2 * BORDER + title + 2 * PORTS_PAD + rows * PORT_ROW + annoLines(spec) * LINE;
+  const height = face ? Math.max(full, compactHeight(face, measure)) : full;
   const handles = [
-    ...inputs.map((p, i) => handle("target", p.name, i)),
-    ...outputs.map((o, i) => handle("source", o, i)),
+    ...inputs.map((p, i) => handle("target", p.name, i, title)),
+    ...outputs.map((o, i) => handle("source", o, i, title)),
   ];
-  return { width: NODE_WIDTH, height, handles };
+  return { width: NODE_WIDTH, height, title, handles };
+}
+
+/** `nodes` with the sizes and handles their faces need (a document as it opens: its layout
+ * and its fit view use them before anything is drawn). A module instance is measured when
+ * drawn, and keeps what it has. */
+export function sizedToFaces(
+  nodes: OpNode[],
+  edges: WireEdge[],
+  ops: Record<string, OpSpec>,
+  target: string | null,
+): OpNode[] {
+  const faces = allFaces({ nodes, edges }, ops);
+  return nodes.map((n) => {
+    if (n.data.op === "module") return n;
+    const face = { face: faces[n.id], name: displayName({ id: n.id, ...n.data }), target: n.id === target };
+    const { width, height, handles } = nodeSize(ops[n.data.op], face);
+    return { ...n, measured: { width, height }, handles };
+  });
 }

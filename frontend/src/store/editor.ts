@@ -23,7 +23,7 @@ import {
 } from "../doc/convert";
 import { closeAll, composeDocument } from "../doc/modules";
 import { asNewInstances } from "../doc/moduleDefs";
-import { nodeSize } from "../canvas/nodeSize";
+import { nodeSize, sizedToFaces } from "../canvas/nodeSize";
 import { History } from "../doc/history";
 import { connectionProblem } from "../doc/wiring";
 
@@ -141,7 +141,10 @@ export const useEditor = create<EditorState>()((set, get) => {
 
     load(doc, from = {}) {
       history.clear();
-      const loaded = fromDocument(doc, sizeOf);
+      const loaded = fromDocument(doc);
+      // each node as tall as its face needs, before it is drawn: the layout and the fit view
+      // of a graph just opened use these sizes
+      loaded.nodes = sizedToFaces(loaded.nodes, loaded.edges, get().ops, loaded.meta.target);
       if (from.keepSelection) {
         const nodes = new Set(get().nodes.filter((n) => n.selected).map((n) => n.id));
         const edges = new Set(get().edges.filter((e) => e.selected).map((e) => e.id));

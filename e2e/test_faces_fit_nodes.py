@@ -1,0 +1,56 @@
+"""Nodes as tall as their faces (issue 34): at the fit view of a 1440x900 laptop, and zoomed in
+to full detail, every face of `lenet-digits` and `transformer-block` lies inside its node (the
+embedding's long face used to hang below it), and each handle sits on its port's row."""
+
+import pytest
+from editor import open_editor, zoom_to_labels
+from playwright.sync_api import expect
+from test_layout_on_open import overlap
+
+INSIDE = """() => [...document.querySelectorAll('.react-flow__node')].map((node) => {
+  const box = node.querySelector('.op-node, .module-node') || node;
+  const r = box.getBoundingClientRect();
+  const face = node.querySelector('.lod') || node.querySelector('.op-node-title');
+  const f = face.getBoundingClientRect();
+  // the last line of text drawn in the face (a .lod's last child, or the title itself)
+  const last = face.lastElementChild && face.classList.contains('lod')
+    ? face.lastElementChild.getBoundingClientRect() : f;
+  const ports = [...node.querySelectorAll('.port')].map((p) => {
+    const pr = p.getBoundingClientRect();
+    const h = p.querySelector('.react-flow__handle').getBoundingClientRect();
+    return {top: pr.top, bottom: pr.bottom, centre: h.top + h.height / 2};
+  });
+  return {id: node.getAttribute('data-id'), top: r.top, bottom: r.bottom, left: r.left,
+          right: r.right, faceBottom: Math.max(f.bottom, last.bottom), faceRight: f.right,
+          textFits: face.scrollHeight <= face.clientHeight + 1, ports};
+})"""
+
+
+def _check(nodes):
+    for n in nodes:
+        assert n["faceBottom"] <= n["bottom"] + 0.5, n
+        assert n["faceRight"] <= n["right"] + 0.5, n
+        assert n["textFits"], n
+        for p in n["ports"]:
+            assert p["top"] - 0.5 <= p["centre"] <= p["bottom"] + 0.5, (n["id"], p)
+
+
+@pytest.mark.parametrize("template", ["lenet-digits", "transformer-block"])
+def test_every_face_lies_inside_its_node_at_every_zoom(page, template):
+    page.set_viewport_size({"width": 1440, "height": 900})
+    open_editor(page, template)
+    if page.get_by_role("button", name="close lesson").count():
+        page.get_by_role("button", name="close lesson").click()
+    page.get_by_role("button", name="Fit view", exact=True).click()
+    page.wait_for_timeout(500)
+    expect(page.locator(".canvas.lod-compact")).to_have_count(1)  # the large faces
+    at_fit = page.evaluate(INSIDE)
+    _check(at_fit)
+    # grown, and still apart: no node on another
+    boxes = [(n["left"], n["top"], n["right"] - n["left"], n["bottom"] - n["top"]) for n in at_fit]
+    assert not [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :] if overlap(a, b)]
+    page.screenshot(path=f"e2e/artifacts/faces-fit-nodes-{template}.png")
+
+    zoom_to_labels(page)  # full detail: the title line in the node's own 12 px monospace
+    _check(page.evaluate(INSIDE))
+    page.screenshot(path=f"e2e/artifacts/faces-fit-nodes-{template}-full.png")
