@@ -5,9 +5,10 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 NPM_STAMP := frontend/node_modules/.installed
 EDITOR := frontend/dist/index.html
-FRONTEND_SRC := $(shell find frontend/src -type f 2>/dev/null) frontend/index.html frontend/vite.config.ts
+WIDGET := wiregrad/static/widget.js
+FRONTEND_SRC := $(shell find frontend/src -type f 2>/dev/null) frontend/index.html frontend/vite.config.ts frontend/vite.widget.config.ts
 
-.PHONY: chromium redis run test lint test-python test-frontend test-e2e bench clean
+.PHONY: chromium redis widget run test lint test-python test-frontend test-e2e bench clean
 
 $(STAMP): pyproject.toml setup.py backend/graph/_tables.c backend/graph/_observe.c \
 		engine/_random_fill.c engine/_random_fill_kernel.h
@@ -23,6 +24,12 @@ $(NPM_STAMP): frontend/package.json frontend/package-lock.json
 # the built editor, which `wiregrad serve` serves (not committed)
 $(EDITOR): $(NPM_STAMP) $(FRONTEND_SRC)
 	cd frontend && npm run --silent build -- --logLevel warn
+
+# the editor as a notebook widget (wiregrad.show): one ES module inside the Python package
+$(WIDGET): $(NPM_STAMP) $(FRONTEND_SRC)
+	cd frontend && npm run --silent build:widget -- --logLevel warn
+
+widget: $(WIDGET)
 
 chromium:
 	./scripts/install-chromium.sh
@@ -42,13 +49,13 @@ lint: $(STAMP) $(NPM_STAMP)
 test-frontend: $(NPM_STAMP)
 	cd frontend && npx vitest run
 
-test-python: $(STAMP) redis
+test-python: $(STAMP) $(WIDGET) redis
 	$(PY) -m pytest -n 2 tests
 
-test-e2e: $(STAMP) $(EDITOR) chromium
+test-e2e: $(STAMP) $(EDITOR) $(WIDGET) chromium
 	$(PY) -m pytest -n 2 e2e
 
-test: lint test-frontend $(EDITOR) chromium redis
+test: lint test-frontend $(EDITOR) $(WIDGET) chromium redis
 	$(PY) -m pytest -n 2 tests e2e
 
 # Benchmarks print tables (never assert timings); BLAS tuning variables are unset for fairness.
@@ -59,4 +66,4 @@ bench: $(STAMP) $(EDITOR) chromium
 	$(PY) bench/editor.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info frontend/dist frontend/node_modules backend/graph/*.so engine/*.so
+	rm -rf $(VENV) build *.egg-info frontend/dist wiregrad/static frontend/node_modules backend/graph/*.so engine/*.so

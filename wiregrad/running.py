@@ -55,9 +55,13 @@ def run(doc, backward=False, target=None, device=None):
     d = as_document(doc)
     mode = "backward" if backward else "forward"
     kw = {"device": device} if device else {}
-    result = run_graph(d, mode, target if backward else None, **kw)
+    return outputs_of(run_graph(d, mode, target if backward else None, **kw), d)
+
+
+def outputs_of(result, doc):
+    """A RunResult's values and gradients as numpy arrays by name."""
     values = {_name(k): _numpy(t) for k, t in result.values.items()}
     grads = {_name(k): _numpy(t) for k, t in result.leaf_grads.items()}
     return RunOutput(
-        result.status, result.target or d.target, values, grads, result.error, result.timings
+        result.status, result.target or doc.target, values, grads, result.error, result.timings
     )

@@ -1,4 +1,5 @@
 // The JSON API under /api (docs/protocol.md). Every error answer is JSON with `error`.
+import { hostChannel } from "./host";
 import { authHeaders, captureToken } from "./owner";
 import type { GraphDocument, GraphInfo, NodeProblem, OpSpec, RevisionInfo } from "./types";
 
@@ -28,13 +29,29 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   return (await exchange<T>(method, path, body)).data;
 }
 
-async function exchange<T>(method: string, path: string, body?: unknown): Promise<{ data: T; res: Response }> {
-  const res = await fetch(`/api${path}`, {
+/** fetch, or in a notebook the kernel's answer over the widget's channel (api/host.ts). */
+export async function apiFetch(method: string, path: string, body?: unknown) {
+  const host = hostChannel();
+  if (host) {
+    const reply = await host.api(method, path, body);
+    return {
+      ok: reply.status >= 200 && reply.status < 300,
+      status: reply.status,
+      statusText: "",
+      headers: { get: (k: string) => reply.headers[k.toLowerCase()] ?? null },
+      json: async () => reply.data,
+    };
+  }
+  return fetch(`/api${path}`, {
     method,
     // the owner key and the teacher's token, if any (owner.ts; backend/server/auth.py)
     headers: { ...authHeaders(), ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+}
+
+async function exchange<T>(method: string, path: string, body?: unknown) {
+  const res = await apiFetch(method, path, body);
   const data = await res.json().catch(() => ({ error: `${res.status} ${res.statusText}` }));
   if (!res.ok) {
     // validation problems come as node_errors; an import's as problems with line numbers
@@ -96,7 +113,9 @@ export const api = {
       "GET",
       `/graphs/${encodeURIComponent(id)}/revisions`,
     ).then((d) => d.revisions),
-  exportCode: (graph: GraphDocument, flavor: "engine" | "torch") =>
-    call<{ flavor: string; code: string }>("POST", "/export", { graph, flavor }).then((d) => d.code),
+  /** The graph as Python; `weights`: which weights its docstring says it starts from (the
+   * initial ones: `graph` as it was before its training). */
+  exportCode: (graph: GraphDocument, flavor: "engine" | "torch", weights?: "initial" | "trained") =>
+    call<{ flavor: string; code: string }>("POST", "/export", { graph, flavor, weights }).then((d) => d.code),
   importCode: (code: string) => call<GraphDocument>("POST", "/import", { code }),
 };

@@ -1,7 +1,6 @@
 // The module library's HTTP calls (docs/protocol.md: /api/module-library): its entries with
 // their constructor arguments, and a definition built from argument values.
-import { ApiError } from "./http";
-import { authHeaders } from "./owner";
+import { ApiError, apiFetch } from "./http";
 import type { ModuleDef, ParamSpec } from "./types";
 
 export interface LibraryEntry {
@@ -22,11 +21,7 @@ export class LibraryArgsError extends ApiError {
 }
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`/api/module-library${path}`, {
-    method,
-    headers: { ...authHeaders(), ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const res = await apiFetch(method, `/module-library${path}`, body);
   const data = await res.json().catch(() => ({ error: `${res.status} ${res.statusText}` }));
   if (res.ok) return data as T;
   if (data.field_errors) throw new LibraryArgsError(data.error, data.field_errors);

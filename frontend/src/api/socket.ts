@@ -10,10 +10,12 @@ import type {
   WireRecord,
 } from "./types";
 import { type RunAck, RunSender } from "./edits";
+import { hostChannel } from "./host";
 import { expandRecords } from "./summaryRows";
 
 export interface RunHandlers {
-  onStarted: (runId: string, mode: RunMode, target: string | null) => void;
+  // adopt: a run the page did not ask for that it shows (the kernel's `w.run` in a notebook)
+  onStarted: (runId: string, mode: RunMode, target: string | null, adopt: boolean) => void;
   onRecords: (runId: string, records: TraceRecord[]) => void;
   onFinished: (finished: RunFinished) => void;
 }
@@ -36,14 +38,20 @@ export class Connection {
 
   constructor(handlers: RunHandlers, onStatus: (connected: boolean) => void) {
     // websocket first: no long-polling round trips while a run streams
-    this.socket = io({ transports: ["websocket", "polling"], reconnectionDelayMax: 3000 });
+    // in a notebook, the widget's channel to the kernel stands in for the socket (api/host.ts)
+    const host = hostChannel();
+    this.socket = host
+      ? (host.socket as unknown as Socket)
+      : io({ transports: ["websocket", "polling"], reconnectionDelayMax: 3000 });
     this.socket.on("connect", () => onStatus(true));
     this.socket.on("disconnect", () => {
       this.runs.forget();
       onStatus(false);
     });
     this.socket.on("connect_error", () => onStatus(false));
-    this.socket.on("run_started", (m) => handlers.onStarted(m.run_id, m.mode, m.target ?? null));
+    this.socket.on("run_started", (m) =>
+      handlers.onStarted(m.run_id, m.mode, m.target ?? null, m.adopt === true),
+    );
     this.socket.on("trace", (m: { run_id: string; records: WireRecord[] }) =>
       handlers.onRecords(m.run_id, expandRecords(m.run_id, m.records)),
     );

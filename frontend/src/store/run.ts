@@ -159,8 +159,9 @@ export function getConnection(): Connection {
   if (!connection) {
     connection = new Connection(
       {
-        onStarted: (runId, mode, target) => {
-          if (useRun.getState().following) useRun.getState().adopt(runId, mode, target);
+        // a room owner's run on a follower's page, or the kernel's own (`w.run` in a notebook)
+        onStarted: (runId, mode, target, adopt) => {
+          if (useRun.getState().following || adopt) useRun.getState().adopt(runId, mode, target);
         },
         // another run's packets (a cancelled run's late ones) are dropped
         onRecords: (runId, records) => void stream.receive(runId, { records }),

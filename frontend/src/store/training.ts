@@ -74,7 +74,9 @@ function listen() {
   ) => {
     handlers[event] = apply as (payload: never) => void;
     conn.on<T>(event, (m) => {
-      if (!mine(m.train_id) && other && useRun.getState().following) other(m);
+      // a room owner's training on a follower's page, or the kernel's own (`w.train`)
+      const adopted = (m as { adopt?: boolean }).adopt === true;
+      if (!mine(m.train_id) && other && (useRun.getState().following || adopted)) other(m);
       else stream.receive(m.train_id, { event, payload: m });
     });
   };

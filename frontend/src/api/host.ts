@@ -1,0 +1,40 @@
+// Where the editor runs: a page served by `wiregrad serve` (Socket.IO and fetch to /api), or a
+// notebook widget (wiregrad.show), where one channel to the kernel carries both. The widget
+// entry (widget.tsx) sets its channel before the editor starts; the page sets none.
+import type { GraphDocument } from "./types";
+
+/** What socket.ts uses of socket.io-client's Socket; the widget's channel implements it. */
+export interface SocketLike {
+  connected: boolean;
+  on(event: string, handler: (...args: never[]) => void): unknown;
+  timeout(ms: number): { emit(event: string, payload: unknown, ack: (err: Error | null, reply: never) => void): unknown };
+  emit(event: string, ...args: unknown[]): unknown;
+}
+
+export interface ApiReply {
+  status: number;
+  data: unknown;
+  headers: Record<string, string>;
+}
+
+export interface HostChannel {
+  socket: SocketLike;
+  /** One call of the JSON API (http.ts), answered by the kernel. */
+  api(method: string, path: string, body?: unknown): Promise<ApiReply>;
+  /** The document to open, instead of the working copy or a template. */
+  document: GraphDocument | null;
+  /** Called with the document after every edit (the kernel's `w.document`). */
+  edited(doc: GraphDocument): void;
+  /** Subscribe to documents the kernel sends (`w.document = ...`, `w.load(...)`). */
+  onDocument(handler: (doc: GraphDocument) => void): void;
+}
+
+let channel: HostChannel | null = null;
+
+export function setHostChannel(c: HostChannel) {
+  channel = c;
+}
+
+export function hostChannel(): HostChannel | null {
+  return channel;
+}
