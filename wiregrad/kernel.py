@@ -83,7 +83,8 @@ class KernelSession:
 
     def _api(self, payload):
         if not isinstance(payload, dict) or not isinstance(payload.get("path"), str):
-            return {"status": 400, "data": {"error": "expected {method, path, body}"}, "headers": {}}
+            bad = {"error": "expected {method, path, body}"}
+            return {"status": 400, "data": bad, "headers": {}}
         method = str(payload.get("method") or "GET").upper()
         kw = {} if payload.get("body") is None else {"json": payload["body"]}
         res = self.http.open("/api" + payload["path"], method=method, **kw)

@@ -123,7 +123,8 @@ class Editor(anywidget.AnyWidget):
         client = self._session.runs.client(PAGE)
         kept = client.finished.get(ack["run_id"])
         if kept is None:
-            return RunOutput(finished["status"], finished.get("target"), error=finished.get("error"))
+            status, error = finished["status"], finished.get("error")
+            return RunOutput(status, finished.get("target"), error=error)
         return outputs_of(kept[0], doc)
 
     def train(self, timeout=3600, **config):
