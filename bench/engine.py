@@ -391,7 +391,7 @@ ROWS = {
     ),
     "init": (
         "(e) LeNet-5 default init (construction), PyTorch's parameters, ms",
-        ("engine", "torch"), 1e3, {"torch": 2.0}, (9, 5), None, False,
+        ("engine", "torch"), 1e3, {"torch": 1.0}, (9, 5), None, False,
     ),
 }  # fmt: skip
 ONE_THREAD_TARGET = 0.9  # engine/torch at one thread each: the engine should lead there
