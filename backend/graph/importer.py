@@ -302,6 +302,8 @@ class _Importer:
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             for name in self.modules.imports(stmt):
                 self.notes.add(stmt.lineno, f"import of {name}: no line reads it for a tensor")
+            for name, value in self.modules.python_values(stmt):  # math, its functions
+                self.constants.values[name] = value
             return None
         if isinstance(stmt, ast.FunctionDef) and stmt.name in _HELPER_DEFS and top:
             return self.helper_def(stmt)

@@ -6,7 +6,9 @@ its signature, aliases, forms, required and varargs params)."""
 import ast
 
 from .. import registry
+from .constants import NOT
 from .problems import Unsupported
+from .python_values import MathModule
 from .sources import SOURCE_FUNCTIONS
 from .syntax import dotted, literal
 
@@ -35,6 +37,8 @@ class CallReader:
         if kind == "lib" and rest in SOURCE_FUNCTIONS:
             return imp.sources.source(node, rest, meta)
         receiver = None
+        if kind is None and isinstance(func, ast.Attribute) and self._module_name(func.value):
+            raise Unsupported(self._not_a_tensor_function(d, func))
         if kind is None and isinstance(func, ast.Attribute):
             # a method: x.exp(), x.sum(dim=0), eg.arange(6).reshape((2, 3))
             special = self._special_method(node, meta)
@@ -50,6 +54,23 @@ class CallReader:
             raise Unsupported(f"'{d or rest}' is not an op of the registry")
         bound = self._bind(node, rest, spec.call, receiver)
         return self.make_op(spec.name, rest, bound, meta, values)
+
+    def _module_name(self, node):
+        """Whether `node` names an imported module the op registry has no functions of
+        (math, random, ...), or a Python object a constant holds (python_values.py)."""
+        name = dotted(node)
+        if name is None or name in self.imp.env:
+            return False
+        head = name.partition(".")[0]
+        return head in self.imp.modules.mods["other"] or self.imp.constants.lookup(head) is not NOT
+
+    def _not_a_tensor_function(self, d, func):
+        if isinstance(self.imp.constants.lookup(dotted(func.value)), MathModule):
+            return (
+                f"'{d}' is read on constant numbers only (math.sqrt(64)); of a tensor, write "
+                f"torch.{func.attr}(...)"
+            )
+        return f"'{d}' is not read: the importer reads functions of torch, nn, F and math"
 
     def _special_method(self, node, meta):
         """x.requires_grad_() (on a tensor source), x.item() (a detached x: a number has no

@@ -40,6 +40,7 @@ from .constants import Constants, constant_or_refused
 from .nodes import renamed_ref
 from .port_comments import meta_id, ports_of
 from .problems import Unsupported
+from .python_values import is_config_class, read_config_class
 from .shapes import NeedsShapes
 from .shared_calls import share, unused_base
 from .state_loads import with_state
@@ -60,6 +61,7 @@ class ClassReader:
         self.instances = {}  # variable -> {"cls", "def": definition name, "used": bool}
         self.params = {}  # definition name -> ids of its parameter nodes (made by __init__)
         self.variants = {}  # shared_calls.py: (definition, parameters) -> its variant's name
+        self.attrs = {}  # class name -> {class attribute: its constant} (`expansion = 1`)
 
     def share(self, other):
         """Read a class's methods with the classes and definitions of `other` (the walker
@@ -67,22 +69,39 @@ class ClassReader:
         self.classes, self.defs = other.classes, other.defs
         self.names, self.building = other.names, other.building
         self.params, self.variants = other.params, other.variants
+        self.attrs = other.attrs
 
     def class_def(self, stmt):
-        """`class Net(nn.Module): ...` is kept until an instance is made."""
-        bases = [self.imp.modules.func_kind(dotted(b)) for b in stmt.bases]
+        """`class Net(nn.Module): ...` is kept until an instance is made; a config class
+        (`@dataclass class GPTConfig: n_embd: int = 64`) is a constant (python_values.py)."""
+        imp = self.imp
+        if is_config_class(stmt):
+            c = imp.constants
+            cls = read_config_class(stmt, lambda node, what: constant_or_refused(c, node, what))
+            c.values[stmt.name] = cls
+            imp.env.pop(stmt.name, None)
+            return None
+        bases = [imp.modules.func_kind(dotted(b)) for b in stmt.bases]
         if bases != [("nn", "Module")] or stmt.keywords or stmt.decorator_list:
-            raise Unsupported(f"only nn.Module classes are read: {_SHAPE}")
-        methods = {}
+            raise Unsupported(
+                f"only nn.Module classes and config classes (@dataclass, or class attributes "
+                f"only) are read: {_SHAPE}"
+            )
+        methods, attrs = {}, {}
         for s in stmt.body:
             if isinstance(s, ast.FunctionDef):
                 methods[s.name] = s  # others than __init__ / forward: inlined where called
+            elif isinstance(s, (ast.Assign, ast.AnnAssign)):
+                attrs.update(_class_attribute(stmt, s, imp.constants))
             elif not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)):
-                raise Unsupported(f"a class holds methods only: {_SHAPE}")
+                raise Unsupported(
+                    f"a class holds methods and class attributes of constants: {_SHAPE}"
+                )
         if "forward" not in methods:
             raise Unsupported(f"{stmt.name} has no forward: {_SHAPE}")
         self.classes[stmt.name] = (stmt, methods)
-        self.imp.env.pop(stmt.name, None)
+        self.attrs[stmt.name] = attrs
+        imp.env.pop(stmt.name, None)
 
     def is_class_call(self, value):
         return (
@@ -281,17 +300,21 @@ class _Definition:
             for n, fn in self.methods.items()
             if n not in ("__init__", "forward")
         }
-        sub.constants = Constants(self.args)
-        before = len(imp.problems)
+        top = imp.constants.top()  # the script's constants, read as Python reads globals
+        own = {f"self.{k}": v for k, v in self.reader.attrs.get(self.cls, {}).items()}
         init = self.methods.get("__init__")
+        hidden = _locals(init) if init is not None else ()
+        sub.constants = Constants({**own, **self.args}, globals=top, hidden=hidden)
+        before = len(imp.problems)
         if init is not None:
             sub.statements(_own(_body_of_init(init)))
         for n in sub.graph.nodes.values():
             n["param"] = True  # what __init__ made: the parameters a shared call shares
         # forward sees what __init__ kept on self, not its arguments or locals
         c = sub.constants
-        sub.constants = Constants({k: v for k, v in c.values.items() if "." in k}, c.lengths)
         forward = self.methods["forward"]
+        kept = {k: v for k, v in c.values.items() if "." in k}
+        sub.constants = Constants(kept, c.lengths, globals=top, hidden=_locals(forward))
         inputs = self._inputs(sub, forward)
         if shapes is not None:
             sub.shapes.inputs = dict(zip(inputs, shapes))
@@ -374,6 +397,33 @@ class _Definition:
             "inputs": inputs,
             "outputs": outs,
         }
+
+
+def _class_attribute(cls, s, constants):
+    """{name: value} of a class attribute line of an nn.Module class (`expansion: int = 1`):
+    read as self.<name> by its methods."""
+    if isinstance(s, ast.AnnAssign):
+        if s.value is None:
+            return {}  # an annotation alone binds nothing
+        targets = [s.target]
+    else:
+        targets = s.targets
+    if not all(isinstance(t, ast.Name) for t in targets):
+        raise Unsupported(f"a class attribute of {cls.name} is one plain name: `expansion = 1`")
+    v = constant_or_refused(constants, s.value, f"{cls.name}'s class attribute")
+    return {t.id: v for t in targets}
+
+
+def _locals(fn):
+    """The names a method binds (its arguments, and what any of its lines assigns): local to
+    it throughout, so never the script's top-level constants of the same name."""
+    a = fn.args
+    names = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]}
+    names |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            names.add(n.id)
+    return names
 
 
 def _body_of_init(init):

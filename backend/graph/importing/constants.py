@@ -20,6 +20,7 @@ import math
 import operator
 
 from .problems import Unsupported
+from .python_values import ConfigClass, ConfigInstance, PyObject
 
 NOT = object()  # what value() gives for an expression that is no constant
 _MAX_INT = 2**63
@@ -62,6 +63,8 @@ def _number(v):
 
 def _plain(v):
     """Whether v is a value a constant may hold."""
+    if isinstance(v, PyObject):
+        return True  # math, a config class or instance (python_values.py)
     if v is None or isinstance(v, (bool, int, float, str)):
         return not isinstance(v, int) or abs(v) < _MAX_INT
     if isinstance(v, (list, tuple, range)):
@@ -71,11 +74,34 @@ def _plain(v):
 
 class Constants:
     """The constants known at a point of a class's method: name -> value (`self.scale` is the
-    name `self.scale`, as classes.py reads it), and the lengths of module lists (`len`)."""
+    name `self.scale`, as classes.py reads it), and the lengths of module lists (`len`).
 
-    def __init__(self, values=None, lengths=None):
+    A class's method also reads the script's top-level constants (`globals`, the top walker's
+    values, read when the method is), except the names the method binds itself (`hidden`: its
+    arguments and every name it assigns, local throughout it as in Python)."""
+
+    def __init__(self, values=None, lengths=None, globals=None, hidden=()):
         self.values = dict(values or {})
         self.lengths = lengths if lengths is not None else {}  # name -> number of modules
+        self.globals = globals  # the top walker's values (None: this is the top walker)
+        self.hidden = set(hidden)
+
+    def with_values(self, values):
+        """These constants with `values` bound too (a comprehension's variable)."""
+        return Constants({**self.values, **values}, self.lengths, self.globals, self.hidden)
+
+    def lookup(self, name):
+        """The constant a name reads, else NOT."""
+        if name in self.values:
+            return self.values[name]
+        g = self.globals
+        if g is not None and name not in self.hidden and "." not in name:
+            return g.get(name, NOT)
+        return NOT
+
+    def top(self):
+        """The top walker's values: what a class's methods read as globals."""
+        return self.values if self.globals is None else self.globals
 
     def value(self, node):
         """The value of `node` when it is a constant, else NOT."""
@@ -90,7 +116,10 @@ class Constants:
             v = node.value
             return v if v is None or isinstance(v, (bool, int, float, str)) else NOT
         if isinstance(node, ast.Name):
-            return self.values.get(node.id, NOT)
+            return self.lookup(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self._value(node.value)
+            return base.attribute(node.attr) if isinstance(base, PyObject) else NOT
         if isinstance(node, (ast.Tuple, ast.List)):
             items = [self._value(e) for e in node.elts]
             if any(v is NOT for v in items):
@@ -170,6 +199,9 @@ class Constants:
         return v
 
     def _call(self, node):
+        func = self._value(node.func) if not _builtin_name(node.func, self) else NOT
+        if isinstance(func, PyObject):
+            return self._object_call(func, node)
         if not isinstance(node.func, ast.Name) or node.keywords:
             return NOT
         name = node.func.id
@@ -190,16 +222,35 @@ class Constants:
             return NOT
         return f(*args)
 
+    def _object_call(self, func, node):
+        """A call of math.sqrt, of a config class ...: its value (NOT where an argument is no
+        constant: math.sqrt of a tensor is the op registry's to read, as torch.sqrt)."""
+        if not hasattr(func, "call") or any(isinstance(a, ast.Starred) for a in node.args):
+            return NOT
+        if any(k.arg is None for k in node.keywords):
+            return NOT
+        args = [self._value(a) for a in node.args]
+        kwargs = {k.arg: self._value(k.value) for k in node.keywords}
+        if any(v is NOT for v in [*args, *kwargs.values()]):
+            if isinstance(func, ConfigClass):
+                raise Unsupported(
+                    f"{func.name}()'s arguments must be constants (numbers, strings, bools)"
+                )
+            return NOT
+        v = func.call(args, kwargs)
+        return NOT if v is None else v
+
     # -- statements -----------------------------------------------------------------------------
     def substituted(self, node):
         """A copy of `node` with each constant expression in it written as its literal."""
-        if not self.values and not self.lengths:
+        if not self.values and not self.lengths and not self.globals:
             return node
         return _Fold(self).visit(node)
 
     def forget(self, names):
         for n in names:
             self.values.pop(n, None)
+            self.hidden.add(n)  # (a name bound to a tensor no longer reads a global)
 
 
 def _cheap_call(name, args):
@@ -212,6 +263,18 @@ def _cheap_call(name, args):
     if name in ("int", "float") and args and isinstance(args[0], str):
         return len(args[0]) <= 400  # (Python refuses over 4,300 digits; far less is needed)
     return True
+
+
+def _builtin_name(func, constants):
+    """Whether a call's function is a builtin's name that no constant shadows."""
+    return isinstance(func, ast.Name) and constants.lookup(func.id) is NOT
+
+
+def _holds_object(v):
+    """Whether a constant is or holds a PyObject (never written as a literal)."""
+    if isinstance(v, (list, tuple)):
+        return any(_holds_object(x) for x in v)
+    return isinstance(v, PyObject)
 
 
 def _small_power(a, b):
@@ -248,7 +311,8 @@ class _Fold(ast.NodeTransformer):
         loaded = getattr(node, "ctx", None) is None or isinstance(node.ctx, ast.Load)
         if isinstance(node, ast.expr) and not isinstance(node, ast.Constant) and loaded:
             v = self.c.value(node) if _reads_name(node) else NOT
-            if v is not NOT and not isinstance(v, range):  # range(n) stays a loop's
+            if v is not NOT and not isinstance(v, range) and not _holds_object(v):
+                # (range(n) stays a loop's; math or a config instance stays its name)
                 return literal_node(v, node)
         return super().generic_visit(node)
 
@@ -310,6 +374,13 @@ class ConstantLines:
         """(True, what statements() returns) for a line read here (a constant assignment, an
         `if` on a constant); (False, the statement with its constants substituted) else."""
         c = self.imp.constants
+        if isinstance(stmt, ast.ClassDef):
+            return False, stmt  # its methods read the constants when they are read
+        if isinstance(stmt, ast.AnnAssign):
+            if stmt.value is None:
+                return True, None  # `x: int`, an annotation alone binds nothing
+            target = stmt.target
+            stmt = ast.copy_location(ast.Assign(targets=[target], value=stmt.value), stmt)
         if isinstance(stmt, ast.If):
             test = c.value(stmt.test)
             if test is not NOT:
@@ -334,6 +405,8 @@ class ConstantLines:
 
     def _assign(self, stmt):
         c = self.imp.constants
+        if self._set_field(stmt):
+            return True, None
         names = [n for t in stmt.targets for n in _names(t)]
         plain = all(isinstance(t, (ast.Name, ast.Tuple)) for t in stmt.targets)
         v = c.value(stmt.value) if plain else NOT
@@ -345,6 +418,19 @@ class ConstantLines:
                 c.values[name] = value
                 self.imp.env.pop(name, None)
         return True, None
+
+    def _set_field(self, stmt):
+        """`cfg.dropout = 0.1`, cfg a config instance (python_values.py): the field set."""
+        t = stmt.targets[0] if len(stmt.targets) == 1 else None
+        if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)):
+            return False
+        c = self.imp.constants
+        inst = c.lookup(t.value.id)
+        if not isinstance(inst, ConfigInstance):
+            return False
+        v = constant_or_refused(c, stmt.value, f"{t.value.id}.{t.attr}")
+        inst.set(t.attr, v)
+        return True
 
 
 def _unpacks(stmt, v):

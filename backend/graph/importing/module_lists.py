@@ -14,7 +14,7 @@ nn.Sequential's arguments are read by the same `elements` (`nn.Sequential(*[...]
 import ast
 import copy
 
-from .constants import NOT, Constants, element
+from .constants import NOT, element
 from .problems import Unsupported
 
 _HOW = (
@@ -94,7 +94,7 @@ def _comprehension(constants, node):
         raise Unsupported(f"loop over a constant range or list: {_HOW}")
     out = []
     for v in values:
-        step = Constants({**constants.values, gen.target.id: v}, constants.lengths)
+        step = constants.with_values({gen.target.id: v})
         keep = [step.value(_copy(c)) for c in gen.ifs]
         if any(k is NOT for k in keep):
             raise Unsupported("the `if` of a list of modules must be a constant condition")

@@ -7,6 +7,7 @@ is a problem there), and said in a note."""
 import ast
 
 from .problems import Unsupported
+from .python_values import math_value
 from .syntax import dotted
 
 # module path -> the kind of name it binds
@@ -20,9 +21,32 @@ _ALLOWED = {
     "numpy": "np",
     "json": "other",
     "math": "other",
+    "dataclasses": "other",  # @dataclass configs: python_values.py
+    "dataclasses.dataclass": "other",
+    "dataclasses.field": "other",
+}
+# a module whose names, imported one by one, keep their meaning: `from torch.nn import Linear`
+_NAMES_OF = {
+    "engine": "lib",
+    "torch": "lib",
+    "engine.nn": "nn",
+    "torch.nn": "nn",
+    "engine.nn.functional": "F",
+    "torch.nn.functional": "F",
 }
 DTYPES = ("float32", "float64", "int64", "bool")
 _DTYPE_ALIASES = {"float": "float32", "double": "float64", "long": "int64"}
+
+
+def _normal(kind, rest):
+    """torch.nn.functional.relu is F's relu, torch.nn.Linear nn's Linear."""
+    if kind == "lib" and rest.startswith("nn.functional."):
+        return "F", rest[len("nn.functional.") :]
+    if kind == "lib" and rest.startswith("nn."):
+        return "nn", rest[3:]
+    if kind == "nn" and rest.startswith("functional."):
+        return "F", rest[len("functional.") :]
+    return kind, rest
 
 
 class ModuleNames:
@@ -30,6 +54,7 @@ class ModuleNames:
 
     def __init__(self):
         self.mods = {"lib": set(), "F": set(), "nn": set(), "np": set(), "other": set()}
+        self.aliases = {}  # name -> (kind, its name there): `from torch.nn import Linear`
 
     def imports(self, stmt):
         """An `import` / `from ... import` line: the names of the modules above by their kind;
@@ -42,7 +67,11 @@ class ModuleNames:
                     others.append(a.name)
                     self._other(a.asname or a.name.partition(".")[0])
                 elif a.asname is None and "." in a.name:
-                    raise Unsupported(f"write `import {a.name} as ...`")
+                    # `import torch.nn` binds torch, which names torch.nn.Linear too
+                    head = a.name.partition(".")[0]
+                    if _ALLOWED.get(head) is None:
+                        raise Unsupported(f"write `import {a.name} as ...`")
+                    self.mods[_ALLOWED[head]].add(head)
                 else:
                     self.mods[kind].add(a.asname or a.name)
             return others
@@ -51,12 +80,27 @@ class ModuleNames:
             kind = None if stmt.level else _ALLOWED.get(f"{mod}.{a.name}")
             if a.name == "*" and kind is None:
                 raise Unsupported(f"from {mod} import * is not read: import the names used")
-            if kind is None:
+            if kind is None and not stmt.level and mod in _NAMES_OF:
+                self.aliases[a.asname or a.name] = (_NAMES_OF[mod], a.name)
+            elif kind is None and not stmt.level and mod == "math":
+                pass  # its names are constants' (python_values.py)
+            elif kind is None:
                 others.append(f"{'.' * stmt.level}{mod}.{a.name}")
                 self._other(a.asname or a.name)
             else:
                 self.mods[kind].add(a.asname or a.name)
         return others
+
+    def python_values(self, stmt):
+        """[(name, value)] of the constants an import binds: `import math` (as m), `from
+        math import sqrt, pi` (python_values.py)."""
+        if isinstance(stmt, ast.Import):
+            return [
+                (a.asname or a.name, math_value("math")) for a in stmt.names if a.name == "math"
+            ]
+        if stmt.module != "math" or stmt.level:
+            return []
+        return [(a.asname or a.name, math_value(a.name)) for a in stmt.names]
 
     def _other(self, name):
         """A name bound to a module the importer has no meaning for (`import torch.utils.data`
@@ -65,19 +109,17 @@ class ModuleNames:
             self.mods["other"].add(name)
 
     def func_kind(self, name):
-        """('lib'|'F'|'nn'|'np', rest) for a dotted call name rooted at a known module."""
+        """('lib'|'F'|'nn'|'np', rest) for a dotted call name rooted at a known module (or at
+        a name imported from one: `Linear` of `from torch.nn import Linear` is nn's Linear)."""
         if name is None:
             return None, None
         head, _, rest = name.partition(".")
+        if head in self.aliases:
+            kind, base = self.aliases[head]
+            return _normal(kind, f"{base}.{rest}" if rest else base)
         for kind in ("lib", "F", "nn", "np"):
             if head in self.mods[kind]:
-                if kind == "lib" and rest.startswith("nn.functional."):
-                    return "F", rest[len("nn.functional.") :]
-                if kind == "lib" and rest.startswith("nn."):
-                    return "nn", rest[3:]
-                if kind == "nn" and rest.startswith("functional."):
-                    return "F", rest[len("functional.") :]
-                return kind, rest
+                return _normal(kind, rest)
         return None, None
 
     def call_kind(self, node):

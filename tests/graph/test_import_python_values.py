@@ -1,0 +1,224 @@
+"""The Python values around tensor code (importing/python_values.py, constants.py): dataclass
+and plain config classes, math on numbers, names imported one by one from torch / torch.nn /
+F, class attributes of modules, the script's constants read inside a class (and a method's own
+names that hide them). Each script runs in PyTorch (its layers from the corpus test's fixed
+fill, on both sides) and its import must give the same loss and gradients; the forms that are
+not read are a problem at their line."""
+
+import textwrap
+
+import pytest
+from test_import_corpus import _pytorch, assert_same_numbers, fixed_layers  # noqa: F401
+
+from backend.graph.importer import ImportFailed, from_python
+
+SCRIPTS = {
+    "dataclass-config": """
+        import math
+        from dataclasses import dataclass
+
+        import torch
+        import torch.nn as nn
+        from torch.nn import functional as F
+
+        @dataclass
+        class Config:
+            n_in: int
+            n_embd: int = 4
+            bias: bool = True
+            scale: float = 0.5
+
+        class MLP(nn.Module):
+            def __init__(self, config):
+                super().__init__()
+                self.c_fc = nn.Linear(config.n_in, 4 * config.n_embd, bias=config.bias)
+                self.c_proj = nn.Linear(4 * config.n_embd, config.n_embd, bias=config.bias)
+                self.config = config
+
+            def forward(self, x):
+                x = F.gelu(self.c_fc(x))
+                return self.c_proj(x) * self.config.scale / math.sqrt(self.config.n_embd)
+
+        cfg = Config(3, n_embd=2)
+        cfg.bias = False
+        mlp = MLP(cfg)
+        x = (torch.arange(6, dtype=torch.float32).reshape(2, 3) - 2.5) / 3.0
+        loss = mlp(x).pow(2).mean()
+        loss.backward()
+    """,
+    "plain-config-class": """
+        import torch
+        from torch import nn
+
+        class Config:
+            '''sizes'''
+            width = 5
+            depth: int = 2
+
+        cfg = Config()
+        net = nn.Sequential(nn.Linear(3, Config.width), nn.Tanh(), nn.Linear(cfg.width, cfg.depth))
+        x = torch.ones(2, 3) * 0.3
+        loss = net(x).sum()
+        loss.backward()
+    """,
+    "names-imported-one-by-one": """
+        import torch
+        import torch.nn
+        from torch import tensor
+        from torch.nn import Linear, Module, ReLU
+        from torch.nn.functional import mse_loss
+
+        class Net(Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = Linear(3, 2)
+                self.act = ReLU()
+
+            def forward(self, x):
+                return self.act(self.fc(x))
+
+        net = Net()
+        head = torch.nn.Linear(2, 1)
+        x = tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]])
+        loss = mse_loss(head(net(x)), tensor([[1.0], [0.0]]))
+        loss.backward()
+    """,
+    "math-constants": """
+        import math
+        from math import log, pi, sqrt
+
+        import torch
+
+        d = 4
+        w = torch.tensor([1.0, -2.0, 0.5, 3.0], requires_grad=True)
+        scale = 1 / math.sqrt(d) + math.log(2.0) - pi / 10 + sqrt(2) * log(3) + math.e
+        h = torch.tanh(w * scale) * math.cos(math.pi / 3) + math.floor(2.7)
+        loss = (h * math.exp(-1.0)).sum()
+        loss.backward()
+    """,
+    "class-attribute": """
+        import torch
+        import torch.nn as nn
+
+        class Block(nn.Module):
+            expansion: int = 2
+            scale = 0.5
+
+            def __init__(self, d):
+                super().__init__()
+                self.fc = nn.Linear(d, d * self.expansion)
+
+            def forward(self, x):
+                return self.fc(x) * self.scale
+
+        b = Block(3)
+        x = torch.tensor([[0.5, -1.0, 2.0]])
+        loss = b(x).sum()
+        loss.backward()
+    """,
+    "globals-in-a-class-and-a-local-hiding-one": """
+        import torch
+        import torch.nn as nn
+
+        n_embd = 3
+        T = 8  # the method's own T (from the shape) is read there, not this one
+
+        class Head(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(n_embd, n_embd)
+
+            def forward(self, x):
+                B, T, C = x.shape
+                return self.fc(x).sum(dim=1) / T
+
+        head = Head()
+        x = torch.arange(2 * 5 * n_embd, dtype=torch.float32).reshape(2, 5, n_embd) / 30.0
+        loss = head(x).pow(2).sum()
+        loss.backward()
+    """,
+}
+
+
+def _text(src):
+    return textwrap.dedent(src).lstrip()
+
+
+@pytest.fixture(scope="module")
+def pytorch_results():
+    return {name: _pytorch(_text(src)) for name, src in SCRIPTS.items()}
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_python_values_import_to_pytorchs_numbers(name, pytorch_results, fixed_layers):  # noqa: F811
+    doc = from_python(_text(SCRIPTS[name]))
+    assert_same_numbers(doc, pytorch_results[name])
+
+
+def _problems(src):
+    with pytest.raises(ImportFailed) as failed:
+        from_python(_text(src))
+    return [(p.line, p.message) for p in failed.value.problems]
+
+
+HEAD = (
+    "import math\nfrom dataclasses import dataclass, field\nimport torch\nimport torch.nn as nn\n"
+)
+REFUSED = {
+    # a config class with a method: Python would compute what its fields are
+    "a method in a config class": (
+        "@dataclass\nclass C:\n    n: int = 2\n    def double(self):\n        return 2 * self.n\n"
+        "c = C()\nfc = nn.Linear(c.n, 1)\n",
+        6,
+        "C.double (line 8) is not",
+    ),
+    "field(default_factory=...)": (
+        "@dataclass\nclass C:\n    sizes: list = field(default_factory=list)\n",
+        6,
+        "dataclasses.field(...) is not read",
+    ),
+    "a config built from a tensor": (
+        "@dataclass\nclass C:\n    n: int = 2\nx = torch.ones(2)\nc = C(n=x)\n",
+        9,
+        "C()'s arguments must be constants",
+    ),
+    "a field the config has not": (
+        "@dataclass\nclass C:\n    n: int = 2\nc = C()\nfc = nn.Linear(c.m, 1)\n",
+        9,
+        "C has no field 'm'",
+    ),
+    "a missing field": (
+        "@dataclass\nclass C:\n    n: int\nc = C()\n",
+        8,
+        "C() needs its field 'n'",
+    ),
+    "math of a tensor": (
+        "x = torch.ones(2, requires_grad=True)\ny = math.sqrt(x)\n",
+        6,
+        "of a tensor, write torch.sqrt",
+    ),
+    "a math function not read": (
+        "n = math.factorial(5)\nfc = nn.Linear(n, 1)\n",
+        5,
+        "math.factorial is not read",
+    ),
+    "a class attribute that is no constant": (
+        "class B(nn.Module):\n    w = torch.ones(2)\n    def forward(self, x):\n        return x\n",
+        5,
+        "B's class attribute must be a constant",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_forms_not_read_are_a_problem_at_their_line(case):
+    src, line, words = REFUSED[case]
+    problems = _problems(HEAD + src)
+    assert any(ln == line and words in msg for ln, msg in problems), problems
+
+
+def test_math_with_a_huge_argument_is_no_number_and_costs_nothing():
+    # math.pow overflows, math.sqrt(-1) is Python's error: the expression is not a constant,
+    # and the layer line that needs one says so
+    problems = _problems(HEAD + "n = int(math.pow(10, 400))\nfc = nn.Linear(n, 1)\n")
+    assert problems and problems[0][0] == 5, problems
