@@ -31,6 +31,7 @@ from .protocol import (
 from .ratelimit import JoinGate, RateLimiter, gate_costly_events
 from .room_archive import RoomArchive
 from .room_claims import RoomClaims
+from .room_delivery import client_manager
 from .room_registry import make_registry
 from .rooms import RoomManager
 from .runs import RunManager
@@ -100,8 +101,9 @@ def create_app(settings: Settings | None = None):
         app,
         async_mode="threading",
         cors_allowed_origins=origin_allowed,
-        # several processes: rooms' packets go through Redis (docs/deployment.md)
-        message_queue=settings.message_queue,
+        # several processes: rooms' packets go through Redis (docs/deployment.md); a room's
+        # follower that falls behind gets its state, not every packet (room_delivery.py)
+        client_manager=client_manager(settings.message_queue),
         # the transport takes up to 4x the limit, so that a message over the limit gets an
         # error reply from its handler (protocol.parse) rather than a dropped connection
         max_http_buffer_size=4 * settings.max_message_bytes,

@@ -113,6 +113,9 @@ class RoomManager:
         self.owned = {}  # owner sid -> Room
         self.following = {}  # follower sid -> Room
         self.lock = threading.Lock()
+        manager = getattr(getattr(socketio, "server", None), "manager", None)
+        if manager is not None and hasattr(manager, "catch_up"):  # room_delivery.py
+            manager.catch_up = self._catch_up
         if self.registry.shared:  # Redis may be flushed or restarted empty under live rooms
             threading.Thread(
                 target=self._keep_registered, name="rooms-reregister", daemon=True
@@ -461,6 +464,28 @@ class RoomManager:
                 self._emit(room, event, payload)
         except Exception:  # a bug of ours, or Redis gone: keep the run going
             log.exception("mirroring %s to room %s", event, room.code)
+
+    def _catch_up(self, name, what):
+        """The state a follower that fell behind is sent instead of the packets it skipped
+        (room_delivery.py): the last run so far, or the training so far, as a joiner's ack
+        has them. None when the room is gone."""
+        code = name.removeprefix("room:")
+        snap = self.registry.snapshot(code)
+        if snap is None:
+            return None
+        if what == "training":
+            room = self.rooms.get(code)
+            local = room.training if room is not None and room.training else None
+            return {"code": code, "training": local.to_json() if local else snap["training"]}
+        payload = {
+            "code": code,
+            "run_started": snap["run_started"],
+            "records": snap["records"],
+            "run_finished": snap["run_finished"] if snap["run_started"] else None,
+        }
+        if snap["truncated"]:
+            payload["records_truncated"] = True
+        return payload
 
     # -- a registry that forgot its rooms -------------------------------------------------------
     def reregister(self):

@@ -189,6 +189,23 @@ function listen() {
     if (useRoom.getState().role === "follower" && m.code === useRoom.getState().code)
       usePace.setState({ room: m.steps_per_second });
   });
+  // this page fell behind the room (a slow network): the room's latest state instead of
+  // the packets it skipped (backend/server/room_delivery.py)
+  conn.on<{
+    code: string;
+    run_started?: RunStarted | null;
+    records?: WireRecord[];
+    run_finished?: RunFinished | null;
+    training?: RoomTraining | null;
+  }>("room_catch_up", (m) => {
+    if (useRoom.getState().role !== "follower" || m.code !== useRoom.getState().code) return;
+    if ("training" in m) catchUpTraining(m.training ?? null, []);
+    else {
+      const started = m.run_started ?? null;
+      const records = started ? expandRecords(started.run_id, m.records ?? []) : [];
+      useRun.getState().catchUp(started, records, m.run_finished ?? null);
+    }
+  });
   conn.on<{ code: string; edge: string | null }>("room_select", (m) => {
     if (useRoom.getState().role === "follower" && m.code === useRoom.getState().code) showSelected(m.edge);
   });

@@ -1,0 +1,148 @@
+"""Latest wins for a follower that falls behind (room_delivery.py, issue 36): a follower that
+stops reading while the owner runs is skipped for the rest of the run's records once its
+connection's queue is BEHIND packets long, and when it reads again it gets the state (the
+run's records as the room has them) and the end: its queue stays bounded, and what it ends up
+with is what a follower that kept up has. A raw websocket with a tiny receive buffer stands in
+for a phone on a weak network."""
+
+import json
+import socket
+import threading
+import time
+
+import websocket
+from _server_helpers import wide_graph
+from test_rooms import client, create, join  # noqa: F401
+
+from backend.server.room_delivery import BEHIND, BEHIND_BYTES
+
+RUNS = 4
+
+
+class SlowFollower:
+    """Engine.IO over a websocket by hand, so that it can stop reading."""
+
+    def __init__(self, server):
+        self.ws = websocket.create_connection(
+            f"ws://127.0.0.1:{server.port}/socket.io/?EIO=4&transport=websocket",
+            origin=server.url,
+            sockopt=((socket.SOL_SOCKET, socket.SO_RCVBUF, 4096),),
+            skip_utf8_validation=True,
+            timeout=30,
+        )
+        assert self.ws.recv().startswith("0")  # the Engine.IO open packet
+        self.ws.send("40")
+        connected = self.ws.recv()
+        assert connected.startswith("40"), connected
+        self.sid = json.loads(connected[2:])["sid"]
+        self.events = []
+
+    def call(self, event, data):
+        self.ws.send("421" + json.dumps([event, data]))
+        while True:
+            frame = self.read()
+            if frame.startswith("431"):
+                return json.loads(frame[3:])[0]
+
+    def read(self):
+        frame = self.ws.recv()
+        if frame == "2":  # the server's ping
+            self.ws.send("3")
+        elif frame.startswith("42"):
+            event, payload = json.loads(frame[2:])
+            self.events.append((event, payload))
+        return frame
+
+    def read_until(self, done, timeout=60):
+        deadline = time.monotonic() + timeout
+        while not done(self.events):
+            assert time.monotonic() < deadline, "the awaited packet did not come"
+            self.read()
+
+
+def test_a_slow_follower_skips_superseded_records_and_gets_the_final_state(server, client):  # noqa: F811
+    manager = server.socketio.server.manager
+    owner, fast = client(), client()
+    code = create(owner)
+    join(fast, code)
+    slow = SlowFollower(server)
+    assert "error" not in slow.call("room_join", {"code": code})
+    eio_sid = manager.eio_sid_from_sid(slow.sid, "/")
+    skipped_before = manager.skipped
+
+    # the slow follower reads nothing while the owner runs; the queue on its connection
+    # is watched all along
+    longest = [0, 0]
+    stop = threading.Event()
+
+    def watch():
+        while not stop.is_set():
+            n, size = manager.waiting(eio_sid)
+            longest[0], longest[1] = max(longest[0], n), max(longest[1], size)
+            time.sleep(0.002)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    run_ids, sent, biggest = [], 0, 0
+    try:
+        for seed in range(RUNS):
+            run_id, _, _ = owner.run_to_end(wide_graph(1000, seed=seed), "backward")
+            run_ids.append(run_id)
+            packets = owner.packets(run_id, "trace")
+            sent += len(packets)
+            biggest = max([biggest, *(len(json.dumps(p)) for p in packets)])
+    finally:
+        stop.set()
+        watcher.join()
+    assert manager.skipped > skipped_before, "the follower never fell behind: no test"
+    # bounded: the mark, and the one packet that crossed it
+    assert longest[0] <= BEHIND + 2, longest
+    assert longest[1] <= BEHIND_BYTES + 1.1 * biggest, (longest, biggest)
+
+    # it reads again: the latest state, the last run with its end, comes by itself
+    last = run_ids[-1]
+
+    def ended(evs):
+        for event, p in evs:
+            if event == "run_finished" and p["run_id"] == last:
+                return True
+            if event == "room_catch_up" and (p.get("run_finished") or {}).get("run_id") == last:
+                return True
+        return False
+
+    slow.read_until(ended)
+    fast.wait_finished(last)
+    want = fast.raw_records(last)
+    records, finished = [], None
+    for event, payload in slow.events:
+        if event == "run_started" and payload["run_id"] == last:
+            records = []
+        elif event == "trace" and payload["run_id"] == last:
+            records += payload["records"]
+        elif event == "room_catch_up" and (payload.get("run_started") or {}).get("run_id") == last:
+            records, finished = list(payload["records"]), payload["run_finished"]
+        elif event == "run_finished" and payload["run_id"] == last:
+            finished = payload
+    assert finished is not None and finished["status"] == "ok"
+    assert records == want
+    got = sum(1 for e, _ in slow.events if e == "trace")
+    assert got < sent, (got, sent)
+    # the runs it skipped whole are not sent after the state: the latest won
+    catch_ups = [p for e, p in slow.events if e == "room_catch_up"]
+    assert catch_ups and catch_ups[-1]["run_started"]["run_id"] == last
+    assert manager.waiting(eio_sid)[0] <= 1
+    slow.ws.close()
+
+
+def test_a_follower_that_keeps_up_is_sent_every_packet(server, client):  # noqa: F811
+    """Below the mark nothing is skipped: every trace packet reaches a reading follower."""
+    owner, fast = client(), client()
+    code = create(owner)
+    join(fast, code)
+    manager = server.socketio.server.manager
+    before = manager.skipped
+    run_id, _, _ = owner.run_to_end(wide_graph(200), "backward")
+    fast.wait_finished(run_id)
+    assert fast.raw_records(run_id) == owner.raw_records(run_id)
+    assert len(fast.packets(run_id, "trace")) == len(owner.packets(run_id, "trace"))
+    assert manager.skipped == before
