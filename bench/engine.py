@@ -423,12 +423,12 @@ def cores() -> int:
 # --------------------------------------------------------------------------- worker
 
 
-def timed(fn, inner: int) -> float:
+def timed(fn, inner: int, clock=time.perf_counter) -> float:
     """Seconds per call of fn, averaged over `inner` back-to-back calls."""
-    t0 = time.perf_counter()
+    t0 = clock()
     for _ in range(inner):
         fn()
-    return (time.perf_counter() - t0) / inner
+    return (clock() - t0) / inner
 
 
 def worker(args) -> None:
@@ -456,24 +456,25 @@ def worker(args) -> None:
     fn = case(args.row, args.worker, state)
     fn()  # warm up: first calls allocate, fill caches, start thread pools
     fn()
-    samples = [timed(fn, args.inner) for _ in range(args.repeats)]
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    samples = [timed(fn, args.inner, clock) for _ in range(args.repeats)]
     print(json.dumps({"samples": samples, "threads": f"{used}, BLAS {blas}"}))
 
 
-def run_worker(lib, row, threads, repeats, inner, state_path) -> dict:
+def run_worker(lib, row, threads, repeats, inner, state_path, clock) -> dict:
     env = dict(os.environ)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env[var] = str(threads)  # each library starts its pools at this size
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", lib, "--row", row]
     cmd += ["--threads", str(threads), "--repeats", str(repeats), "--inner", str(inner)]
-    cmd += ["--state", state_path]
+    cmd += ["--state", state_path, "--clock", clock]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if out.returncode:
         raise RuntimeError(f"{lib} worker for {row} failed:\n{out.stderr}")
     return json.loads(out.stdout.splitlines()[-1])
 
 
-def measure(row, libs, threads, repeats, inner, rounds, state_path):
+def measure(row, libs, threads, repeats, inner, rounds, state_path, clock):
     """{library: samples} from `rounds` processes a library, started in turns."""
     samples = {lib: [] for lib in libs}
     used = {}
@@ -481,7 +482,7 @@ def measure(row, libs, threads, repeats, inner, rounds, state_path):
     for r in range(rounds):
         order = libs[r % len(libs) :] + libs[: r % len(libs)]
         for lib in order:
-            got = run_worker(lib, row, threads, per, inner, state_path)
+            got = run_worker(lib, row, threads, per, inner, state_path, clock)
             samples[lib] += got["samples"]
             used[lib] = got["threads"]
     return samples, used
@@ -515,6 +516,13 @@ def main(argv=None):
         type=int,
         help="each library's threads (default: every core, and 1 for (c), (d))",
     )
+    ap.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="cpu (with --threads 1 only): the process's CPU time, which other work on a "
+        "shared machine disturbs far less than the wall clock",
+    )
     ap.add_argument("--worker", choices=LIBS, help=argparse.SUPPRESS)
     ap.add_argument("--row", choices=tuple(ROWS), help=argparse.SUPPRESS)
     ap.add_argument("--repeats", type=int, help=argparse.SUPPRESS)
@@ -523,6 +531,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.worker:
         return worker(args)
+    if args.clock == "cpu" and args.threads != 1:
+        ap.error("--clock cpu adds up the CPU time of every thread: use it with --threads 1")
 
     rows = list(ROWS) if args.only is None else list(GROUPS.get(args.only, (args.only,)))
     n_cores = cores()
@@ -532,6 +542,7 @@ def main(argv=None):
         f"- numpy {np.__version__}, torch {torch.__version__}, python {platform.python_version()}"
     )
     print("- load average before the run: " + ", ".join(f"{v:.2f}" for v in os.getloadavg()))
+    print(f"- clock: {'CPU time of each process' if args.clock == 'cpu' else 'wall'}")
     if ENGINE_ERROR:
         print(f"- engine: NOT IMPORTABLE ({ENGINE_ERROR}); its columns show n/a")
 
@@ -540,6 +551,7 @@ def main(argv=None):
     with tempfile.NamedTemporaryFile(suffix=".npz", delete=False) as tmp:
         np.savez(tmp, **{f"{m}|{k}": v for m, d in state.items() for k, v in d.items()})
     lines, used_all = [], {}
+    clock_arg = " --clock cpu" if args.clock == "cpu" else ""
     try:
         for row in rows:
             title, libs, scale, targets, (repeats, inner), check, one = ROWS[row]
@@ -551,7 +563,9 @@ def main(argv=None):
             rounds = 1 if args.quick else 3
             counts = [args.threads] if args.threads else [n_cores] + ([1] if one else [])
             for threads in dict.fromkeys(counts):
-                samples, used = measure(row, libs, threads, repeats, inner, rounds, tmp.name)
+                samples, used = measure(
+                    row, libs, threads, repeats, inner, rounds, tmp.name, args.clock
+                )
                 used_all.update({f"{lib}, {threads} thread(s)": u for lib, u in used.items()})
                 rat = {o: ratio(samples.get("engine"), samples[o]) for o in targets}
                 goal = {
@@ -571,7 +585,7 @@ def main(argv=None):
                     f"| {cell(samples.get('torch'), scale)} | {cell(samples.get('numpy'), scale)} "
                     f"| {ratio_cell(rat.get('torch'))} | {ratio_cell(rat.get('numpy'))} "
                     f"| {', '.join(f'≤ {g}x {o}' for o, g in goal.items())}: {verdict} "
-                    f"| `bench/engine.py --only {only} --threads {threads}` |"
+                    f"| `bench/engine.py --only {only} --threads {threads}{clock_arg}` |"
                 )
                 print(
                     f"- {row}, {threads} thread(s): {rounds} process(es) a library x "
