@@ -11,7 +11,8 @@ import { useRun } from "../store/run";
 import { useShapes } from "../store/shapes";
 import { useDetail } from "./detail";
 import { InplaceBadge, RunErrorLine, VersionLine } from "./InplaceMarks";
-import { allFaces, displayName, leafTag, leafValue, shapeText } from "./faces";
+import { allFaces, displayName, leafTag, leafValue, readableName, shapeText } from "./faces";
+import { flattenHint, matmulHint } from "./shapeHints";
 import { annoLines, LINE, nodeSize, portsOf } from "./nodeSize";
 import StaleOffer from "./StaleOffer";
 import { useRunSlice } from "./runSlice";
@@ -39,12 +40,44 @@ function useNodeRun(id: string) {
 const NO_PROBLEMS: NodeProblem[] = [];
 const isNodeProblem = (id: string) => (p: NodeProblem) => p.node === id && !p.edge;
 
-/** The validation problems of node `id`. Its subscription answers with the same empty list
- * for a node without any, so an edit elsewhere (a drag moves a node on every frame) does not
- * re-render it. */
+/** The validation problems of node `id`: a refused run's, and those the validation after
+ * each edit finds before any run (store/shapes.ts `early`), each message once. Its
+ * subscriptions answer with the same empty list for a node without any, so an edit elsewhere
+ * (a drag moves a node on every frame) does not re-render it. */
 function useNodeProblems(id: string) {
   const all = useEditor((s) => (s.problems.some(isNodeProblem(id)) ? s.problems : NO_PROBLEMS));
-  return useMemo(() => all.filter(isNodeProblem(id)), [all, id]);
+  const early = useShapes((s) => (s.early.some(isNodeProblem(id)) ? s.early : NO_PROBLEMS));
+  return useMemo(() => {
+    const mine = all.filter(isNodeProblem(id));
+    const said = new Set(mine.map((p) => p.message));
+    return [...mine, ...early.filter((p) => isNodeProblem(id)(p) && !said.has(p.message))];
+  }, [all, early, id]);
+}
+
+/** The names of the nodes wired into `id`'s ports `input` and `other` (a matmul's). */
+function operandNames(id: string): { input: string; other: string } {
+  const { nodes, edges } = useEditor.getState();
+  const nameAt = (port: string) => {
+    const e = edges.find((x) => x.target === id && (x.targetHandle ?? "input") === port);
+    const n = e && nodes.find((x) => x.id === e.source);
+    return n ? readableName({ id: n.id, ...n.data }) : port;
+  };
+  return { input: nameAt("input"), other: nameAt("other") };
+}
+
+/** A flatten's warning (shapeHints.ts): from dim 0 of a batch into a linear layer. `key`: the
+ * node's run key, under which (with its scope) the validation gave its input's shape. */
+function useFlattenHint(id: string, key: string, data: OpNode["data"]): string | null {
+  const flatten = data.op === "flatten";
+  const source = useEditor((s) =>
+    flatten ? (s.edges.find((e) => e.target === id && (e.targetHandle ?? "input") === "input")?.source ?? null) : null,
+  );
+  const feedsLinear = useEditor((s) =>
+    flatten ? s.edges.some((e) => e.source === id && s.nodes.find((n) => n.id === e.target)?.data.op === "linear") : false,
+  );
+  const scope = key.slice(0, key.length - id.length);
+  const shape = useShapes((s) => (source ? s.shapes[scope + source] : undefined));
+  return flatten ? flattenHint(data.params, shape, feedsLinear) : null;
 }
 
 // Every node's face line, computed once per edit for the whole graph (each node's selector
@@ -61,6 +94,7 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
   // inside an opened module, the opened instance's records (`l1/<id>`): doc/modules.ts
   const key = useRunKey(id);
   const problems = useNodeProblems(key);
+  const warning = useFlattenHint(id, key, data);
   const isTarget = useEditor((s) => s.meta.target === id && !s.meta.open?.length); // the graph's own
   const { value, cached, grad, leafGrad, weightGrad, biasGrad, skipped, failed, focused } =
     useNodeRun(key);
@@ -87,6 +121,7 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
     spec?.writes ? "writes" : "",
     spec ? `cat-${spec.category.replace(/\s+/g, "-")}` : "unknown",
     problems.length || failed ? "has-problem" : "",
+    warning ? "has-warning" : "",
     skipped ? "skipped" : "",
     focused ? "focused" : "",
     selected ? "selected" : "",
@@ -233,12 +268,27 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
       )}
       {detailed && <VersionLine id={id} spec={spec} />}
       {failed && <RunErrorLine id={key} />}
-      {problems.map((p, i) => (
-        <div key={i} className="anno problem" role="alert">
-          {p.param ? `${p.param}: ` : p.port ? `${p.port}: ` : ""}
-          {p.message}
+      {problems.map((p, i) => {
+        const hint = data.op === "matmul" ? matmulHint(p.message, operandNames(id)) : null;
+        return (
+          <div key={i}>
+            <div className="anno problem" role="alert">
+              {p.param ? `${p.param}: ` : p.port ? `${p.port}: ` : ""}
+              {p.message}
+            </div>
+            {hint && (
+              <div className="anno hint" role="note" data-testid={`hint-${id}`}>
+                {hint}
+              </div>
+            )}
+          </div>
+        );
+      })}
+      {warning && (
+        <div className="anno hint" role="note" data-testid={`hint-${id}`}>
+          {warning}
         </div>
-      ))}
+      )}
       <StaleOffer id={id} inNode={detailed} />
     </div>
   );

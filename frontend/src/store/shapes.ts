@@ -2,7 +2,11 @@
 // (POST /api/validate?shapes=1, docs/protocol.md). Asked again a moment after an edit that can
 // change a shape (params, wiring, ops), never for a move: a drag changes positions only.
 // The same answer says which trained values an edit left of an earlier size (the problems
-// coded "stale_values"), so the node can offer its reset before anything is run.
+// coded "stale_values"), so the node can offer its reset before anything is run; and which
+// nodes cannot work on the shapes they are given (the dry run's errors, in PyTorch's words:
+// `early`), so that a mistake shows as it is made, not at the next run. A half-wired graph's
+// missing inputs are left out of those: they are the graph being built, not a mistake. The
+// problems of a refused run that the answer no longer has were fixed by the edit: they go.
 import { create } from "zustand";
 import type { GraphDocument, NodeProblem } from "../api/types";
 import { STALE_VALUES } from "../doc/stale";
@@ -12,13 +16,36 @@ interface ShapesState {
   shapes: Record<string, number[]>;
   /** The latest validation's stale-values problems (doc/stale.ts). */
   stale: NodeProblem[];
+  /** The latest validation's problems of a node itself (not of a port or a wire). */
+  early: NodeProblem[];
 }
 
-export const useShapes = create<ShapesState>()(() => ({ shapes: {}, stale: [] }));
+export const useShapes = create<ShapesState>()(() => ({ shapes: {}, stale: [], early: [] }));
+
+/** A problem shown before any run: a node's own (its op's error on its inputs' shapes, a
+ * cycle), not a missing input or a wire's, and not stale values (StaleOffer says those). */
+export function isEarly(p: NodeProblem): boolean {
+  return Boolean(p.node) && !p.port && !p.edge && p.code !== STALE_VALUES;
+}
+
+const same = (a: NodeProblem, b: NodeProblem) =>
+  a.node === b.node && a.message === b.message && a.port === b.port && a.edge === b.edge && a.param === b.param;
+
+/** The problems of `shown` (a refused run's) that validation still finds in `now`: `shown`
+ * itself when all of them are. */
+export function stillFound(shown: NodeProblem[], now: NodeProblem[]): NodeProblem[] {
+  const kept = shown.filter((p) => now.some((q) => same(p, q)));
+  return kept.length === shown.length ? shown : kept;
+}
+
+interface Answer {
+  shapes: Record<string, number[]>;
+  problems: NodeProblem[];
+}
 
 const WAIT_MS = 250; // after the last edit: typing in a field asks once
 
-async function fetchShapes(doc: GraphDocument): Promise<ShapesState | null> {
+async function fetchShapes(doc: GraphDocument): Promise<Answer | null> {
   try {
     const res = await fetch("/api/validate?shapes=1", {
       method: "POST",
@@ -28,7 +55,7 @@ async function fetchShapes(doc: GraphDocument): Promise<ShapesState | null> {
     if (!res.ok) return null;
     const body = (await res.json()) as { node_errors: NodeProblem[]; shapes?: Record<string, number[]> };
     if (!body.shapes) return null;
-    return { shapes: body.shapes, stale: (body.node_errors ?? []).filter((p) => p.code === STALE_VALUES) };
+    return { shapes: body.shapes, problems: body.node_errors ?? [] };
   } catch {
     return null; // offline: the shapes come with the next run's values instead
   }
@@ -61,12 +88,27 @@ export function keepShapes(): () => void {
     if (timer) clearTimeout(timer);
     timer = setTimeout(async () => {
       const mine = ++asked;
-      const answer = await fetchShapes(useEditor.getState().document());
+      const question = useEditor.getState();
+      const answer = await fetchShapes(question.document());
       // an answer to an older document is dropped: a newer question is on its way
-      if (answer && mine === asked) useShapes.setState(answer);
+      if (!answer || mine !== asked) return;
+      const { problems } = answer;
+      useShapes.setState({
+        shapes: answer.shapes,
+        stale: problems.filter((p) => p.code === STALE_VALUES),
+        early: problems.filter(isEarly),
+      });
+      // a refused run's problems that this document no longer has were fixed by an edit
+      const ed = useEditor.getState();
+      if (!structureChanged(question, ed)) {
+        const kept = stillFound(ed.problems, problems);
+        if (kept !== ed.problems) ed.setProblems(kept);
+      }
     }, WAIT_MS);
   };
   const stop = useEditor.subscribe((s, prev) => {
+    // another graph: the last one's problems are not this one's, even for a moment
+    if (s.opened !== prev.opened) useShapes.setState({ stale: [], early: [] });
     if (s.ops !== prev.ops || structureChanged(s, prev)) ask();
   });
   ask();
