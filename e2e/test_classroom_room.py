@@ -9,11 +9,12 @@ import re
 from pathlib import Path
 
 import pytest
-from editor import open_editor, run_backward, run_forward, start_room
+from editor import click_wire, open_editor, run_backward, run_forward, start_room
 from harness import Server, free_port
 from playwright.sync_api import expect
 
 SHOTS = Path(os.environ.get("WIREGRAD_SHOTS", "/tmp/wiregrad-shots"))
+SELECTED = re.compile(r"\bselected\b")
 
 QR_DRAWN = """(c) => {
   const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
@@ -59,6 +60,7 @@ def test_a_room_link_a_restart_and_students_who_rejoin_by_themselves(browser, ow
     teacher = new_page(browser, server.url, errors)
     student = new_page(browser, server.url, errors)
     late = new_page(browser, server.url, errors)
+    after = new_page(browser, server.url, errors)
     try:
         open_editor(teacher, "five-weight-network")
         teacher.get_by_role("button", name="close lesson").click()
@@ -103,7 +105,12 @@ def test_a_room_link_a_restart_and_students_who_rejoin_by_themselves(browser, ow
         expect(late.get_by_label("step position")).to_have_text(re.compile(r"^3 / \d+$"))
         steps.get_by_role("button", name="exit step mode").click()
 
-        # the server restarts: both sides are told, then back in the same room by themselves
+        # the teacher points at a wire; then the server restarts: both sides are told, then
+        # back in the same room by themselves
+        click_wire(teacher, "w1-b")
+        expect(student.locator(".react-flow__edge[data-id='w1-b']")).to_have_class(SELECTED)
+        value_l = teacher.get_by_test_id("value-L").inner_text()
+        grad_w1 = teacher.get_by_test_id("grad-w1").inner_text()
         server.stop()
         for pg in (teacher, student):
             expect(pg.get_by_label("room problem")).to_contain_text(f"room {code}")
@@ -118,6 +125,19 @@ def test_a_room_link_a_restart_and_students_who_rejoin_by_themselves(browser, ow
             f"Following room {code}", **back
         )
         expect(student.get_by_label("room problem")).to_have_count(0, **back)
+        # the last run came back with the room (room_archive.py): the student who rejoined and
+        # a page that joins only now see its values and gradients, and the teacher's selected
+        # wire, not an empty canvas
+        for pg in (student, after):
+            if pg is after:
+                pg.goto(link)
+                expect(pg.get_by_label("room", exact=True)).to_contain_text(
+                    f"Following room {code}", **back
+                )
+            expect(pg.get_by_test_id("value-L")).to_have_text(value_l)
+            expect(pg.get_by_test_id("grad-w1")).to_have_text(grad_w1)
+            expect(pg.locator(".react-flow__edge[data-id='w1-b']")).to_have_class(SELECTED)
+        after.screenshot(path=str(SHOTS / "room-joiner-after-restart.png"))
         # and the lesson goes on: the teacher's run reaches the student
         run_forward(teacher)
         expect(student.get_by_test_id("value-L")).to_have_text(
@@ -125,6 +145,6 @@ def test_a_room_link_a_restart_and_students_who_rejoin_by_themselves(browser, ow
         )
         student.screenshot(path=str(SHOTS / "room-student-after-restart.png"))
     finally:
-        for pg in (teacher, student, late):
+        for pg in (teacher, student, late, after):
             pg.context.close()
     assert not errors, errors

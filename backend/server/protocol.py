@@ -118,7 +118,8 @@ class RoomUpdateRequest(BaseModel):
 class RoomStepRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     code: RoomCode
-    index: int = Field(ge=0, le=100_000)  # step mode's position in the last run's records
+    # step mode's position in the last run's records; None: the owner left step mode
+    index: int | None = Field(ge=0, le=100_000)
 
 
 class RoomLessonRequest(BaseModel):

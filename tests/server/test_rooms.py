@@ -176,6 +176,10 @@ def test_followers_receive_graph_updates_and_steps(client):
     late = client()
     ack = join(late, code)
     assert (ack["graph"], ack["step"]) == (docs[-1], 4)
+    # the owner leaves step mode: followers show the whole run, and so does the next joiner
+    assert owner.call("room_step", {"code": code, "index": None}) == {"ok": True}
+    assert wait_event(a, "room_step", 6)[-1] == {"code": code, "index": None}
+    assert join(client(), code)["step"] is None
 
 
 def test_the_lesson_step_and_the_pace_reach_followers_and_joiners(client):

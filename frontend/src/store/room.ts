@@ -175,9 +175,14 @@ function listen() {
   conn.on<{ code: string; graph: GraphDocument }>("room_graph", (m) => {
     if (useRoom.getState().role === "follower" && m.code === useRoom.getState().code) follow(m.graph);
   });
-  conn.on<{ code: string; index: number }>("room_step", (m) => {
+  conn.on<{ code: string; index: number | null }>("room_step", (m) => {
     if (useRoom.getState().role !== "follower") return;
     const run = useRun.getState();
+    if (m.index === null) {
+      // the teacher left step mode: the whole run again
+      if (run.step) run.exitStep();
+      return;
+    }
     if (!run.step) run.enterStep();
     useRun.getState().setPlaying(false);
     useRun.getState().stepTo(m.index);
@@ -265,9 +270,10 @@ function startSync(code: string) {
     clearTimeout(timer);
     timer = setTimeout(sendGraph, 150);
   });
-  const sendStep = (index: number) => conn.request("room_step", { code, index }).catch(() => {});
+  const sendStep = (index: number | null) => conn.request("room_step", { code, index }).catch(() => {});
   const stopStep = useRun.subscribe((s, prev) => {
     if (s.step && s.step.index !== prev.step?.index) sendStep(s.step.index);
+    else if (!s.step && prev.step) sendStep(null); // out of step mode: joiners see the whole run
   });
   // the lesson step shown and the training pace, so that students (and joiners) see the
   // teacher's; sent now too: a room reopened after a restart has lost them
@@ -278,8 +284,7 @@ function startSync(code: string) {
   let pace = currentPace();
   sendLesson(lesson);
   sendPace(pace);
-  const step = useRun.getState().step;
-  if (step) sendStep(step.index);
+  sendStep(useRun.getState().step?.index ?? null);
   const lessonChanged = () => {
     const now = lessonIndex();
     if (now !== lesson) sendLesson((lesson = now));
