@@ -232,7 +232,7 @@ class NodeBuilder:
         if spec.call.read is not None:
             params.update(spec.call.read(attr, {}, False))
         src = self._tensor_id(self._mean(base), "input")
-        return ("node", self._add(n.name, spec.name, params, [("input", src)]))
+        return ("node", self._add(spec.name, spec.name, params, [("input", src)]))
 
     def _value(self, a):
         import torch.fx as fx
@@ -257,7 +257,7 @@ class NodeBuilder:
             )
         src = self._tensor_id(meaning, "the indexed value")
         params = {"index": index_code(key[1])}
-        return ("node", self._add(n.name, "getitem", params, [("input", src)]))
+        return ("node", self._add("getitem", "getitem", params, [("input", src)]))
 
     def _linear(self, n):
         """F.linear(x, w, b), as PyTorch defines it: x @ w.T + b."""
@@ -356,7 +356,7 @@ class NodeBuilder:
             if spec.param(k) is None:
                 raise CaptureError(f"{self._where()}{name} has no argument '{k}' in the graph")
             params[k] = v
-        return ("node", self._add(n.name, spec.name, params, inputs))
+        return ("node", self._add(spec.name, spec.name, params, inputs))
 
     # -- layers --------------------------------------------------------------------------------
     def _layer(self, n):

@@ -44,6 +44,8 @@ export class WidgetChannel implements HostChannel {
       connected: true,
       on: (event: string, handler: Handler) => {
         channel.handlers.set(event, [...(channel.handlers.get(event) ?? []), handler]);
+        // the page's Socket.IO code waits for "connect": the channel is open from the start
+        if (event === "connect") queueMicrotask(() => handler());
       },
       timeout: (ms: number) => ({
         emit: (event: string, payload: unknown, ack: (err: Error | null, reply: never) => void) => {
@@ -60,8 +62,6 @@ export class WidgetChannel implements HostChannel {
         if (typeof last === "function") p.then((r) => (last as Handler)(r));
       },
     } as unknown as SocketLike;
-    // the page's Socket.IO code waits for "connect": the channel is open from the start
-    queueMicrotask(() => this.dispatch("connect", []));
   }
 
   request(event: string, payload: unknown, timeoutMs: number): Promise<unknown> {

@@ -1,0 +1,192 @@
+"""wg.show in a real JupyterLab (from PyPI, started on a free loopback port with a token),
+driven as a person would in Debian's Chromium: run a cell that traces a model and shows it,
+see the graph, click Backward and read a gradient on a wire, change an input on the canvas,
+then run a cell that prints what `w.document` holds now and `w.run("backward")`'s new loss."""
+
+import json
+import os
+import re
+import secrets
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+from harness import CHROMIUM, CHROMIUM_FLAGS, free_port
+from playwright.sync_api import expect, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+
+SETUP = """\
+import torch, torch.nn as nn
+import wiregrad as wg
+model = nn.Linear(2, 1)
+with torch.no_grad():
+    model.weight.copy_(torch.tensor([[0.5, -2.0]]))
+    model.bias.fill_(0.25)
+w = wg.show(lambda x: model(x).sum(), torch.tensor([2.0, 1.0], requires_grad=True), height=520)
+w"""
+
+AFTER_EDIT = """\
+x = next(n for n in w.document["nodes"] if n["id"] == "x")
+print("X", json.dumps(x["params"]["value"]))
+print("LOSS", w.run("backward").loss)"""
+
+
+def _notebook(path):
+    cells = [
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "source": "import json",
+            "outputs": [],
+            "execution_count": None,
+        },
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "source": SETUP,
+            "outputs": [],
+            "execution_count": None,
+        },
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "source": AFTER_EDIT,
+            "outputs": [],
+            "execution_count": None,
+        },
+    ]
+    nb = {
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path.write_text(json.dumps(nb))
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    if not (ROOT / "wiregrad" / "static" / "widget.js").is_file():
+        pytest.fail("wiregrad/static/widget.js is missing: `make test` builds it (make widget)")
+    root = tmp_path_factory.mktemp("lab")
+    _notebook(root / "widget.ipynb")
+    port, token = free_port(), secrets.token_hex(16)
+    log = root / "jupyter.log"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "JUPYTER_CONFIG_DIR": str(root / ".jupyter"),
+        "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(root / ".lab-settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(root / ".lab-workspaces"),
+        "WIREGRAD_DATA": str(root / "wiregrad-data"),
+    }
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            "--ServerApp.allow_root=True",  # (CI containers run as root)
+            "--LabApp.news_url=",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("wb"),  # a file: a pipe nobody reads would fill and stall the server
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while True:
+        try:
+            if requests.get(f"{base}/api/status", params={"token": token}, timeout=2).ok:
+                break
+        except requests.ConnectionError:
+            pass
+        if proc.poll() is not None or time.time() > deadline:
+            proc.kill()
+            pytest.fail(f"JupyterLab did not start: {log.read_text()[-2000:]}")
+        time.sleep(0.3)
+    yield f"{base}/lab/tree/widget.ipynb?token={token}"
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def _run_cell(page, index):
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+    return cell
+
+
+def test_the_editor_in_jupyterlab(lab):
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        try:
+            page.goto(lab)
+            expect(page.locator(".jp-Notebook .jp-Cell")).to_have_count(3, timeout=60_000)
+            # a cell run before the kernel is connected is dropped: wait for it to be idle
+            expect(page.get_by_text(re.compile(r"Python 3 \(ipykernel\) \| Idle"))).to_be_visible(
+                timeout=60_000
+            )
+            # the kernel is up when the first cell has run
+            first = _run_cell(page, 0)
+            expect(first.locator(".jp-InputPrompt")).to_have_text("[1]:", timeout=60_000)
+            cell = _run_cell(page, 1)
+            widget = cell.locator(".jp-OutputArea-output")
+            # the editor, in the cell's output: its canvas and the traced graph's nodes
+            expect(widget.locator(".app.ready")).to_be_visible(timeout=60_000)
+            nodes = widget.locator(".react-flow__node")
+            expect(nodes).to_have_count(3)
+            ids = sorted(nodes.evaluate_all("els => els.map(e => e.getAttribute('data-id'))"))
+            assert ids == ["model", "sum", "x"]
+
+            # Backward on the canvas: the gradient of the loss on the wire x -> model (e1) is
+            # the layer's weight row, [0.5, -2]; wires carry labels once zoomed in
+            status = widget.get_by_label("run status")
+            widget.get_by_role("button", name="Backward", exact=True).click()
+            expect(status).to_have_attribute("data-status", "ok")
+            canvas = widget.get_by_label("graph canvas")
+            for _ in range(8):
+                if widget.locator(".canvas.lod-full").count():
+                    break
+                canvas.get_by_role("button", name="zoom in").click()
+                page.wait_for_timeout(250)
+            grad = widget.get_by_test_id("edge-grad-e1")
+            expect(grad).to_have_text(re.compile(r"\[0\.5,\s*-2\]"))
+
+            # change the input on the canvas, then read it and the new loss from Python
+            widget.get_by_test_id("node-x").locator(".op-node-title").click()
+            field = widget.get_by_label("inspector").get_by_label("value", exact=True)
+            field.fill("[1, 3]")
+            field.press("Enter")
+            time.sleep(0.5)  # (the edit reaches the kernel 150 ms after it is made)
+            after = _run_cell(page, 2)
+            out = after.locator(".jp-OutputArea-output")
+            # 0.5 * 1 - 2 * 3 + 0.25
+            expect(out).to_contain_text("LOSS -5.25", timeout=30_000)
+            expect(out).to_contain_text("X [1, 3]")
+            # the run from Python shows on the canvas too: the loss node's new value
+            expect(widget.get_by_test_id("value-sum")).to_have_text("-5.25")
+            assert not errors, errors
+        finally:
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "notebook_widget.png"))
+            browser.close()
