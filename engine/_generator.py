@@ -86,7 +86,6 @@ class Generator:
     def __init__(self, device="cpu"):
         self.device = _device.device(device)
         self._bits = np.random.MT19937()
-        self._capsule = self._bits.capsule  # what _random_fill draws through
         self._words = np.random.Generator(self._bits)
         self.manual_seed(DEFAULT_SEED)
 
@@ -124,7 +123,7 @@ class Generator:
             return np.empty(0, np.uint32)
         if _random_fill is not None:
             out = np.empty(n, np.uint32)
-            _random_fill.words(self._capsule, out)
+            _random_fill.words(self._bits.capsule, out)
             return out
         # A full-range bounded draw is the bare next_uint32 (no rejection): the twister's words.
         return self._words.integers(0, 0xFFFFFFFF, size=n, dtype=np.uint32, endpoint=True)
@@ -132,7 +131,8 @@ class Generator:
     def fill(self, kernel, out, a, b):
         """Run one of _random_fill's float fills on `out`, drawing its words from this stream."""
         self._fresh = False
-        kernel(self._capsule, out, a, b)
+        # the capsule is looked up each time, never kept: a deepcopy's MT19937 has its own
+        kernel(self._bits.capsule, out, a, b)
         return out
 
     def random(self, n):

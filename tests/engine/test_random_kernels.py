@@ -8,6 +8,7 @@ PyTorch leaves it. The module's portable build and
 its AVX2 build give the same bits; the float32 fused multiply-add the numpy path uses is
 correctly rounded even where float64 rounding lands halfway between two float32 values."""
 
+import copy
 import random
 from fractions import Fraction
 
@@ -152,13 +153,13 @@ def test_portable_and_simd_builds_agree(n):
     ]:
         fast_g, portable_g = Generator().manual_seed(n), Generator().manual_seed(n)
         fast, portable = np.empty(n, dt), np.empty(n, dt)
-        fill(fast_g._capsule, fast, -0.25, 1.5)
-        fill(portable_g._capsule, portable, -0.25, 1.5, True)
+        fill(fast_g._bits.capsule, fast, -0.25, 1.5)
+        fill(portable_g._bits.capsule, portable, -0.25, 1.5, True)
         np.testing.assert_array_equal(fast.view(np.uint8), portable.view(np.uint8))
         np.testing.assert_array_equal(fast_g.words(5), portable_g.words(5))
     fast, portable = np.empty(n, np.uint32), np.empty(n, np.uint32)
-    kernels.words(Generator().manual_seed(7)._capsule, fast)
-    kernels.words(Generator().manual_seed(7)._capsule, portable, True)
+    kernels.words(Generator().manual_seed(7)._bits.capsule, fast)
+    kernels.words(Generator().manual_seed(7)._bits.capsule, portable, True)
     np.testing.assert_array_equal(fast, portable)
 
 
@@ -174,9 +175,20 @@ def test_words_are_numpys_across_twists(numpy_fill, seed):
         np.testing.assert_array_equal(c.get_state()._data, ref.get_state()._data)
 
 
+def test_a_copied_generator_draws_its_own_stream():
+    g = Generator().manual_seed(3)
+    g.words(10)
+    c = copy.deepcopy(g)
+    np.testing.assert_array_equal(c.words(700), g.words(700))  # the same place, apart
+    a = eg.randn(100, generator=g)
+    b = eg.randn(100, generator=c)
+    same_bits(a, b)
+    np.testing.assert_array_equal(c.get_state()._data, g.get_state()._data)
+
+
 def test_the_kernels_refuse_what_does_not_fit():
     kernels = _generator._random_fill
-    bits = Generator()._capsule
+    bits = Generator()._bits.capsule
     with pytest.raises(ValueError, match="16 or more 4-byte elements"):
         kernels.normal_f32(bits, np.empty(15, np.float32), 0.0, 1.0)
     with pytest.raises(ValueError, match="8-byte elements"):
