@@ -4,7 +4,7 @@
 // of a pile and then the graph (for 500 nodes, each drawing costs a few hundred ms). One stored
 // as a long chain that no zoom showing it whole can read (a model's 13 layers in one row) is
 // wrapped into rows before it is painted (canvas/layout.ts).
-import { useStoreApi, type XYPosition } from "@xyflow/react";
+import { useReactFlow, useStoreApi, type XYPosition } from "@xyflow/react";
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useEditor } from "../store/editor";
 import { READABLE_ZOOM, useReadableFit } from "./fit";
@@ -13,6 +13,9 @@ import { isStacked, layoutPositions, wrappedIfUnreadable } from "./layout";
 /** How an opened document is fitted: whole, with a margin, small graphs not blown up, and big
  * ones not shrunk below the readable zoom (canvas/fit.ts). */
 export const OPEN_FIT = { padding: 0.15, maxZoom: 1.25, minZoom: READABLE_ZOOM };
+
+/** Where an empty graph is shown: at zoom 1, its origin at the canvas's top left. */
+export const EMPTY_VIEW = { x: 0, y: 0, zoom: 1 };
 
 type FlowStore = ReturnType<typeof useStoreApi>;
 
@@ -39,6 +42,7 @@ export function useShowOpened(): boolean {
   const opened = useEditor((s) => s.opened);
   const fit = useReadableFit();
   const store = useStoreApi();
+  const { setViewport } = useReactFlow();
   // decided in the render that brings the document, which must not draw it if it waits
   const [open, setOpen] = useState({ opened: -1, waits: false });
   let waits = open.waits;
@@ -76,14 +80,20 @@ export function useShowOpened(): boolean {
     fitted.current = opened;
     if (!useEditor.getState().nodes.length) {
       // nothing to fit: a fit now would wait for the first node the user adds, and move it.
-      // (Before the first document, opened 0, the `fitView` prop's fit waits for it.)
-      if (opened > 0) requestAnimationFrame(() => dropQueuedFit(store));
+      // (Before the first document, opened 0, the `fitView` prop's fit waits for it.) An
+      // empty graph (New) starts at zoom 1: the last graph's zoom (0.4 for a model) would
+      // draw the new nodes tiny
+      if (opened > 0)
+        requestAnimationFrame(() => {
+          dropQueuedFit(store);
+          setViewport(EMPTY_VIEW);
+        });
       return;
     }
     // after React Flow has taken the new nodes into its store. (On the first open, React
     // Flow's own `fitView` has fitted them before drawing them, with the same options.)
     requestAnimationFrame(() => fit(OPEN_FIT));
-  }, [opened, waits, fit, store]);
+  }, [opened, waits, fit, store, setViewport]);
 
   return waits;
 }

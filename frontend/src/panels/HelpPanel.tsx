@@ -1,4 +1,6 @@
-// The keyboard shortcuts, in one list that App's key handler is written from.
+// The keyboard shortcuts, in one list that App's key handler is written from; and the legend
+// of the canvas's colours and marks.
+import CanvasLegend from "./CanvasLegend";
 import Dialog from "./Dialog";
 
 export const SHORTCUTS: [string, string][] = [
@@ -35,6 +37,7 @@ export default function HelpPanel({ onClose }: { onClose: () => void }) {
           ))}
         </tbody>
       </table>
+      <CanvasLegend />
     </Dialog>
   );
 }
