@@ -579,6 +579,10 @@ def main(argv=None):
                     if all(rat[o][0] <= goal[o] for o in goal)
                     else "missed"
                 )
+                busy = os.getloadavg()[0] > n_cores
+                if busy and threads > 1 and args.clock == "wall":
+                    # threads that wait for a core at every barrier: no steady figure at all
+                    verdict += f" (not steady: load {os.getloadavg()[0]:.1f} on {n_cores} cores)"
                 only = "random" if row in GROUPS["random"] else row
                 lines.append(
                     f"| {title} | {threads} | {cell(samples.get('engine'), scale)} "
