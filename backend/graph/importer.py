@@ -53,15 +53,18 @@ from .importing.layers import LayerReader
 from .importing.loops import LoopReader
 from .importing.model_graph import inlined
 from .importing.module_lists import ModuleLists
+from .importing.module_modes import set_instance_mode
 from .importing.modules import ModuleNames
 from .importing.nn_layers import NnLayers
 from .importing.nodes import PORT, ImportedGraph
 from .importing.problems import ImportFailed, ImportProblem, Unsupported, number_problem
+from .importing.random_draws import RandomDraws
 from .importing.shapes import NeedsShapes, ShapeModel
 from .importing.skipped import Notes, SkippedLines
 from .importing.sources import SourceReader
 from .importing.state_loads import StateLoads
 from .importing.syntax import assigned, dotted, is_literal, is_main_guard, literal, only_output
+from .importing.tensor_lists import TensorLists
 from .importing.training_loop import TrainingLoop
 from .importing.unpacking import TupleLines
 from .limits import DEFAULT
@@ -119,6 +122,16 @@ def _parse(source):
         raise ImportFailed([ImportProblem(0, f"cannot parse the script: {exc}")]) from None
 
 
+def _sets_requires_grad(target, value):
+    return (
+        isinstance(target, ast.Attribute)
+        and target.attr == "requires_grad"
+        and isinstance(target.value, ast.Name)
+        and isinstance(value, ast.Constant)
+        and value.value is True
+    )
+
+
 class _Importer:
     """The statement walker: reads each line with the reader for its kind, and holds what the
     readers share (the variables, the graph being built, the line being read)."""
@@ -161,6 +174,8 @@ class _Importer:
         self.skipped = SkippedLines(self)  # print, manual_seed, assert ...: noted, skipped
         self.shapes = ShapeModel(self)  # x.size(0), x.shape[-1]: their numbers
         self.tuples = TupleLines(self)  # a, b = b, a; q, k, v = t.split(n, dim=2)
+        self.tensor_lists = TensorLists(self)  # outs.append(h); torch.cat(outs, dim=-1)
+        self.random = RandomDraws(self)  # torch.randn(..., generator=g): PyTorch's numbers
 
     # -- what the readers call back (import_inplace.InplaceLines too) ---------------------------
     def problem(self, stmt, message):
@@ -296,6 +311,9 @@ class _Importer:
         if expanded is not None:
             return self.functions.read(expanded)
         stmt = self.shapes.substituted(stmt)
+        if self.tensor_lists.read(stmt):
+            return None
+        stmt = self.tensor_lists.substituted(stmt)  # outs: [outs[0], outs[1], ...]
         done, stmt = self.constant_lines.read(stmt)
         if done:
             return stmt  # (what the line read returned)
@@ -343,6 +361,8 @@ class _Importer:
             return None  # a string used as a comment
         if isinstance(stmt.value, ast.Call) and self.writes.is_write_call(stmt.value):
             return self.writes.expr_statement(stmt)
+        if isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) == "self.register_buffer":
+            return self.register_buffer(stmt, stmt.value)
         if isinstance(stmt.value, ast.Call):
             return self.call_statement(stmt.value)
         raise Unsupported("an expression whose value is not assigned")
@@ -357,10 +377,29 @@ class _Importer:
             return None
         if isinstance(target, (ast.Tuple, ast.List)):
             return self.tuples.assign(target, stmt)
+        if _sets_requires_grad(target, stmt.value):  # p.requires_grad = True
+            return self.mark_requires_grad(self.ref_name(target.value.id))
         if not isinstance(target, ast.Name):
             raise Unsupported("assign to one plain variable name (x = ...)")
         self.assign(target.id, stmt.value, stmt)
         return target.id
+
+    def register_buffer(self, stmt, call):
+        """`self.register_buffer("mask", <tensor>)` in __init__: self.mask is that tensor (a
+        value of the module that no optimizer changes, as a tensor without requires_grad)."""
+        args = list(call.args) + [k.value for k in call.keywords if k.arg == "tensor"]
+        other = [k.arg for k in call.keywords if k.arg not in ("tensor", "persistent")]
+        name = args[0] if args else None
+        if (
+            len(args) != 2
+            or other
+            or not (isinstance(name, ast.Constant) and isinstance(name.value, str))
+        ):
+            raise Unsupported('write self.register_buffer("<name>", <tensor>)')
+        if not name.value.isidentifier():
+            raise Unsupported(f"a buffer's name is a Python name, not {name.value!r}")
+        self.assign(f"self.{name.value}", args[1], stmt)
+        return f"self.{name.value}"
 
     def unpack(self, target, stmt):
         """`y, z = net(x)`, net a module whose forward returns several tensors: each name is
@@ -416,6 +455,13 @@ class _Importer:
         """`name = nn.Linear(...)` / `nn.ReLU()` / `Net()` and the like: a layer or module
         that makes nodes where it is called; False for any other value."""
         kind, rest = self.modules.call_kind(value)
+        generator = self.random.generator(value)
+        if generator is not None:  # g = torch.Generator().manual_seed(S): a constant
+            self.constants.values[name] = generator
+            self.env.pop(name, None)
+            return True
+        if self.classes.is_class_call(value) or kind == "nn":
+            self.random.layer_made()  # its default init draws from the global stream
         if self.classes.is_class_call(value):
             self.classes.instantiate(name, value)
         elif kind == "nn" and rest == "Linear":
@@ -464,6 +510,8 @@ class _Importer:
                 return self.layers.reset_parameters(rname, call)
             if attr in ("eval", "train") and declared:
                 return self.layers.set_mode(rname, attr, call)
+            if attr in ("eval", "train") and rname in self.classes.instances:
+                return set_instance_mode(self.classes, rname, attr, call)
             if attr == "requires_grad_" and rname is not None:
                 return self.mark_requires_grad(self.ref_name(rname))
             if self.modules.func_kind(d) == ("lib", "manual_seed"):

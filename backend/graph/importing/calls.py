@@ -80,6 +80,9 @@ class CallReader:
             inner = self.imp.exprs.expr(func.value, meta)
             self.imp.mark_requires_grad(inner)
             return inner
+        if func.attr == "contiguous" and not node.args and not node.keywords:
+            # the same values in another memory layout: the same node for the graph
+            return self.imp.exprs.expr(func.value, meta)
         if func.attr == "item" and not node.args and not node.keywords:
             # a Python number: the value, with no path back for gradients
             return self.make_op("detach", "item", {"input": func.value}, meta, False)

@@ -37,6 +37,7 @@ import ast
 import copy
 
 from .constants import Constants, constant_or_refused
+from .module_modes import moded, unused_unmoded
 from .nodes import renamed_ref
 from .port_comments import meta_id, ports_of
 from .problems import Unsupported
@@ -213,6 +214,8 @@ class ClassReader:
         (None: one, bound to one name) makes a node of; checked before anything is changed."""
         self._settle(name, inputs)
         inst = self.instances[name]
+        if inst.get("mode") and not inst["used"]:  # model.eval() before its first call
+            inst["def"] = moded(self, inst["def"], inst["mode"])
         d, cls = self.defs[inst["def"]], inst["cls"]
         n = len(d["inputs"]) - len(inst.get("shared", ()))
         if len(inputs) != n:
@@ -253,7 +256,11 @@ class ClassReader:
     def definitions(self):
         """The module definitions built, in the order their classes made their first instance
         (one whose instances all became shared, shared_calls.py, left out where unused)."""
-        return [d for d in self.defs.values() if d is not None and not unused_base(self, d)]
+        return [
+            d
+            for d in self.defs.values()
+            if d is not None and not unused_base(self, d) and not unused_unmoded(self, d)
+        ]
 
 
 def _arguments(cls, init, call, constants):
@@ -293,6 +300,7 @@ class _Definition:
         sub = self.reader.walker(imp.source)
         sub.modules, sub.problems, sub.deadline = imp.modules, imp.problems, imp.deadline
         sub.notes = imp.notes
+        sub.random.exact = False  # its draws are read once for every call
         sub.classes.share(self.reader)
         sub.functions.share(imp.functions)
         sub.functions.methods = {  # self.encode(x): inlined (functions.py)
@@ -332,7 +340,8 @@ class _Definition:
         outs = None
         if len(imp.problems) == before:  # (a value whose line failed was reported there)
             try:
-                outs = self._outputs(sub, sub.constants.substituted(body[-1].value))
+                value = sub.tensor_lists.substituted_expr(body[-1].value)
+                outs = self._outputs(sub, sub.constants.substituted(value))
             except Unsupported as exc:
                 sub.problem(body[-1], str(exc))  # at the return line
         if len(imp.problems) > before:

@@ -70,6 +70,8 @@ class LoopReader:
         modules = self.imp.lists.steps(it)
         if modules is not None:
             return names, [(_name(m),) for m in modules]
+        if _tensors(it, self.imp.env):  # a list of tensors, as tensor_lists.py writes it out
+            return names, [(e,) for e in it.elts]
         return names, [(ast.Constant(v),) for v in self._steps(it)]
 
     def _loop_variables(self, stmt, targets):
@@ -144,6 +146,15 @@ def _with_values(body, values):
     node: a number, or the name of a module list's element); line numbers kept."""
     sub = _Substitute(values)
     return [sub.visit(copy.deepcopy(s)) for s in body]
+
+
+def _tensors(it, env):
+    """Whether a loop's sequence is a list of tensors written out (their variables)."""
+    return (
+        isinstance(it, (ast.List, ast.Tuple))
+        and bool(it.elts)
+        and all(isinstance(e, ast.Name) and e.id in env for e in it.elts)
+    )
 
 
 def _name(variable):

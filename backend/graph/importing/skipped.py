@@ -75,10 +75,11 @@ class SkippedLines:
             return True
         if call is not None and imp.modules.func_kind(name) == ("lib", "manual_seed"):
             seed = _shown(call.args[0]) if len(call.args) == 1 else "..."
+            imp.random.manual_seed(call)
             notes.add(
                 line,
-                f"manual_seed({seed}) kept as a note: each random source and layer of the "
-                "document carries a seed of its own",
+                f"manual_seed({seed}) read: torch.randn / rand after it draw PyTorch's "
+                "numbers; each layer of the document carries a seed of its own",
             )
             return True
         if self.reads_tensor(value):
@@ -94,6 +95,8 @@ class SkippedLines:
         for n in ast.walk(node):
             if isinstance(n, ast.Name):
                 if any(n.id in d for d in held) or imp.lists.is_list(n.id):
+                    return True
+                if n.id in imp.tensor_lists.lists:  # a list of tensors (tensor_lists.py)
                     return True
                 if imp.modules.func_kind(n.id)[0] in ("lib", "F", "nn"):
                     return True

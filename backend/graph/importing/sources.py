@@ -83,7 +83,13 @@ class SourceReader:
         params = {"init": fn, "shape": shape, "value": None}
         params["dtype"] = self.imp.modules.dtype_in(kwargs) or "float32"
         if fn in ("randn", "rand"):
-            params["seed"] = self.seed_of(kwargs.pop("generator", None))
+            # PyTorch's numbers where they can be drawn now (random_draws.py), else a seed
+            node = kwargs.pop("generator", None)
+            values = self.imp.random.draw(fn, shape, params["dtype"], node)
+            if values is not None:
+                return {"value": values, "dtype": params["dtype"]}
+            gen = self.imp.random.generator(node) if node is not None else None
+            params["seed"] = gen.seed if gen is not None else 0
         return params
 
     def _finish(self, fn, params, kwargs, meta):
