@@ -18,6 +18,16 @@ SHOTS = Path(os.environ.get("WIREGRAD_SHOTS", "/tmp/wiregrad-shots"))
 PROJECTOR = {"width": 1024, "height": 768}
 STUDENT = {"width": 1280, "height": 800}
 SELECTED = re.compile(r"\bselected\b")
+# every node drawn inside the canvas: nothing cut off at its edges
+ALL_INSIDE = """() => {
+  const pane = document.querySelector('.react-flow').getBoundingClientRect();
+  const nodes = [...document.querySelectorAll('.react-flow__node')];
+  return nodes.length > 0 && nodes.every((n) => {
+    const r = n.getBoundingClientRect();
+    return r.left >= pane.left - 1 && r.right <= pane.right + 1
+      && r.top >= pane.top - 1 && r.bottom <= pane.bottom + 1;
+  });
+}"""
 BOX = """(el) => { const r = el.getBoundingClientRect();
   return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; }"""
 
@@ -93,6 +103,7 @@ def test_a_predict_round_with_three_students(page, student_page, browser):
         assert card["right"] <= PROJECTOR["width"] and card["bottom"] <= PROJECTOR["height"], card
         lesson = teacher.get_by_role("region", name="lesson").evaluate(BOX)
         assert not overlap(card, lesson), (card, lesson)
+        teacher.wait_for_function(ALL_INSIDE)
         teacher.screenshot(path=str(SHOTS / "predict-teacher-answers.png"))
         students[2].screenshot(path=str(SHOTS / "predict-student-question.png"))
 
@@ -120,6 +131,8 @@ def test_a_predict_round_with_three_students(page, student_page, browser):
             "aria-selected", "true"
         )
         students[2].screenshot(path=str(SHOTS / "predict-student-revealed.png"))
+        # the card grew with the answers and the value: the graph is fitted again, whole
+        teacher.wait_for_function(ALL_INSIDE)
         teacher.screenshot(path=str(SHOTS / "predict-teacher-revealed.png"))
 
         # done: the card goes away on every page

@@ -24,6 +24,7 @@ import Toolbar, { type DialogName } from "./panels/Toolbar";
 import TrainingPanel from "./panels/TrainingPanel";
 import ProjectorTraining from "./panels/ProjectorTraining";
 import QuizPanel from "./panels/QuizPanel";
+import { useProjectorRefit } from "./panels/projectorFit";
 import { useShortcuts } from "./shortcuts";
 import { useEditor } from "./store/editor";
 import { keepShapes } from "./store/shapes";
@@ -83,6 +84,7 @@ function Editor() {
   useEffect(() => {
     requestAnimationFrame(() => fit({ padding: presenter ? 0.04 : 0.15, maxZoom: 1.25, whole: presenter }));
   }, [presenter, projectorTraining, fit]);
+  useProjectorRefit(presenter); // the lesson's and a question's bands change the canvas's height
   // a training started while presenting goes at classroom pace (store/pace.ts)
   useEffect(() => usePace.getState().setPresenting(presenter), [presenter]);
   // a training that starts (here, by a lesson, or by a room's owner) brings its panel up

@@ -7,6 +7,7 @@ import { lessonAt, useLesson } from "../store/lesson";
 import { useRun } from "../store/run";
 import { useTraining } from "../store/training";
 import { trainingSettings } from "./TrainingPanel";
+import "./lesson.css";
 
 export async function playStep(step: LessonStep) {
   const ed = useEditor.getState();
