@@ -174,6 +174,7 @@ class _Importer:
         self.skipped = SkippedLines(self)  # print, manual_seed, assert ...: noted, skipped
         self.shapes = ShapeModel(self)  # x.size(0), x.shape[-1]: their numbers
         self.tuples = TupleLines(self)  # a, b = b, a; q, k, v = t.split(n, dim=2)
+        self.optimizers = set()  # made outside a training loop (no step() of theirs is read)
         self.tensor_lists = TensorLists(self)  # outs.append(h); torch.cat(outs, dim=-1)
         self.random = RandomDraws(self)  # torch.randn(..., generator=g): PyTorch's numbers
 
@@ -455,6 +456,15 @@ class _Importer:
         """`name = nn.Linear(...)` / `nn.ReLU()` / `Net()` and the like: a layer or module
         that makes nodes where it is called; False for any other value."""
         kind, rest = self.modules.call_kind(value)
+        if kind == "lib" and rest.startswith(("optim.", "optim.lr_scheduler.")):
+            # an optimizer no training loop steps (training_loop.py takes those): its
+            # zero_grad() changes nothing here, and its step() is a problem at its line
+            self.optimizers.add(name)
+            self.env.pop(name, None)
+            self.notes.add(
+                self.current_line, f"{name}: an optimizer no training loop steps, skipped"
+            )
+            return True
         generator = self.random.generator(value)
         if generator is not None:  # g = torch.Generator().manual_seed(S): a constant
             self.constants.values[name] = generator
@@ -505,6 +515,12 @@ class _Importer:
                 return self.lists.append(rname, call.args[0])
             if attr in ("retain_grad", "zero_grad") and rname is not None:
                 return None  # (a run's gradients start from zero)
+            if rname in self.optimizers:
+                raise Unsupported(
+                    f"{rname}.{attr}() outside a training loop is not read: the document runs "
+                    f"from the parameters' first values; write the steps as a loop "
+                    f"`for step in range(n):` with zero_grad, backward and {rname}.step()"
+                )
             declared = rname in self.layers.declared or rname in self.nn.declared
             if attr == "reset_parameters" and declared:
                 return self.layers.reset_parameters(rname, call)

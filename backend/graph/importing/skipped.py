@@ -96,7 +96,7 @@ class SkippedLines:
             if isinstance(n, ast.Name):
                 if any(n.id in d for d in held) or imp.lists.is_list(n.id):
                     return True
-                if n.id in imp.tensor_lists.lists:  # a list of tensors (tensor_lists.py)
+                if n.id in imp.tensor_lists.lists or n.id in imp.optimizers:
                     return True
                 if imp.modules.func_kind(n.id)[0] in ("lib", "F", "nn"):
                     return True
