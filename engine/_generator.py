@@ -5,9 +5,11 @@ standard way (`init_genrand` on the low 32 bits of the seed) plus one cached nor
 second half of a Box-Muller pair). Every distribution draws from it either one 32-bit word
 (`random`) or two (`random64`: the first word is the high half). numpy ships the same twister as
 `np.random.MT19937`, seeded identically by the legacy `RandomState(seed)` path, so the engine
-takes its words from there in bulk (C speed, one call per draw) and keeps PyTorch's extra state
-beside it. `get_state` and `set_state` read and write PyTorch's 5056-byte layout, so a state saved
-by `torch.get_rng_state()` can be loaded here and the other way round.
+keeps the twister's state there and PyTorch's extra state beside it. The words are drawn in bulk
+by `_random_fill` (C: the twist and tempering run on that numpy state, checked at import; the
+float fills draw their own words as they go), or by numpy where that module is not built.
+`get_state` and `set_state` read and write PyTorch's 5056-byte layout, so a state saved by
+`torch.get_rng_state()` can be loaded here and the other way round.
 
 Draws for a "cuda" generator are made on this same CPU twister (they equal PyTorch's CPU draws,
 not the Philox numbers PyTorch's CUDA generator gives).
