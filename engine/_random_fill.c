@@ -20,9 +20,9 @@ for AVX2 with FMA, chosen at import by what the CPU has. Either gives the same b
 words(bits, out, portable=False)
     Fills the writable uint32 buffer `out` with the stream's next words.
 uniform_f32(bits, out, low, high, portable=False)
-    `out`: a writable float32 buffer of n elements, one word each: the word's top-24-bit
-    uniform * (high - low) + low, one rounding, low and high rounded to float32 first and their
-    difference taken in float32, as PyTorch does.
+    `out`: a writable float32 buffer of n elements, one word each: u * (high - low) + low with
+    one rounding, u the word's low 24 bits times 2**-24, low and high rounded to float32 first
+    and their difference taken in float32, as PyTorch does.
 uniform_f64(bits, out, low, high, portable=False)
     The same in float64, from 53 bits of two words per element (the first word high).
 normal_f32(bits, out, mean, std, portable=False)

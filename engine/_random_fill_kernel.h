@@ -1,5 +1,5 @@
-/* PyTorch's CPU uniform and normal_fill loops, one element at a time in C, with the float
-roundings of the kernels PyTorch runs (see _random_fill.c for why and how).
+/* mt19937's words and PyTorch's CPU uniform and normal_fill loops, one element at a time in C,
+with the float roundings of the kernels PyTorch runs (see _random_fill.c for why and how).
 
 _random_fill.c includes this file twice: once for the portable build and, on x86-64, once
 under `#pragma GCC target("avx2,fma")`, with KERNEL(name) giving each copy its own names. In
@@ -14,9 +14,10 @@ conversion can round them differently. */
 #define LANES 8
 
 /* -- the stream: mt19937's words, as numpy's MT19937 (and PyTorch's generator) give them ---- */
-/* The next 624 words of state (the twist): each word mixes its top bit with the low 31 of the
-next word and the (already new, past the end of the ring) word 397 on. Three runs: in the first
-the word 397 on is still old, in the second it is new, the last word wraps to the first. */
+/* The next 624 words of state (the twist): word i becomes word i + 397 (round the ring: past
+the end, a word this twist has already renewed) xor a mix of its own top bit and the next
+word's low 31 bits. Three runs: i + 397 inside the ring, past its end, and the last word,
+whose next word is the (renewed) first. */
 static void KERNEL(twist)(uint32_t *key)
 {
 #define MT_MIX(hi, lo, far) \
