@@ -29,13 +29,13 @@ def free_port():
 
 
 class Server:
-    def __init__(self, data_dir, port=None):
+    def __init__(self, data_dir, port=None, args=()):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         exe = Path(sys.executable).with_name("wiregrad")
         self.proc = subprocess.Popen(
             [str(exe), "serve", "--host", "127.0.0.1", "--port", str(self.port)]
-            + ["--data-dir", str(data_dir)],
+            + ["--data-dir", str(data_dir), *args],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )

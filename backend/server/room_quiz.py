@@ -36,6 +36,7 @@ BROADCAST = (
 )
 PER_ELEMENT = "the right number for each element, but the gradient has the tensor's shape {shape}"
 SIGN = "the sign is flipped"
+SHAPE = "the right numbers in the wrong shape: the value's shape is {shape}"
 
 
 class QuizError(ValueError):
@@ -103,6 +104,9 @@ def diagnose(answer, quiz):
     for m in quiz["mistakes"]:
         if matches(answer, m["value"]):
             return m["why"]
+    same_numbers = answer.size == truth.size and matches(answer.reshape(truth.shape), truth)
+    if answer.shape != truth.shape and same_numbers:
+        return SHAPE.format(shape=list(truth.shape))
     if truth.size > 1 and answer.size == 1 and matches(np.full(truth.shape, answer.item()), truth):
         return PER_ELEMENT.format(shape=list(truth.shape))
     if np.any(truth != 0) and matches(-answer, truth):

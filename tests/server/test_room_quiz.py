@@ -120,6 +120,11 @@ def test_mistakes_named_for_the_teacher(room):
     assert why["[[1, 1], [1, 1], [1, 1]]"].startswith("forgot to sum over the broadcast")
     assert why["[1, 1]"] == mistakes[0]["why"]
     assert why["[-3, -3]"] == "the sign is flipped"
+    # a number asked for, a one-element tensor answered: right numbers, wrong shape
+    quiz_id = ask(owner, code, truth=33.0)
+    answer(students[0], code, quiz_id, "[33.0]")
+    (group,) = wait_event(owner, "room_answers", 4)[-1]["groups"]
+    assert not group["right"] and group["mistake"].endswith("the value's shape is []")
 
 
 def test_names_only_when_asked_and_csv_for_the_teacher(room):

@@ -36,7 +36,7 @@ function Groups({ spread }: { spread: Spread }) {
   return (
     <ul className="quiz-groups" aria-label="answers grouped">
       {spread.groups.slice(0, 6).map((g: AnswerGroup) => (
-        <li key={g.answer} className={g.right ? "right" : "wrong"}>
+        <li key={g.answer} className={g.right ? "right" : "wrong"} title={g.mistake ?? undefined}>
           <span className="quiz-bar" style={{ width: `${(100 * g.count) / most}%` }} />
           <code>{g.answer}</code> <b>×{g.count}</b>
           <span className="quiz-mark">{g.right ? " right" : " wrong"}</span>
