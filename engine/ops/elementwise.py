@@ -508,18 +508,20 @@ class ReluBackward0(Node):
     __slots__ = ()
     saves_output = True
 
+    # y is relu's output: 0, positive or NaN. PyTorch passes the gradient where y <= 0 is
+    # false, NaN included, so the mask is y != 0 (not y > 0, which would stop it at a NaN)
     def backward(self, g):
         (y,) = self.unpack()
         if STATE.enabled:  # create_graph: keep it an engine op on g
-            return (g * const((y._data > 0).astype(g._data.dtype)),)
+            return (g * const((y._data != 0).astype(g._data.dtype)),)
         gd, yd = g._data, y._data
         if gd.size >= _threads.MIN_WORK and gd.dtype == yd.dtype and _threads.can_split(gd, yd):
             return (wrap(_threads.elementwise(_relu_grad, np.empty(gd.shape, gd.dtype), gd, yd)),)
-        return (wrap(gd * (yd > 0)),)  # one pass, the mask stays boolean
+        return (wrap(gd * (yd != 0)),)  # one pass, the mask stays boolean
 
 
 def _relu_grad(out, g, y):
-    np.multiply(g, y > 0, out=out)
+    np.multiply(g, y != 0, out=out)
 
 
 def _relu(out, d):

@@ -216,3 +216,21 @@ def test_gelu_and_erf_split_match_one_thread_and_torch(dtype, monkeypatch):
     tol = {"rtol": 1e-5, "atol": 1e-5} if dtype == np.float32 else {"rtol": 1e-12, "atol": 1e-12}
     for got, want in zip(split, ref):
         np.testing.assert_allclose(got, want.numpy(), **tol)
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_relu_gradient_passes_through_nan_as_torch(split, monkeypatch):
+    """PyTorch's relu gradient is zero where the output is <= 0, so it passes through a NaN."""
+    if split:
+        monkeypatch.setattr(_threads, "_threads", 3)
+        monkeypatch.setattr(_threads, "MIN_WORK", 0)
+    a = np.array([np.nan, -1.0, 2.0, 0.0, -0.0, np.inf, -np.inf] * 300, np.float32)
+    x, xt = eg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    eg_F.relu(x).backward(eg.ones(a.shape))
+    torch.relu(xt).backward(torch.ones(a.shape))
+    np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
+    # and its own gradient again (create_graph keeps it an engine op)
+    x.grad = xt.grad = None
+    (gx,) = eg.autograd.grad(eg_F.relu(x).sum(), x, create_graph=True)
+    (gt,) = torch.autograd.grad(torch.relu(xt).sum(), xt, create_graph=True)
+    np.testing.assert_array_equal(gx.detach().numpy(), gt.detach().numpy())
