@@ -14,6 +14,7 @@ from pathlib import Path
 import anywidget
 import traitlets
 
+from backend.server import fastjson
 from backend.server.config import Settings
 from backend.server.protocol import RunRequest, TrainRequest
 
@@ -71,6 +72,7 @@ class Editor(anywidget.AnyWidget):
         self._adopted = set()  # ids of runs and trainings started from Python
         self._ended = {}  # id -> its run_finished / train_finished packet
         self._ending = threading.Condition()
+        self.last_run = []  # [(event, data)] of the last run shown: what export_html keeps
         self._session = KernelSession(self._post, settings, observe=self._observe)
         self.on_msg(self._on_message)
 
@@ -82,9 +84,20 @@ class Editor(anywidget.AnyWidget):
                 key = data.get("run_id") or data.get("train_id")
                 if key in self._adopted:
                     message = {**message, "data": {**data, "adopt": True}}
-        self.send(message)
+        self._deliver(message)
+
+    def _deliver(self, message):
+        """One message to the page, as the server's JSON (fastjson: numpy arrays, NaN as the
+        server writes them) in a binary buffer: encoded once, by orjson, not again by the
+        kernel's message packer."""
+        self.send({"type": "packed"}, buffers=[fastjson.dumps(message).encode()])
 
     def _observe(self, event, data):
+        if event == "run_started":
+            self.last_run = [(event, data)]
+        elif event in ("trace", "run_finished") and self.last_run:
+            if data.get("run_id") == self.last_run[0][1].get("run_id"):
+                self.last_run.append((event, data))
         if event in ("run_finished", "train_finished"):
             with self._ending:
                 self._ended[data.get("run_id") or data.get("train_id")] = data
@@ -94,13 +107,13 @@ class Editor(anywidget.AnyWidget):
         if not isinstance(content, dict) or content.get("type") != "request":
             return
         reply = self._session.answer(content.get("event"), content.get("payload"))
-        self.send({"type": "reply", "id": content.get("id"), "data": reply})
+        self._deliver({"type": "reply", "id": content.get("id"), "data": reply})
 
     @traitlets.observe("document")
     def _document_set(self, change):
         if "document" in getattr(self, "_property_lock", {}):
             return  # an edit on the canvas: the page has it already
-        self.send({"type": "document", "document": change["new"]})
+        self._deliver({"type": "document", "document": change["new"]})
 
     # -- from Python -----------------------------------------------------------------------------
     def _wait(self, key, timeout):

@@ -101,6 +101,8 @@ function Editor() {
     // in a notebook the kernel keeps the document (doc/hostDocument.ts), else the tab does
     const host = hostChannel();
     const stop = host ? followHost(host) : keepWorkingCopy();
+    // an exported view shows its graph as a student following a room sees the teacher's
+    if (host?.readOnly) useRun.setState({ following: true });
     const stopShapes = keepShapes();
     (async () => {
       try {

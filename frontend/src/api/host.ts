@@ -21,6 +21,9 @@ export interface HostChannel {
   socket: SocketLike;
   /** One call of the JSON API (http.ts), answered by the kernel. */
   api(method: string, path: string, body?: unknown): Promise<ApiReply>;
+  /** A view with nothing behind it (an exported HTML file): it shows the graph and the run it
+   * was saved with, and runs nothing (the run buttons stay disabled, no banner says why). */
+  readOnly: boolean;
   /** The document to open, instead of the working copy or a template. */
   document: GraphDocument | null;
   /** Called with the document after every edit (the kernel's `w.document`). */

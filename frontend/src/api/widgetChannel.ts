@@ -28,24 +28,34 @@ interface Message {
 export class WidgetChannel implements HostChannel {
   readonly socket: SocketLike;
   document: GraphDocument | null;
+  readonly readOnly: boolean;
   private next = 1;
   private waiting = new Map<number, (reply: unknown) => void>();
   private handlers = new Map<string, Handler[]>();
   private documentHandlers: ((doc: GraphDocument) => void)[] = [];
-  private readonly listener: (msg: Message) => void;
+  private readonly listener: (msg: Message, buffers?: (DataView | ArrayBuffer)[]) => void;
 
   constructor(private readonly model: WidgetModel) {
     const doc = model.get("document") as GraphDocument | null;
     this.document = doc && Object.keys(doc).length ? doc : null;
-    this.listener = (msg: Message) => this.receive(msg);
+    this.readOnly = model.get("read_only") === true;
+    // the kernel's messages come packed: its JSON in a binary buffer (wiregrad/widget.py)
+    const decoder = new TextDecoder();
+    this.listener = (msg: Message, buffers?: (DataView | ArrayBuffer)[]) => {
+      if (msg.type === "packed" && buffers?.length) {
+        const b = buffers[0];
+        const bytes = b instanceof DataView ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength) : new Uint8Array(b);
+        this.receive(JSON.parse(decoder.decode(bytes)) as Message);
+      } else this.receive(msg);
+    };
     model.on("msg:custom", this.listener as never);
     const channel = this;
     this.socket = {
-      connected: true,
+      connected: !this.readOnly,
       on: (event: string, handler: Handler) => {
         channel.handlers.set(event, [...(channel.handlers.get(event) ?? []), handler]);
         // the page's Socket.IO code waits for "connect": the channel is open from the start
-        if (event === "connect") queueMicrotask(() => handler());
+        if (event === "connect" && !channel.readOnly) queueMicrotask(() => handler());
       },
       timeout: (ms: number) => ({
         emit: (event: string, payload: unknown, ack: (err: Error | null, reply: never) => void) => {

@@ -1,5 +1,6 @@
 // The inspector: the selected node's label and params (controls from the registry's param
 // specs), its problems, its run results; with nothing selected, the document's own fields.
+import { hostChannel } from "../api/host";
 import { useShallow } from "zustand/react/shallow";
 import { formatShape, formatSummary } from "../format/annotate";
 import { useEditor } from "../store/editor";
@@ -22,7 +23,9 @@ export default function Inspector() {
     <aside className="inspector" aria-label="inspector">
       {following && (
         <p className="read-only-hint" role="note">
-          You are following a room: these fields are read-only. Fork the room for an editable copy.
+          {hostChannel()?.readOnly
+            ? "A saved view of a graph and its last run: these fields are read-only."
+            : "You are following a room: these fields are read-only. Fork the room for an editable copy."}
         </p>
       )}
       {selected.length === 1 ? (

@@ -1,5 +1,6 @@
 // The op palette, built from GET /api/ops: grouped by category, filtered by a search box.
 // Drag an op onto the canvas (or press Enter on it to add it in the middle of the view).
+import { hostChannel } from "../api/host";
 import { useReactFlow } from "@xyflow/react";
 import { useMemo, useState } from "react";
 import type { OpSpec } from "../api/types";
@@ -26,9 +27,14 @@ export default function Palette() {
   const following = useRun((s) => s.following);
   return following ? (
     <nav className="palette following" aria-label="op palette">
-      <p className="muted">
-        You follow a room: the graph is your teacher's. <strong>Fork</strong> (top right) gives you a copy to edit.
-      </p>
+      {hostChannel()?.readOnly ? (
+        <p className="muted">A saved view: the graph and its last run, as they were exported from a notebook.</p>
+      ) : (
+        <p className="muted">
+          You follow a room: the graph is your teacher&apos;s. <strong>Fork</strong> (top right) gives you a copy to
+          edit.
+        </p>
+      )}
     </nav>
   ) : (
     <OpPalette />

@@ -2,6 +2,7 @@
 // scalar node); its ▾ opens the target list and the teaching options, named by the labels
 // people gave the nodes. A run in progress can be cancelled. The no_grad toggle applies to both
 // (the forward pass records no graph), so it sits here, in view, not in Backward's options.
+import { hostChannel } from "../api/host";
 import { type RefObject, useCallback, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { RunFinished } from "../api/types";
@@ -44,7 +45,7 @@ export default function RunControls() {
     <div className="run-controls" role="group" aria-label="run">
       {following && (
         <span className="following-note" aria-label="runs are the teacher's">
-          your teacher runs the graph
+          {hostChannel()?.readOnly ? "a saved view: open it in Wiregrad to run it" : "your teacher runs the graph"}
         </span>
       )}
       {!following && (

@@ -1,4 +1,5 @@
 // What the page says about itself: the connection banner and the passing notices.
+import { hostChannel } from "../api/host";
 import { useEffect } from "react";
 import { useEditor } from "../store/editor";
 import { useRoom } from "../store/room";
@@ -10,7 +11,8 @@ export function ConnectionBanner() {
   // in a room, the room's banner (Classroom.tsx) says the server is gone and what happens to
   // the room: one banner per event, not two saying nearly the same
   const roomSays = useRoom((s) => s.trouble !== null);
-  if (connected || roomSays) return null;
+  // an exported view (api/host.ts) has no server to connect to, and says so once in its toolbar
+  if (connected || roomSays || hostChannel()?.readOnly) return null;
   return (
     <div className="banner" role="alert">
       {ever ? "Connection to the server lost — reconnecting…" : "Connecting to the server…"}

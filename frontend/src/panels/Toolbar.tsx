@@ -1,5 +1,6 @@
 // The toolbar: the graph's name, the File, Edit and Teach groups, and the run controls, in one
 // row at 1280 px (the less-used commands are in MoreMenu; Undo, Redo and Help are icons).
+import { hostChannel } from "../api/host";
 import { emptyDocument } from "../doc/convert";
 import { openDocument, saveToServer } from "../doc/files";
 import { useEditor } from "../store/editor";
@@ -62,9 +63,12 @@ export default function Toolbar(props: {
         </button>
       </div>
       <div role="group" aria-label="teach" className="group">
-        <button type="button" className="classroom" onClick={() => props.open("classroom")}>
-          Classroom
-        </button>
+        {/* rooms are a server's: a notebook's editor (api/host.ts) has none */}
+        {!hostChannel() && (
+          <button type="button" className="classroom" onClick={() => props.open("classroom")}>
+            Classroom
+          </button>
+        )}
         <button type="button" aria-pressed={props.presenter} onClick={() => props.setPresenter(!props.presenter)}>
           Presenter
         </button>
