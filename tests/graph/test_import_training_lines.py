@@ -1,0 +1,26 @@
+"""Training-step lines outside a training loop (importer.py): an optimizer no loop steps is a
+note and its zero_grad() changes nothing; its step() would change the parameters, so it is a
+problem at its line (never skipped as a line that reads no tensor)."""
+
+import pytest
+
+from backend.graph.importer import ImportFailed, from_python
+
+HEAD = (
+    "import torch\nimport torch.nn as nn\nfc = nn.Linear(2, 1)\n"
+    "opt = torch.optim.SGD(fc.parameters(), lr=0.1)\nopt.zero_grad()\n"
+    "loss = fc(torch.ones(3, 2)).sum()\nloss.backward()\n"
+)
+
+
+def test_an_optimizer_no_loop_steps_is_a_note():
+    doc = from_python(HEAD)
+    assert "line 4: opt: an optimizer no training loop steps, skipped" in doc.description
+    assert {n.op for n in doc.nodes} == {"linear", "tensor", "sum"}
+
+
+def test_its_step_is_a_problem_at_its_line():
+    with pytest.raises(ImportFailed) as failed:
+        from_python(HEAD + "opt.step()\n")
+    problems = [(p.line, p.message) for p in failed.value.problems]
+    assert any(ln == 8 and "opt.step() outside a training loop" in m for ln, m in problems)
