@@ -35,3 +35,47 @@ def test_the_exported_loop_imports_back_into_the_training_settings(page):
     panel = page.get_by_role("region", name="training")
     expect(panel.get_by_label("steps", exact=True)).to_have_value("42")
     expect(panel.get_by_label("loss node")).to_have_value("loss")
+
+
+def _docstring(code):
+    return code.split('\n"""\n', 1)[0].replace("\n", " ")
+
+
+def test_after_a_training_export_offers_initial_or_trained_weights(page):
+    page.set_viewport_size({"width": 1440, "height": 900})
+    open_editor(page, "mlp-xor")
+    page.get_by_role("button", name="More", exact=True).click()
+    page.get_by_role("menuitem", name="Export", exact=True).click()
+    code = page.get_by_label("exported code")
+    expect(code).to_contain_text("It starts from the initial")
+    # no training yet: no choice to make
+    expect(page.get_by_role("tablist", name="weights")).to_have_count(0)
+    page.keyboard.press("Escape")
+
+    page.get_by_role("tab", name="training").click()
+    panel = page.get_by_role("region", name="training")
+    steps = panel.get_by_label("steps", exact=True)
+    steps.fill("20")
+    steps.press("Enter")
+    panel.get_by_role("button", name="Train", exact=True).click()
+    expect(panel.get_by_label("training status")).to_have_attribute(
+        "data-status", "ok", timeout=60_000
+    )
+
+    page.get_by_role("button", name="More", exact=True).click()
+    page.get_by_role("menuitem", name="Export", exact=True).click()
+    weights = page.get_by_role("tablist", name="weights")
+    trained_tab = weights.get_by_role("tab", name="from trained weights")
+    expect(trained_tab).to_have_attribute("aria-selected", "true")
+    expect(code).to_contain_text("from the trained weights")
+    trained = code.inner_text()
+    assert "It starts from the trained weights" in _docstring(trained)
+    assert "copy_(" in trained  # the trained values, written into the script
+    page.get_by_role("dialog").screenshot(path="e2e/artifacts/export-trained-weights.png")
+
+    weights.get_by_role("tab", name="from initial weights").click()
+    expect(code).to_contain_text("It starts from the initial")
+    initial = code.inner_text()
+    assert "It starts from the initial weights" in _docstring(initial)
+    assert "copy_(" not in initial  # each layer from its seed, as before the training
+    page.get_by_role("dialog").screenshot(path="e2e/artifacts/export-initial-weights.png")

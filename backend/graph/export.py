@@ -37,9 +37,10 @@ import textwrap
 
 import engine as eg
 
-from . import datasets, export_layers
+from . import datasets, export_layers, registry
 from .export_model import model_writer
 from .export_modules import flat_for_export
+from .export_style import styled
 from .export_training import with_training
 from .index import GraphIndex
 from .modules import flatten
@@ -48,6 +49,7 @@ from .ops.sources import as_floats
 from .validate import check, resolved_params
 
 FLAVORS = ("engine", "torch")
+WEIGHTS = (None, "initial", "trained")
 _RESERVED = (
     {"eg", "torch", "F", "nn", "np", "math", "json", "show", "init_like_engine", "t"}
     | set(dir(builtins))
@@ -72,7 +74,7 @@ def show(kind, key, t):
 '''
 
 
-def to_python(doc, flavor="engine", training=None, model=True) -> str:
+def to_python(doc, flavor="engine", training=None, model=True, weights=None) -> str:
     """The document as a script; flavor "engine" (import engine as eg) or "torch". A document
     with modules writes each definition as an nn.Module class (export_classes.py; as its flat
     graph where the classes cannot say it exactly). A flat graph whose target is a loss of its
@@ -80,8 +82,13 @@ def to_python(doc, flavor="engine", training=None, model=True) -> str:
     one line per node. With `training` (default: whenever the
     document has training settings) the script ends with its training loop
     (export_training.py); `training=True` raises validate.GraphInvalid where the editor could
-    not train it, the default writes a comment instead. Raises validate.GraphInvalid for a
-    document that cannot run."""
+    not train it, the default writes a comment instead. `weights` says in the docstring which
+    weights the script starts from: "initial" (the page sends the graph as it was before its
+    training), "trained" (the values a training wrote into the graph), or None (told from the
+    document: stored layer values or not). Raises validate.GraphInvalid for a document that
+    cannot run."""
+    if weights not in WEIGHTS:
+        raise ValueError(f"weights must be one of {WEIGHTS}, not {weights!r}")
     if flavor == "python":
         flavor = "engine"
     if flavor not in FLAVORS:
@@ -92,7 +99,7 @@ def to_python(doc, flavor="engine", training=None, model=True) -> str:
     if doc.modules:
         from .export_classes import ClassWriter, Unwritable
 
-        ex = _Exporter(flatten(doc), flavor)
+        ex = _Exporter(flatten(doc), flavor, weights)
         try:
             writer = ClassWriter(doc, ex, names)
             writer.check_target()
@@ -103,7 +110,7 @@ def to_python(doc, flavor="engine", training=None, model=True) -> str:
     elif not model:
         note = ""
     else:  # a flat graph: one model class where the model can say it (export_model.py)
-        writer, why = model_writer(doc, lambda d: _Exporter(flatten(d), flavor), names)
+        writer, why = model_writer(doc, lambda d: _Exporter(flatten(d), flavor, weights), names)
         if writer is not None:
             ex = writer.ex
             source = _self_checked(writer)
@@ -111,20 +118,121 @@ def to_python(doc, flavor="engine", training=None, model=True) -> str:
             note = f"written flat, not as a model class: {why}"
     if writer is None:
         flat, _ = flat_for_export(doc)  # with modules: its flat graph, ids made plain
-        ex = _Exporter(flat, flavor)
+        ex = _Exporter(flat, flavor, weights)
         ex.note = note
         source = _self_checked(ex)
-    if training is False or doc.training is None:
-        return source
-    from .validate import GraphInvalid
+    if training is not False and doc.training is not None:
+        from .validate import GraphInvalid
 
-    try:
-        return with_training(ex, ex.doc, source, writer)
-    except GraphInvalid as bad:
-        if training:
-            raise
-        why = "; ".join(p.message for p in bad.problems)
-        return source + f"\n\n# -- training: not written, the editor cannot train it: {why}\n"
+        try:
+            source = _trains(with_training(ex, ex.doc, source, writer))
+        except GraphInvalid as bad:
+            if training:
+                raise
+            why = "; ".join(p.message for p in bad.problems)
+            source += f"\n\n# -- training: not written, the editor cannot train it: {why}\n"
+    return styled(tidy_imports(source))
+
+
+def _trains(source):
+    """The script's docstring told of the training loop at its end."""
+    text = (
+        "Then it trains the model as the editor trains the graph (the same optimizer, steps and "
+        'minibatches) and prints its loss: "step <k> loss <value>" lines.'
+    )
+    head, sep, rest = source.partition('\n"""\n')
+    lines = textwrap.wrap(text, 96, break_on_hyphens=False)
+    return head + "\n" + "\n".join(lines) + sep + rest if sep else source
+
+
+def stores_weights(doc):
+    """Whether the document holds layer values of its own (a training's, or edited): a layer
+    node's stored state, or a module instance's."""
+    for graph in (doc, *doc.modules):
+        for n in graph.nodes:
+            if n.op == "module" and n.params.get("state"):
+                return True
+            spec = registry.get(n.op)
+            form = spec.layer if spec is not None else None
+            if form is not None and any(n.params.get(p) is not None for p, _ in form.state):
+                return True
+    return False
+
+
+def weights_sentence(doc, weights):
+    """The docstring's sentence on the weights the script starts from."""
+    stored = stores_weights(doc)
+    if weights == "initial" or (weights is None and not stored):
+        text = (
+            "It starts from the initial weights: each layer made as PyTorch makes it, from the "
+            "seed Wiregrad gives its node, so the numbers are the editor's."
+        )
+        if stored:
+            text += " The values the graph stores for some layers are loaded."
+    elif weights == "trained":
+        text = (
+            "It starts from the trained weights: the values the graph's training left in it, "
+            "loaded into the layers after they are made."
+        )
+    else:
+        text = (
+            "It starts from the weights the graph stores (trained or edited by hand), loaded "
+            "into the layers after they are made, not from a fresh initialisation."
+        )
+    return text
+
+
+# what each import binds, in the order isort writes them: the standard library, then the
+# third-party packages, then the engine (a Wiregrad checkout's own package)
+_IMPORTS = (
+    ("json", "import json"),
+    ("math", "import math"),
+    (None, ""),
+    ("np", "import numpy as np"),
+    ("torch", "import torch"),
+    ("F", "import torch.nn.functional as F"),
+    ("nn", "from torch import nn"),
+    (None, ""),
+    ("eg", "import engine as eg"),
+    ("F", "import engine.nn.functional as F"),
+    ("nn", "from engine import nn"),
+)
+
+
+_IMPORT_LINE = re.compile(r"^(import [\w.]+( as \w+)?|from [\w.]+ import \w+)\s*(#.*)?$")
+
+
+def tidy_imports(source):
+    """The script with one import block, after the docstring: what it uses (`np.`, `F.`, ...),
+    sorted as isort (ruff's I rules) sorts it."""
+    lines = source.split("\n")
+    end = lines.index('"""', 1) if lines[0].startswith('"""') and '"""' in lines[1:] else -1
+    at, kept = None, lines[: end + 1]
+    for line in lines[end + 1 :]:
+        if _IMPORT_LINE.match(line):
+            at = len(kept) if at is None else at
+            continue
+        kept.append(line)
+    if at is None:
+        return source
+    body = "\n".join(kept)
+    lib = "eg" if re.search(r"^import engine as eg$", source, re.M) else "torch"
+    block = []
+    for name, line in _IMPORTS:
+        if name is None:
+            if block and block[-1] != "":
+                block.append("")
+            continue
+        if ("engine" in line) != (lib == "eg") and name in ("F", "nn"):
+            continue
+        if name in ("torch", "eg") and lib != name:
+            continue
+        if name in ("torch", "eg") or re.search(rf"(?<![\w.]){name}\.", body):
+            block.append(line)
+    while block and block[-1] == "":
+        block.pop()
+    # (the blank lines around the block are the docstring's and the code's own)
+    return "\n".join(kept[:at] + block + kept[at:])
 
 
 def _self_checked(writer):
@@ -208,9 +316,12 @@ def retain_lines(names, maybe=False, pad=""):
 
 
 class _Exporter(GraphIndex):
-    def __init__(self, doc, flavor):
+    def __init__(self, doc, flavor, weights=None):
         super().__init__(doc)
         self.flavor = flavor
+        self.weights = weights_sentence(doc, weights)
+        # what the results section prints (a model prints less: export_model.py)
+        self.prints = 'prints each value and gradient ("value <node> <json>", "grad <node> <json>")'
         self.lib = "eg" if flavor == "engine" else "torch"
         self.note = ""  # a line of comment after the header
         self.meta = self._infer()
@@ -586,12 +697,12 @@ class _Exporter(GraphIndex):
         text = [doc.name.splitlines()[0] if doc.name.strip() else "untitled"]
         if doc.description.strip():
             text += ["", doc.description.strip()]
+        said = f"It builds the graph, {what}, and {self.prints}. {self.weights}"
         text += [
             "",
             f"Exported from Wiregrad as {lang}. Run it with:",
             f"    {run}",
-            f"It rebuilds the graph, {what}, and prints one line per value and",
-            'gradient: "value <node> <json>" and "grad <node> <json>".',
+            *textwrap.wrap(said, 96, break_on_hyphens=False),
         ]
         body = "\n".join(text).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
         # a NUL cannot be in a Python source at all, and a CR (or U+2028, ...) would end a

@@ -72,6 +72,13 @@ class ClassWriter:
     (export._Exporter) of its flat graph: the analysis (values, shapes, requires_grad,
     variables of the top-level nodes) is the flat graph's."""
 
+    retains = True  # the script keeps the top-level values' gradients (retain_grad) to print
+    sections = (
+        "# -- modules: one nn.Module class per module definition",
+        "# -- the model: one object per module instance, each with its own values",
+        "# -- the graph, one line per node, in topological order",
+    )
+
     def __init__(self, doc, ex, names):
         self.doc, self.ex, self.lib = doc, ex, ex.lib
         self.ident, self.good = names  # export._ident, export._is_good_name
@@ -419,14 +426,14 @@ class ClassWriter:
     def script(self, hints):
         ex = self.ex
         lines = ex.preamble(uses_nn=True)
-        lines.append("# -- modules: one nn.Module class per module definition")
+        lines.append(self.sections[0])
         for m in self.doc.modules:
             if m.name not in self.paths:  # (its layers' sizes come from an instance's input)
                 lines.append(f"# (module {m.name} has no instance: not written)")
         lines += self.classes(hints)
-        lines.append("# -- the model: one object per module instance, each with its own values")
+        lines.append(self.sections[1])
         lines += self.model_lines()
-        lines += ["", "", "# -- the graph, one line per node, in topological order"]
+        lines += ["", "", self.sections[2]]
         for nid in self.top.order:
             if nid in self.obj:
                 lines += self.call_lines(nid, hints)
@@ -442,15 +449,20 @@ class ClassWriter:
                             kept.append(self.out[(nid, port)])
                 elif ex.rg[nid] and not ex.specs[nid].source:
                     kept.append(ex.var[nid])
-            retain = retain_lines(kept) if kept else []
+            retain = retain_lines(kept) if kept and self.retains else []
             lines += ex.backward_lines(ex.var[ex.target], retain)
-        lines += ["", '# -- results: "value <node> <json>" and "grad <node> <json>" lines']
+        return "\n".join(lines + self.result_lines()) + "\n"
+
+    def result_lines(self):
+        """The results section: every top-level value and gradient (a model's: export_model)."""
+        ex = self.ex
+        lines = ["", '# -- results: "value <node> <json>" and "grad <node> <json>" lines']
         for nid in self.top.order:
             if nid in self.obj:
                 lines += self.shows(nid)
             else:
                 lines += ex._shows(nid) if ex.target else ex._shows(nid)[:1]
-        return "\n".join(lines) + "\n"
+        return lines
 
     # -- hints: what the code cannot say, in the node comments ---------------------------------
     def initial_hints(self):

@@ -150,6 +150,9 @@ def model_writer(doc, ex, names):
     class ModelWriter(ClassWriter):
         """Writes the model document, prints under the flat graph's ids."""
 
+        retains = False  # (it prints the loss and the parameters' gradients: leaves' .grad)
+        sections = ("# -- the model", "", "# -- the data, the prediction and the loss")
+
         def __init__(self):
             inst, self.original = found
             super().__init__(mdoc, ex(mdoc), names)
@@ -160,6 +163,10 @@ def model_writer(doc, ex, names):
             var = self._fresh(self.ex.var[self.original_of(flat, back=True)], {})
             self.out[(inst, port)] = self.ex.var[flat] = var
             self.ex.note = MARK[2:]
+            self.ex.prints = (
+                'prints the loss and each parameter\'s gradient ("value <node> <json>", '
+                '"grad <parameter> <json>")'
+            )
             output = doc.training.output if doc.training is not None else None
             self.training_output = output  # written in the loop's hint (export_training.py)
 
@@ -173,6 +180,21 @@ def model_writer(doc, ex, names):
         def shows(self, nid):
             return [_SHOWN.sub(lambda m: self._renamed(m), s) for s in super().shows(nid)]
 
+        def result_lines(self):
+            """What a person prints after backward: the loss, and each parameter's gradient
+            (in one loop over the model's parameters where each prints under its own name)."""
+            ex, target = self.ex, self.ex.target
+            lines = ["", "# -- results: the loss and each parameter's gradient, one line each"]
+            lines.append(f"show('value', {target!r}, {ex.var[target]})")
+            grads = [s for nid in self.obj for s in self.shows(nid) if _PARAM_GRAD.match(s)]
+            (inst,) = self.obj.values()
+            if all(m.group(1) == m.group(2) for m in map(_PARAM_GRAD.match, grads)):
+                lines.append(f"for name, p in {inst}.named_parameters():")
+                lines.append("    show('grad', name, p.grad)")
+            else:
+                lines += grads
+            return lines
+
         def _renamed(self, m):
             return f"show({m.group(1)}, {self.original_of(m.group(2))!r}"
 
@@ -180,3 +202,5 @@ def model_writer(doc, ex, names):
 
 
 _SHOWN = re.compile(r"show\(('\w+'), '([^']*)'")
+# a parameter's gradient printed under its key: show('grad', 'fc1.weight', model.fc1.weight.grad)
+_PARAM_GRAD = re.compile(r"show\('grad', '([^']*)', \w+\.([\w.]+)\.grad\)$")

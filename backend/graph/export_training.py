@@ -91,9 +91,7 @@ def with_training(ex, doc, source, classes=None):
     when the editor could not train it."""
     if doc.training is None:
         return source
-    lines = training_lines(ex, doc, classes)
-    if "rng = np." in "\n".join(lines) and "\nimport numpy as np\n" not in source:
-        lines.insert(3, "import numpy as np  # the minibatches' row order")
+    lines = training_lines(ex, doc, classes)  # (export.tidy_imports imports numpy for rng)
     return source + "\n".join(lines) + "\n"
 
 
@@ -161,7 +159,12 @@ def training_lines(ex, doc, classes=None):
     if getattr(classes, "training_output", None):  # the graph as a model: the flat graph's
         hint = {"output": classes.training_output, **hint}
     if hint:  # for the importer (importing/training_loop.py): what the code does not say
-        lines[-1] += f"  # training {json.dumps(hint, separators=(', ', ': '))}"
+        comment = f"  # training {json.dumps(hint, separators=(', ', ': '))}"
+        if len(lines[-1] + comment) <= 100:
+            lines[-1] += comment
+        else:  # on the first line, where the importer reads it, the call split as ruff splits it
+            head, _, args = lines.pop().partition("(")
+            lines += [f"{head}({comment}", f"    {args[:-1]}", ")"]
     # train(): layers whose mode follows the training (dropout, batch_norm) during the steps
     lines += [f"{name}.train()" for name in modes]
 

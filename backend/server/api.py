@@ -223,11 +223,16 @@ def export_code():
     flavor = data.get("flavor", "engine") if isinstance(data, dict) else None
     if flavor not in ("engine", "torch"):
         raise ApiError("flavor must be 'engine' or 'torch'")
+    # which weights the script says it starts from (the page sends the graph as it was before
+    # its training for "initial"); none: told from the graph
+    weights = data.get("weights")
+    if weights not in (None, "initial", "trained"):
+        raise ApiError("weights must be 'initial' or 'trained'")
     doc = _document(data.get("graph"))
     problems = validate(doc, current_app.config["WIREGRAD"].limits)
     if problems:
         raise ApiError("the graph has problems", node_errors=[p.to_dict() for p in problems])
-    return jsonify({"flavor": flavor, "code": to_python(doc, flavor)})
+    return jsonify({"flavor": flavor, "code": to_python(doc, flavor, weights=weights)})
 
 
 @api.post("/import")

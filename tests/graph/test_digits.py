@@ -196,8 +196,10 @@ def test_exported_script_loads_the_same_digits_through_scikit_learn(flavor):
     assert "data_features, data_labels = digits(n=20, seed=3)" in code
     lib = "eg" if flavor == "engine" else "torch"
     assert f"y = {lib}.tensor(data_labels, dtype={lib}.int64)" in code
+    # (a model's script prints the loss and the gradients: the data printed here too)
+    shown = "\nshow('value', 'data', data)\nshow('value', 'y', y)\n"
     proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", code + shown], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     printed = _printed(proc.stdout)

@@ -376,6 +376,18 @@ def test_export_defaults_to_engine(server):
     assert r.status_code == 200 and r.json()["flavor"] == "engine"
 
 
+def test_export_says_which_weights_it_starts_from(server):
+    doc = square_of_a_sum()
+    for weights, said in (("initial", "the initial weights"), ("trained", "the trained weights")):
+        body = {"graph": doc, "flavor": "torch", "weights": weights}
+        code = requests.post(server.api("/export"), json=body).json()["code"]
+        head = code.split('\n"""\n', 1)[0].replace("\n", " ")
+        assert f"It starts from {said}" in head, head
+    body = {"graph": doc, "flavor": "torch", "weights": "best"}
+    err = assert_json_error(requests.post(server.api("/export"), json=body), 400)
+    assert "weights must be" in err["error"]
+
+
 def test_export_errors(server):
     doc = square_of_a_sum()
     assert_json_error(

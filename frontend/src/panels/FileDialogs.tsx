@@ -1,10 +1,12 @@
 // Dialogs of the File menu: templates, graphs stored on the server (with their revisions),
 // code export, and code import.
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { api } from "../api/http";
 import { shareLink } from "../api/owner";
 import type { GraphDocument, GraphInfo, RevisionInfo } from "../api/types";
+import { freshDocument, type NodeParams } from "../doc/freshWeights";
 import { useEditor } from "../store/editor";
+import { useTraining } from "../store/training";
 import Dialog from "./Dialog";
 import { downloadText, openDocument, openTemplate } from "../doc/files";
 
@@ -105,20 +107,40 @@ export function OpenDialog({ onClose }: { onClose: () => void }) {
   );
 }
 
+/** The graph as it was before its training, where a training wrote values into it that are
+ * still there (doc/freshWeights.ts: values edited since are kept); null where it holds none. */
+export function beforeTraining(
+  doc: GraphDocument,
+  seeded: { opened: number; params: NodeParams } | null,
+  written: NodeParams | null,
+  opened: number,
+): GraphDocument | null {
+  if (!seeded || !written || seeded.opened !== opened) return null;
+  return freshDocument(doc, seeded.params, written);
+}
+
 export function ExportDialog({ onClose }: { onClose: () => void }) {
   const [flavor, setFlavor] = useState<"engine" | "torch">("torch");
+  const [weights, setWeights] = useState<"trained" | "initial">("trained");
   const [code, setCode] = useState<string>("");
   const [error, setError] = useState<string | null>(null);
+  // after a training: the choice of the weights the script starts from
+  const initial = useMemo(() => {
+    const ed = useEditor.getState();
+    const { seeded, written } = useTraining.getState();
+    return beforeTraining(ed.document(), seeded, written, ed.opened);
+  }, []);
   useEffect(() => {
     const ed = useEditor.getState();
     setError(null);
-    api.exportCode(ed.document(), flavor).then(setCode, (e) => {
+    const graph = initial && weights === "initial" ? initial : ed.document();
+    api.exportCode(graph, flavor, initial ? weights : undefined).then(setCode, (e) => {
       setCode("");
       setError(
         [e.message, ...(e.problems ?? []).map((p: { node?: string; message: string }) => `${p.node ? `${p.node}: ` : ""}${p.message}`)].join("\n"),
       );
     });
-  }, [flavor]);
+  }, [flavor, weights, initial]);
   const name = useEditor.getState().meta.name.replace(/[^\w.-]+/g, "_") || "graph";
   return (
     <Dialog title="Export as Python" onClose={onClose} wide>
@@ -129,6 +151,15 @@ export function ExportDialog({ onClose }: { onClose: () => void }) {
           </button>
         ))}
       </div>
+      {initial && (
+        <div role="tablist" aria-label="weights" className="tabs">
+          {(["trained", "initial"] as const).map((w) => (
+            <button key={w} role="tab" aria-selected={weights === w} type="button" onClick={() => setWeights(w)}>
+              {w === "trained" ? "from trained weights" : "from initial weights"}
+            </button>
+          ))}
+        </div>
+      )}
       {error ? (
         <pre className="field-error" role="alert">{error}</pre>
       ) : (
