@@ -72,6 +72,7 @@ class Editor(anywidget.AnyWidget):
         self._adopted = set()  # ids of runs and trainings started from Python
         self._ended = {}  # id -> its run_finished / train_finished packet
         self._ending = threading.Condition()
+        self._losses = {}  # training id -> its losses so far (a training from Python)
         self.last_run = []  # [(event, data)] of the last run shown: what export_html keeps
         self._session = KernelSession(self._post, settings, observe=self._observe)
         self.on_msg(self._on_message)
@@ -93,6 +94,8 @@ class Editor(anywidget.AnyWidget):
         self.send({"type": "packed"}, buffers=[fastjson.dumps(message).encode()])
 
     def _observe(self, event, data):
+        if event == "train_progress" and data.get("train_id") in self._adopted:
+            self._losses.setdefault(data["train_id"], []).extend(data.get("losses") or [])
         if event == "run_started":
             self.last_run = [(event, data)]
         elif event in ("trace", "run_finished") and self.last_run:
@@ -143,7 +146,10 @@ class Editor(anywidget.AnyWidget):
     def train(self, timeout=3600, **config):
         """Train the open graph by its training settings (each may be given here: steps,
         optimizer, lr, ...; docs/training.md), shown live on the canvas; the trained values
-        go into `document`. Returns the losses, step by step."""
+        go into `document`. Without training settings, the loss is the document's target.
+        Returns the losses, step by step."""
+        if not self.document.get("training") and "loss" not in config:
+            config["loss"] = self.document.get("target")  # the traced loss, as it was drawn
         request = TrainRequest(graph=self.document, config=config or None)
         with self._lock:
             ack = self._session.trainings.start(PAGE, request)
@@ -155,7 +161,7 @@ class Editor(anywidget.AnyWidget):
             self.document = finished["graph"]
         if finished.get("status") == "error":
             raise RuntimeError(f"training failed: {finished.get('error')}")
-        return finished.get("losses") or finished.get("loss")
+        return self._losses.pop(ack["train_id"], [])
 
     def to_code(self, flavor="torch"):
         from . import to_code
