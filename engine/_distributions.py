@@ -73,6 +73,39 @@ def _uniform_c(g, n, dtype, low, high):
     return g.fill(kernel, np.empty(n, dtype), float(low), float(high))
 
 
+def _in_place(arr):
+    """Whether a C fill can write straight into `arr`: the module is built and `arr` is a
+    writable C-contiguous float32/float64 host array (no fresh array, no copy into it)."""
+    return (
+        _generator._random_fill is not None
+        and type(arr) is np.ndarray
+        and arr.dtype in (_F32, _F64)
+        and arr.flags.c_contiguous
+        and arr.flags.writeable
+    )
+
+
+def uniform_into(g, arr, low, high):
+    """`uniform` written into `arr` in place where a C fill can (`_in_place`); False where not."""
+    if not _in_place(arr):
+        return False
+    kernels = _generator._random_fill
+    kernel = kernels.uniform_f64 if arr.dtype == _F64 else kernels.uniform_f32
+    g.fill(kernel, arr.reshape(-1), float(low), float(high))
+    return True
+
+
+def normal_into(g, arr, mean, std):
+    """`normal_fill` written into `arr` in place where a C fill can (16 or more elements,
+    `_in_place`); False where not."""
+    if arr.size < 16 or not _in_place(arr):
+        return False
+    kernels = _generator._random_fill
+    kernel = kernels.normal_f64 if arr.dtype == _F64 else kernels.normal_f32
+    g.fill(kernel, arr.reshape(-1), float(mean), float(std))
+    return True
+
+
 def uniform(g, n, dtype, low, high):
     """`uniform_(low, high)`: x * (to - from) + from, fused, in the tensor's float type."""
     dtype = np.dtype(dtype)

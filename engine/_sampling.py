@@ -212,7 +212,11 @@ def uniform_(t, a=0.0, b=1.0, generator=None):
         raise RuntimeError(
             f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}"
         )
-    return _write(t, _distributions.uniform(_gen(generator), t._data.size, dt, a, b))
+    g = _gen(generator)
+    if _distributions.uniform_into(g, t._data, a, b):  # straight into the tensor's memory
+        bump_version(t)
+        return t
+    return _write(t, _distributions.uniform(g, t._data.size, dt, a, b))
 
 
 def normal_(t, mean=0.0, std=1.0, generator=None):
@@ -220,6 +224,9 @@ def normal_(t, mean=0.0, std=1.0, generator=None):
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     g = _gen(generator)
+    if _distributions.normal_into(g, t._data, mean, std):  # straight into the tensor's memory
+        bump_version(t)
+        return t
     values = _distributions.normal(g, t._data.size, dt, mean, std, _contiguous(t))
     return _write(t, values)
 

@@ -106,6 +106,31 @@ def test_a_million_match_pytorch(seed, tdt, edt):
     in_step()
 
 
+@pytest.mark.parametrize("tdt,edt", FLOATS, ids=["float32", "float64"])
+def test_fills_write_into_the_tensor_and_its_views(tdt, edt):
+    """A contiguous tensor is filled where it lies: a view of rows fills its base's rows, the
+    rest of the base keeps its values, and the versions move on as PyTorch's do."""
+    torch.manual_seed(4)
+    eg.manual_seed(4)
+    tb, eb = torch.zeros(6, 40, dtype=tdt), eg.zeros(6, 40, dtype=edt)
+    tv, ev = tb[1:4], eb[1:4]
+    tv.uniform_(-2.0, 3.0)
+    ev.uniform_(-2.0, 3.0)
+    same_bits(tb, eb)
+    tb[4:].normal_(1.0, 0.5)
+    eb[4:].normal_(1.0, 0.5)
+    same_bits(tb, eb)
+    assert ev._version == tv._version and eb._version == tb._version
+    tw, ew = torch.empty(30, 20, dtype=tdt), eg.empty(30, 20, dtype=edt)
+    tw.T.normal_()  # not contiguous: the scalar path, in memory order
+    ew.T.normal_()
+    same_bits(tw, ew)
+    tw.T.uniform_(-1.0, 1.0)
+    ew.T.uniform_(-1.0, 1.0)
+    same_bits(tw, ew)
+    in_step()
+
+
 @pytest.mark.parametrize("seed,at", [(2746, 39010), (1918, 50706)])
 def test_a_zero_uniform_gives_plus_zero(seed, at):
     """A word whose low 24 bits are 0 in a radius lane gives log(1) = 0 and a radius of -0;
