@@ -6,6 +6,7 @@ import { formatShape, formatSummary } from "../format/annotate";
 import { useEditor } from "../store/editor";
 import { useRun } from "../store/run";
 import { useRunKey } from "../store/modules";
+import FdCheck from "./FdCheck";
 import ModuleInspector from "./ModuleInspector";
 import ParamField from "./ParamField";
 
@@ -48,6 +49,7 @@ function NodeInspector({ id }: { id: string }) {
   const value = useRun((s) => s.annotations.values[key]);
   const grad = useRun((s) => s.annotations.nodeGrads[key]);
   const hasRun = useRun((s) => s.runId !== null);
+  const leafGrad = useRun((s) => Boolean(s.annotations.leafGrads[key]));
   // a layer's own parameters, once a backward has given them a .grad: each opens in the tensor
   // view, value and gradient, as the output does
   const weightGrad = useRun((s) => s.annotations.leafGrads[`${key}.weight`]);
@@ -153,6 +155,7 @@ function NodeInspector({ id }: { id: string }) {
           )}
         </div>
       )}
+      {leafGrad && spec?.source && <FdCheck id={key} />}
     </div>
   );
 }

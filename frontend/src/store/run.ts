@@ -4,7 +4,7 @@
 import { create } from "zustand";
 import { AckedStream } from "../api/ackedStream";
 import { Connection, type RunOptions } from "../api/socket";
-import type { RunFinished, RunMode, Summary, TraceRecord } from "../api/types";
+import type { GraphDocument, RunFinished, RunMode, Summary, TraceRecord } from "../api/types";
 import { type Annotations, applyRecords, emptyAnnotations, recordFocus } from "./annotations";
 import { useEditor } from "./editor";
 import { nameOf } from "./names";
@@ -155,6 +155,37 @@ function finish(finished: RunFinished) {
     );
 }
 
+// Forward runs the page makes for itself and does not show (a finite-difference check's two:
+// store/fdCheck.ts). Their packets reach this stream after the shown run's has passed on them;
+// only the end matters (the values are fetched from the finished run, as the tensor view does).
+let probeId: string | null = null;
+let probeDone: ((finished: RunFinished) => void) | null = null;
+const probes = new AckedStream<RunPacket>(
+  () => probeId,
+  (p) => {
+    if ("finished" in p) probeDone?.(p.finished);
+  },
+);
+
+/** Run `doc` forward without showing it (one at a time); resolves with the finished run's id,
+ * whose tensors can then be fetched; rejects with the refusal or the run's error. */
+export async function probeForward(doc: GraphDocument): Promise<string> {
+  const done = new Promise<RunFinished>((resolve) => (probeDone = resolve));
+  try {
+    const ack = await probes.request(
+      () => getConnection().run(doc, "forward"),
+      (a) => ("error" in a ? null : (probeId = a.run_id)),
+    );
+    if ("error" in ack) throw new Error(ack.error);
+    const finished = await done;
+    if (finished.status !== "ok") throw new Error(finished.error?.message ?? `the run was ${finished.status}`);
+    return finished.run_id;
+  } finally {
+    probeId = null;
+    probeDone = null;
+  }
+}
+
 export function getConnection(): Connection {
   if (!connection) {
     connection = new Connection(
@@ -164,8 +195,10 @@ export function getConnection(): Connection {
           if (useRun.getState().following || adopt) useRun.getState().adopt(runId, mode, target);
         },
         // another run's packets (a cancelled run's late ones) are dropped
-        onRecords: (runId, records) => void stream.receive(runId, { records }),
-        onFinished: (finished) => void stream.receive(finished.run_id, { finished }),
+        // (a packet the shown run's stream does not take may be a probe's: probeForward)
+        onRecords: (runId, records) => void (stream.receive(runId, { records }) || probes.receive(runId, { records })),
+        onFinished: (finished) =>
+          void (stream.receive(finished.run_id, { finished }) || probes.receive(finished.run_id, { finished })),
       },
       (connected) =>
         useRun.setState((s) => ({
