@@ -39,6 +39,7 @@ This module walks the statements; the readers of each kind of line or expression
 import ast
 import time
 
+from . import registry
 from .document import GraphDocument
 from .export_model import MARK
 from .import_inplace import InplaceLines
@@ -470,8 +471,7 @@ class _Importer:
             self.constants.values[name] = generator
             self.env.pop(name, None)
             return True
-        if self.classes.is_class_call(value) or kind == "nn":
-            self.random.layer_made()  # its default init draws from the global stream
+        seed = self.random.fresh_seed()  # torch.manual_seed(S) just before: the layer's seed
         if self.classes.is_class_call(value):
             self.classes.instantiate(name, value)
         elif kind == "nn" and rest == "Linear":
@@ -483,6 +483,32 @@ class _Importer:
         else:
             return False
         self.env.pop(name, None)
+        self.random.layer_made(self._seeded_layer(name, seed))
+        return True
+
+    def _seeded_layer(self, name, seed):
+        """A layer just declared that draws its init from PyTorch's global stream: given the
+        seed of a fresh stream (random_draws.py) where there is one; whether the stream is
+        drawn from (a class instance or a Sequential may be: counted as drawn)."""
+        if name in self.layers.declared:
+            entry = self.layers.declared[name]
+        else:
+            entry = self.nn.declared.get(name)
+            if entry is None or entry.get("kind") != "op":
+                return True  # a module instance or a Sequential: their layers may draw
+            spec = registry.get(entry["op"])
+            if spec is None or spec.param("seed") is None or entry["op"] == "dropout":
+                return False  # no random init (an activation, a norm, dropout's masks later)
+            entry = entry["params"]
+        if seed is not None:
+            entry["seed"] = seed
+        elif not self.notes.quiet_output and self.random.exact:
+            self.notes.add(
+                self.current_line,
+                f"{name}: its default init is the document's own seeded draw, not the one "
+                "PyTorch makes here (torch.manual_seed(S) right before the layer gives "
+                "PyTorch's)",
+            )
         return True
 
     def parameter_of(self, value):

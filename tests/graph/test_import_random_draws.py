@@ -71,7 +71,7 @@ def test_a_draw_after_a_layer_took_from_the_stream_says_so():
         "L = fc(x).sum()\nL.backward()\n"
     )
     assert "line 5: randn: the values are a fresh draw" in notes
-    assert "a layer or module was made after torch.manual_seed" in notes
+    assert "a layer's init, a module or a dropout drew" in notes
 
 
 def test_a_draw_too_large_to_write_out_says_so():
@@ -90,3 +90,64 @@ def test_a_generator_in_another_form_is_a_problem():
     assert any(p.line == 3 and "generator" in p.message for p in failed.value.problems), str(
         failed.value
     )
+
+
+SEEDED_LAYERS = textwrap.dedent(
+    """
+    import torch
+    import torch.nn as nn
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(1, 1, 5, 5, generator=g)
+    torch.manual_seed(3)
+    fc = nn.Linear(18, 4)
+    act = nn.ReLU()
+    torch.manual_seed(11)
+    conv = nn.Conv2d(1, 2, 3)
+    torch.manual_seed(5)
+    emb = nn.Embedding(6, 4)
+    h = act(conv(x)).reshape(1, 18)
+    loss = (fc(h) * emb(torch.tensor([2]))).sum()
+    loss.backward()
+    """
+).lstrip()
+_LAYERS_RUNNER = """
+import json, sys, torch
+scope = {}
+exec(compile(sys.stdin.read(), "script", "exec"), scope)
+grads = [p.grad.tolist() for k in ("fc", "conv", "emb") for p in scope[k].parameters()]
+print(json.dumps({"loss": scope["loss"].item(), "grads": grads}))
+"""
+
+
+def test_a_layer_made_right_after_manual_seed_starts_from_pytorchs_init():
+    from test_import_corpus import assert_same_numbers
+
+    doc = from_python(SEEDED_LAYERS)
+    seeds = {n.id: n.params.get("seed") for n in doc.nodes if n.op != "tensor"}
+    assert (seeds["fc"], seeds["conv"], seeds["emb"]) == (3, 11, 5)
+    assert_same_numbers(doc, run_pytorch(_LAYERS_RUNNER, SEEDED_LAYERS))
+
+
+def test_a_layer_made_after_a_draw_says_its_init_is_not_pytorchs():
+    _, notes = _notes(
+        "torch.manual_seed(0)\nfc = nn.Linear(2, 2)\nfc2 = nn.Linear(2, 2)\n"
+        "L = fc2(fc(torch.ones(1, 2))).sum()\nL.backward()\n"
+    )
+    assert "line 5: fc2: its default init is the document's own seeded draw" in notes
+    assert "line 4: fc:" not in notes
+
+
+def test_a_draw_after_a_dropout_ran_or_in_a_branch_is_not_called_pytorchs():
+    _, notes = _notes(
+        "torch.manual_seed(0)\nx = torch.randn(3, requires_grad=True)\ndrop = nn.Dropout(0.5)\n"
+        "y = drop(x)\nz = torch.randn(3)\nL = (y * z).sum()\nL.backward()\n"
+    )
+    assert "line 7: randn: the values are a fresh draw" in notes
+    assert "line 4: randn" not in notes and "drop:" not in notes
+    _, notes = _notes(
+        "g = torch.Generator().manual_seed(1)\nx = torch.ones(2, requires_grad=True)\n"
+        "if x.sum() > 0:\n    y = x * torch.randn(2, generator=g)\nelse:\n    y = x\n"
+        "z = torch.randn(2, generator=g)\nL = (y * z).sum()\nL.backward()\n"
+    )
+    assert "line 6: randn: the values are a fresh draw" in notes
+    assert "line 9: randn: the values are a fresh draw" in notes

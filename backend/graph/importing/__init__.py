@@ -14,13 +14,17 @@ statements): each module reads one kind of line or expression into nodes.
     loops.py         `for i in range(...)` loops, unrolled
     nn_layers.py     nn.ReLU() / nn.MSELoss() / nn.Sequential(...) / layer classes, and calls
     classes.py       nn.Module classes as module definitions, their instances as module nodes
-    constants.py     the constants a class's methods work out (arguments, self.scale); `if` on them
+    constants.py     the constants the script and its classes work out; `if` on them
     module_lists.py  nn.ModuleList elements, and the lists nn.Sequential / comprehensions stand for
     shared_calls.py  an instance called more than once: its parameters shared by the calls
     skipped.py       lines that touch no tensor (print, manual_seed, assert): skipped, noted
     functions.py     the script's functions and a class's extra methods, inlined where called
     shapes.py        x.size(0), x.shape[-1], B, T, C = x.size(): their numbers at read time
     unpacking.py     a, b = b, a; mu, logvar = self.encode(x); q, k, v = t.split(n, dim=2)
+    python_values.py math on numbers, @dataclass / plain config classes and their instances
+    tensor_lists.py  outs.append(h); torch.cat(outs); [h(x) for h in self.heads]
+    module_modes.py  model.eval() / model.train() on a class instance: a definition variant
+    random_draws.py  torch.randn / rand with a generator or after manual_seed: PyTorch's values
 
 The in-place lines (`x.add_(1)`, `x[0] = v`, `x += 1`) are `backend/graph/import_inplace.py`.
 """

@@ -18,11 +18,15 @@ class IfReader:
         if not stmt.orelse:
             raise Unsupported("an if needs an else: both branches must assign the same variable")
         saved = dict(imp.env)
-        then_var = imp.statements(stmt.body)
-        then_env = imp.env
-        imp.env = dict(saved)
-        else_var = imp.statements(stmt.orelse)
-        else_env = imp.env
+        exact, imp.random.exact = imp.random.exact, False  # both branches are read, one runs
+        try:
+            then_var = imp.statements(stmt.body)
+            then_env = imp.env
+            imp.env = dict(saved)
+            else_var = imp.statements(stmt.orelse)
+            else_env = imp.env
+        finally:
+            imp.random.exact = exact
         imp.current_line = stmt.lineno
         if then_var is None or then_var != else_var:
             raise Unsupported(

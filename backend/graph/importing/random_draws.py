@@ -24,6 +24,9 @@ from .syntax import literal
 
 MAX_VALUES = 100_000
 _DTYPES = {"float32": engine.float32, "float64": engine.float64}
+# nodes that may draw from the global stream when the document runs (dropout in train mode;
+# a module's forward may hold one): a global draw after one cannot be PyTorch's
+_DRAWS_WHEN_RUN = ("dropout", "module")
 
 
 class GeneratorValue(PyObject):
@@ -31,6 +34,7 @@ class GeneratorValue(PyObject):
 
     def __init__(self, seed):
         self.seed = seed
+        self.lost = False  # it drew where the importer cannot follow (a class, a branch)
         self.generator = engine.Generator()
         self.generator.manual_seed(seed)
 
@@ -44,6 +48,8 @@ class RandomDraws:
         self.exact = exact  # False in a class's walker
         self.default = None  # the global stream after torch.manual_seed(s)
         self.disturbed = False  # a layer or module was made since: the stream is not known
+        self.fresh = False  # nothing drawn from the global stream since its manual_seed
+        self.seen = set()
 
     def manual_seed(self, call):
         """`torch.manual_seed(s)`: the global stream from s (where s is a whole number)."""
@@ -54,11 +60,26 @@ class RandomDraws:
         if type(seed) is int:
             self.default = GeneratorValue(seed)
             self.disturbed = False
+            self.seen = set(self.imp.graph.nodes)  # the nodes made before the seed
+            self.fresh = self.exact
         else:
             self.default = None
 
-    def layer_made(self):
-        self.disturbed = True
+    def layer_made(self, draws=True):
+        """A layer or module was made; `draws`: its default init draws from the stream."""
+        if draws:
+            self.disturbed = True
+            self.fresh = False
+
+    def fresh_seed(self):
+        """The seed of the global stream where nothing has drawn from it since
+        torch.manual_seed: a layer made now draws exactly what a layer node seeded so does."""
+        return self.default.seed if self.default is not None and self.fresh else None
+
+    def _run_draws(self):
+        """Whether a node made since the seed may draw from the global stream when run."""
+        nodes = self.imp.graph.nodes
+        return any(nodes[n]["op"] in _DRAWS_WHEN_RUN for n in nodes if n not in self.seen)
 
     def generator(self, node):
         """The GeneratorValue a `generator=` argument or an assigned value names: a variable
@@ -95,21 +116,30 @@ class RandomDraws:
             n *= s
         why = None
         if not self.exact:
-            why = "inside a class it is read once for every call"
+            why = "inside a class or a branch on a tensor it is not read once per draw"
         elif dtype not in _DTYPES:
             why = f"{dtype} draws are not written out"
         elif n > MAX_VALUES:
             why = f"it has {n:,} numbers, more than the {MAX_VALUES:,} written out"
         elif gen is None and self.default is None:
             why = "the script sets no seed (torch.manual_seed), so PyTorch draws afresh too"
-        elif gen is None and self.disturbed:
+        elif gen is not None and gen.lost:
+            why = "its generator drew inside a class or a branch before, where it is not followed"
+        elif gen is None and (self.disturbed or self._run_draws()):
             why = (
-                "a layer or module was made after torch.manual_seed, and its init drew from "
-                "the global stream (pass generator= to draw from a stream of its own)"
+                "since torch.manual_seed, a layer's init, a module or a dropout drew from the "
+                "global stream, or a draw was not followed (pass generator= to draw from a "
+                "stream of its own)"
             )
         if why is not None:
             self.imp.notes.add(line, f"{fn}: the values are a fresh draw, not PyTorch's: {why}")
+            if gen is not None:
+                gen.lost = True  # (PyTorch's stream went on where this one did not)
+            else:
+                self.disturbed = True
             return None
+        if gen is None:
+            self.fresh = False
         g = (gen or self.default).generator
         draw = engine.randn if fn == "randn" else engine.rand
         with engine.no_grad():

@@ -1,8 +1,8 @@
 """Lines that touch no tensor: read, skipped, and said in a note (never refused).
 
     print(x.shape); logging.info("...")       output: nothing for the graph to hold
-    torch.manual_seed(0)                     the seed, kept as a note (each random source
-                                             and layer of the document carries its own seed)
+    torch.manual_seed(0)                     a note; the seed of the draws and the layer
+                                             after it (random_draws.py)
     assert x.shape == (2, 3)                 a check the script makes when it runs
     open("log.txt", "w").write("...")        any expression statement that reads no tensor,
                                              layer or module instance
@@ -76,11 +76,12 @@ class SkippedLines:
         if call is not None and imp.modules.func_kind(name) == ("lib", "manual_seed"):
             seed = _shown(call.args[0]) if len(call.args) == 1 else "..."
             imp.random.manual_seed(call)
-            notes.add(
-                line,
-                f"manual_seed({seed}) read: torch.randn / rand after it draw PyTorch's "
-                "numbers; each layer of the document carries a seed of its own",
-            )
+            if not notes.quiet_output:  # (an exported script seeds its layers so: unsaid)
+                notes.add(
+                    line,
+                    f"manual_seed({seed}) read: torch.randn / rand after it draw PyTorch's "
+                    "numbers, and a layer made right after it takes it as its seed",
+                )
             return True
         if self.reads_tensor(value):
             return False
