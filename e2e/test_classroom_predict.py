@@ -142,3 +142,48 @@ def test_a_predict_round_with_three_students(page, student_page, browser):
     finally:
         for ctx in contexts:
             ctx.close()
+
+
+def test_a_question_at_a_step_of_the_backward_pass(page, student_page):
+    """Step mode: the teacher asks about what the next step shows (z = (x + y)² at x = 2,
+    y = 3: z sends 2·5 = 10 back to a); the student answers, the teacher steps on, the number
+    stays hidden on the student's canvas until the reveal."""
+    teacher, student = page, student_page
+    teacher.set_viewport_size(PROJECTOR)
+    open_editor(teacher, "square-of-a-sum")
+    code = start_room(teacher)
+    run_backward(teacher)
+    teacher.get_by_role("button", name="Presenter").click()
+    student.set_viewport_size(STUDENT)
+    open_editor(student, "quadratic")
+    join_room(student, code)
+    teacher.get_by_role("button", name="step mode").click()
+    steps = teacher.get_by_role("group", name="step mode")
+    ask = teacher.get_by_role("region", name="ask the class")
+    what = ask.get_by_label("what to ask")
+    for _ in range(14):
+        if ask.count() and "z sends a gradient back to a" in what.evaluate(
+            "s => s.options[0].text"
+        ):
+            break
+        steps.get_by_role("button", name="step forward").click()
+    expect(what).to_contain_text(re.compile(r"step \d+: backward: z sends a gradient back to a"))
+    ask.get_by_role("button", name="Ask").click()
+    question = student.get_by_role("region", name="question")
+    expect(question).to_contain_text(re.compile(r"Predict step \d+: backward: z sends a gradient"))
+    question.get_by_label("your answer").fill("2*5")
+    question.get_by_role("button", name="Answer").click()
+    expect(question.get_by_label("answer sent")).to_contain_text("10")
+    # the teacher steps on: the record reaches the student, its number hidden
+    position = student.get_by_label("step position").inner_text()
+    steps.get_by_role("button", name="step forward").click()
+    expect(student.get_by_label("step position")).not_to_have_text(position)
+    zoom_to_labels(student)
+    expect(student.get_by_test_id("edge-grad-a-z")).to_have_count(0)
+    board = teacher.get_by_role("region", name="class answers")
+    expect(board.get_by_label("answered")).to_have_attribute("data-right", "1")
+    board.get_by_role("button", name="Reveal").click()
+    expect(question.get_by_label("your result")).to_have_text("✓ right")
+    expect(student.get_by_test_id("edge-grad-a-z")).to_contain_text("10")
+    student.screenshot(path=str(SHOTS / "predict-step-mode-student.png"))
+    teacher.screenshot(path=str(SHOTS / "predict-step-mode-teacher.png"))

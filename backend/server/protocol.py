@@ -144,7 +144,8 @@ class RoomSelectRequest(BaseModel):
 # predict, then reveal (backend/server/room_quiz.py)
 class QuizTarget(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["grad", "value", "leaf_grad"]  # an edge's gradient, a node's value, a .grad
+    # an edge's gradient, a node's value, a leaf's .grad, a node's total gradient
+    kind: Literal["grad", "value", "leaf_grad", "node_grad"]
     id: str = Field(min_length=1, max_length=200)  # the edge's or node's id ("node.weight")
     label: str = Field(max_length=200)  # how the page names it, e.g. "the gradient on b → mean"
 

@@ -8,7 +8,7 @@ import { useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useEditor } from "../store/editor";
 import { nameOf } from "../store/names";
-import { type AnswerGroup, type QuizTarget, type QuizView, type Spread, useQuiz } from "../store/quiz";
+import { type AnswerGroup, nextRecordQuestion, type QuizTarget, type QuizView, type Spread, useQuiz } from "../store/quiz";
 import { useRoom } from "../store/room";
 import { useRun } from "../store/run";
 import "./quiz.css";
@@ -51,6 +51,10 @@ function TeacherQuiz() {
   const { quiz, spread } = useQuiz(useShallow((s) => ({ quiz: s.quiz, spread: s.spread })));
   const selected = useRun((s) => s.selectedEdge);
   useRun((s) => s.annotations); // what can be asked follows the run
+  // step mode: the record the next step shows comes first (a quiz at each step of a backward)
+  const stepAt = useRun((s) => s.step?.index ?? null);
+  const records = useRun((s) => s.records);
+  const next = stepAt === null ? null : nextRecordQuestion(records, stepAt);
   const [names, setNames] = useState(false);
   const [kind, setKind] = useState(0);
   const [problem, setProblem] = useState<string | null>(null);
@@ -61,7 +65,7 @@ function TeacherQuiz() {
     setBusy(false);
   };
   if (!quiz) {
-    const options = askable(selected);
+    const options = [...(next ? [next] : []), ...askable(selected)];
     if (!options.length) return null;
     const target = options[Math.min(kind, options.length - 1)];
     return (
@@ -73,7 +77,7 @@ function TeacherQuiz() {
           predict{" "}
           <select aria-label="what to ask" value={Math.min(kind, options.length - 1)} onChange={(e) => setKind(Number(e.target.value))}>
             {options.map((o, i) => (
-              <option key={o.kind} value={i}>
+              <option key={`${i}-${o.kind}-${o.id}`} value={i}>
                 {o.label}
               </option>
             ))}

@@ -4,7 +4,8 @@
 // spread of answers as they come; the reveal shows the value to everyone, each student whether
 // they were right, and the chain rule on the wire.
 import { create } from "zustand";
-import type { Nested, Summary } from "../api/types";
+import type { Nested, Summary, TraceRecord } from "../api/types";
+import { type Annotations, applyRecords, describeRecord, emptyAnnotations } from "./annotations";
 import { useEditor } from "./editor";
 import { nameOf } from "./names";
 import { type Hidden, hiddenKeys, mask, type QuizTarget, unmask } from "./quizMask";
@@ -168,8 +169,8 @@ export function leaveQuiz() {
  * the wrong values typical mistakes give. Null when the run has no such number (yet). */
 export function questionAbout(
   target: QuizTarget,
+  a: Annotations = useRun.getState().annotations,
 ): { truth: Nested; mistakes: { why: string; value: Nested }[] } | string {
-  const a = useRun.getState().annotations;
   const edges = useEditor.getState().edges;
   const full = (s: Summary | undefined) => (s && s.preview !== undefined && s.preview !== null ? s.preview : null);
   const mistakes: { why: string; value: Nested }[] = [];
@@ -200,11 +201,11 @@ export function questionAbout(
       if (out.length > 1 && total !== null)
         mistakes.push({ why: `added the other paths: this wire carries only what ${nameOf(edge.target)} sends back`, value: total });
     }
-  } else if (target.kind === "leaf_grad") {
+  } else if (target.kind === "leaf_grad" || target.kind === "node_grad") {
     const node = target.id.split(".")[0];
-    truth = full(a.leafGrads[target.id]);
+    truth = full(target.kind === "leaf_grad" ? a.leafGrads[target.id] : a.nodeGrads[target.id]);
     const out = edges.filter((e) => e.source === node);
-    if (out.length === 1) onePath(out[0], num(a.leafGrads[target.id]));
+    if (out.length === 1) onePath(out[0], num(target.kind === "leaf_grad" ? a.leafGrads[target.id] : a.nodeGrads[node]));
     if (out.length > 1)
       for (const e of out) {
         const g = full(a.edgeGrads[e.id]);
@@ -216,10 +217,31 @@ export function questionAbout(
     truth = full(a.values[target.id]);
   }
   if (truth === null)
-    return a.edgeGrads[target.id] || a.values[target.id] || a.leafGrads[target.id]
+    return a.edgeGrads[target.id] || a.values[target.id] || a.leafGrads[target.id] || a.nodeGrads[target.id]
       ? "that tensor is too large to ask about (more than 1,024 numbers)"
       : "run Backward first: the run has no such number yet";
   return { truth, mistakes: mistakes.slice(0, 8) };
+}
+
+/** In step mode, what the next step shows, as a question: the record at the step position
+ * when it is one number students can predict (an edge's gradient, a leaf's .grad, a node's
+ * value), with the words step mode's caption uses. Null otherwise. */
+export function nextRecordQuestion(records: TraceRecord[], index: number): QuizTarget | null {
+  const r = records[index];
+  if (!r) return null;
+  // (named by its position: after the teacher steps on it is no longer "the next")
+  const label = `step ${index + 1}: ${describeRecord(r, nameOf)}`;
+  if (r.kind === "edge_grad") return { kind: "grad", id: r.edge, label };
+  if (r.kind === "leaf_grad") return { kind: "leaf_grad", id: r.param ? `${r.node}.${r.param}` : r.node, label };
+  if (r.kind === "value") return { kind: "value", id: r.node, label };
+  if (r.kind === "node_grad") return { kind: "node_grad", id: r.node, label };
+  return null;
+}
+
+/** The whole run's annotations (step mode shows only those up to its position; a question
+ * about the next record takes its value from here). */
+export function wholeRun(): Annotations {
+  return applyRecords(emptyAnnotations(), useRun.getState().records);
 }
 
 export const useQuiz = create<QuizState>()((set, get) => ({
@@ -232,7 +254,8 @@ export const useQuiz = create<QuizState>()((set, get) => ({
     listen();
     const code = roomCode();
     if (!code || role() !== "owner") return "lead a room to ask your students";
-    const about = questionAbout(target);
+    // in step mode the number may be past the step position: the whole run has it
+    const about = questionAbout(target, useRun.getState().step ? wholeRun() : undefined);
     if (typeof about === "string") return about;
     const reply = await getConnection()
       .request<{ ok?: boolean; quiz_id?: string; error?: string }>("room_ask", { code, target, names, ...about })

@@ -7,7 +7,8 @@ import type { Summary } from "../api/types";
 import type { Annotations } from "./annotations";
 
 export interface QuizTarget {
-  kind: "grad" | "value" | "leaf_grad"; // an edge's gradient, a node's value, a leaf's .grad
+  // an edge's gradient, a node's value, a leaf's .grad, a node's total gradient
+  kind: "grad" | "value" | "leaf_grad" | "node_grad";
   id: string; // the edge's id, or the node's ("node" or "node.weight" for a leaf's .grad)
   label: string;
 }
@@ -23,12 +24,12 @@ interface Wire {
 
 /** Which entries of which tables give the target away. An edge's gradient: the edge, and its
  * producer's total gradient and .grad when that is the only wire out (they are the same
- * number). A leaf's .grad: it, the node's total gradient, and every wire out of the node (the
- * question is what adding them gives). A node's value: the value, which every wire out of the
+ * number). A leaf's .grad or a node's total gradient: both, and every wire out of the node
+ * (the question is what adding them gives). A node's value: the value, which every wire out of the
  * node shows. */
 export function hiddenKeys(target: QuizTarget, edges: Wire[]): Partial<Record<Table, string[]>> {
   if (target.kind === "value") return { values: [target.id] };
-  if (target.kind === "leaf_grad") {
+  if (target.kind === "leaf_grad" || target.kind === "node_grad") {
     const node = target.id.split(".")[0];
     return {
       leafGrads: [target.id],
