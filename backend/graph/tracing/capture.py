@@ -165,16 +165,20 @@ class _ConcreteTracer(fx.Tracer):
             if not self.examples:
                 raise CaptureError(f"no example input for argument {target!r}")
             return self.examples.pop(0)
+        with torch.no_grad():
+            if kind == "call_function":
+                return target(*args, **kwargs)
+            if kind == "call_method":
+                return getattr(args[0], target)(*args[1:], **kwargs)
+        # fx's patches of nn.Module (calls and attribute reads made into proxies) are lifted
+        # while a module or an attribute of one is read for real; each lift costs a
+        # class-attribute write and a type-cache flush, so only these two kinds pay it
         with _maybe_revert_all_patches(), torch.no_grad():
             if kind == "get_attr":
                 obj = self.root
                 for part in target.split("."):
                     obj = getattr(obj, part)
                 return obj
-            if kind == "call_function":
-                return target(*args, **kwargs)
-            if kind == "call_method":
-                return getattr(args[0], target)(*args[1:], **kwargs)
             if kind == "call_module":
                 return self.root.get_submodule(target)(*args, **kwargs)
         raise CaptureError(f"unexpected fx node kind {kind!r}")

@@ -211,9 +211,13 @@ class _Grouping:
 
     def _definition(self, cls_name, definition, values):
         """(the definition's name, the instance's state): an equal definition is shared."""
-        bare = json.loads(json.dumps(definition))
-        for n in bare["nodes"]:
-            n["params"] = {k: v for k, v in n["params"].items() if k not in _VALUE_PARAMS}
+        bare = {
+            **definition,
+            "nodes": [
+                {**n, "params": {k: v for k, v in n["params"].items() if k not in _VALUE_PARAMS}}
+                for n in definition["nodes"]
+            ],
+        }  # (the weights left out before anything is written: they are most of the bytes)
         signature = json.dumps(bare, sort_keys=True)
         name = self.by_signature.get(signature)
         if name is not None:

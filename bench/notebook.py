@@ -1,0 +1,93 @@
+"""Benchmark the notebook: tracing a model, opening the widget's kernel side, and a run's
+records reaching the widget; prints a markdown table.
+
+Run:  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE .venv/bin/python bench/notebook.py
+
+The model: a residual stack of `Block`s (LayerNorm, Linear, tanh, a half-weighted skip), 100
+of them, then a Linear head and cross-entropy: about 700 nodes once its modules are unpacked.
+
+(a) `wg.trace` of the model on a batch of 8 (torch.fx capture, the run on real values, the
+    document with its module definitions).
+(b) `wg.show(doc)`'s kernel side: the widget and its session (the run and training managers,
+    the API app), after the first import. The page's own drawing is not timed here
+    (e2e/test_notebook_widget.py opens it in JupyterLab).
+(c) a backward run of the document in the kernel, every record packed for the page as the
+    widget sends it (orjson into one binary buffer per packet), against (d) the same run with
+    its records appended to a list (`backend.graph.run` with `emit`): the channel's cost.
+    Target (issue #33): c <= 1.5x d.
+
+Each figure is the best of five (the machine may be shared: bests are the steady figure)."""
+
+import tempfile
+import time
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import wiregrad as wg
+from backend.graph import parse, run
+
+
+class Block(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.fc, self.ln = nn.Linear(d, d), nn.LayerNorm(d)
+
+    def forward(self, x):
+        return x + torch.tanh(self.fc(self.ln(x))) * 0.5
+
+
+class Deep(nn.Module):
+    def __init__(self, n, d=16):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(d) for _ in range(n)])
+        self.head = nn.Linear(d, 4)
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return self.head(x)
+
+
+def best(fn, n=5):
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times) * 1e3
+
+
+def main():
+    torch.manual_seed(0)
+    model = Deep(100)
+    x, y = torch.randn(8, 16), torch.randint(0, 4, (8,))
+
+    def loss(x, y):
+        return F.cross_entropy(model(x), y)
+
+    doc = wg.trace(loss, x, y)
+    flat = len(wg.run(doc).values)
+    data = tempfile.mkdtemp()
+    wg.show(doc, data_dir=data)  # the first import, not timed
+    a = best(lambda: wg.trace(loss, x, y))
+    b = best(lambda: wg.show(doc, data_dir=data))
+    w = wg.show(doc, data_dir=data)
+    sent = []
+    w.send = lambda content, buffers=None: sent.append(sum(len(bb) for bb in buffers or ()))
+    c = best(lambda: w.run("backward"))
+    parsed = parse(doc)
+    d = best(lambda: run(parsed, "backward", None, [].append))
+    print(f"model: {flat} nodes unpacked; {sum(sent) / 5 / 1e6:.2f} MB to the page per run\n")
+    print("| what | ms (best of 5) |")
+    print("|---|---|")
+    print(f"| (a) wg.trace | {a:.0f} |")
+    print(f"| (b) wg.show, kernel side | {b:.0f} |")
+    print(f"| (c) backward run, records to the widget | {c:.0f} |")
+    print(f"| (d) the same run, records in a list | {d:.0f} |")
+    print(f"| c / d (target <= 1.5) | {c / d:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
