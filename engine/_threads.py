@@ -32,7 +32,7 @@ _HELPER_NAME = "engine-intraop"
 
 _lock = threading.Lock()
 _helpers = []  # (thread, event) of each started helper
-_job = None  # the job being run: (fn, counter, n_shares, results, state, errors, done)
+_job = None  # the job being run: (fn, counter, n_shares, results, state, errors, done, err)
 
 
 def _from_env():
@@ -98,7 +98,7 @@ def ranges(n, work, grain=1):
 
 def _take(job):
     """Run shares of job until none is left."""
-    fn, counter, n_shares, results, state, errors, done = job
+    fn, counter, n_shares, results, state, errors, done, _ = job
     while True:
         i = next(counter)
         if i >= n_shares:
@@ -119,7 +119,10 @@ def _helper(event):
         event.clear()
         job = _job
         if job is not None:
-            _take(job)
+            # numpy's floating-point error handling is per thread: the caller's holds (the
+            # engine ignores overflow and invalid values, as PyTorch does)
+            with np.errstate(**job[7]):
+                _take(job)
 
 
 def _start_helpers(n):
@@ -142,7 +145,7 @@ def run(fn, n_shares, work):
     state = [n_shares, threading.Lock()]
     done = threading.Event()
     errors = []
-    job = (fn, itertools.count(), n_shares, results, state, errors, done)
+    job = (fn, itertools.count(), n_shares, results, state, errors, done, np.geterr())
     with _lock:  # one parallel job at a time; other callers run theirs alone
         busy = _job is not None
         if not busy:

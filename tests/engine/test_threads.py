@@ -234,3 +234,41 @@ def test_relu_gradient_passes_through_nan_as_torch(split, monkeypatch):
     (gx,) = eg.autograd.grad(eg_F.relu(x).sum(), x, create_graph=True)
     (gt,) = torch.autograd.grad(torch.relu(xt).sum(), xt, create_graph=True)
     np.testing.assert_array_equal(gx.detach().numpy(), gt.detach().numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_rows_split_match_one_thread_and_torch(dtype, monkeypatch):
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((6, 4, 33, 70)) * 4).astype(dtype)
+    a[0, 0, 0, :3] = [np.inf, -np.inf, np.nan]
+    a[1, 1, 1, :] = -np.inf  # a row of -inf: NaN, as in PyTorch
+
+    def run():
+        return eg.softmax(eg.tensor(a), -1).numpy()
+
+    alone = run()
+    monkeypatch.setattr(_threads, "_threads", 3)
+    monkeypatch.setattr(_threads, "MIN_WORK", 0)
+    split = run()
+    np.testing.assert_array_equal(split, alone)
+    want = torch.softmax(torch.tensor(a), -1).numpy()
+    np.testing.assert_allclose(split, want, rtol=1e-6 if dtype == np.float32 else 1e-12, atol=1e-7)
+
+
+def test_shares_follow_the_callers_floating_point_error_handling(forced_split):
+    """numpy's error handling is per thread: a share on a helper thread gets the caller's."""
+    import time
+
+    a = -np.ones(100)
+    names = set()
+
+    def share(i):
+        time.sleep(0.005)  # long enough that the helpers take shares too
+        names.add(threading.current_thread().name)
+        return np.log(a)
+
+    with np.errstate(invalid="ignore"):  # no warning, in any thread
+        assert all(np.isnan(r).all() for r in _threads.run(share, 6, work=1))
+    assert len(names) > 1
+    with np.errstate(invalid="raise"), pytest.raises(FloatingPointError):
+        _threads.run(share, 6, work=1)
