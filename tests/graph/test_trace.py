@@ -245,3 +245,59 @@ def test_load_save_and_run(tmp_path):
 def _write(path, text):
     path.write_text(text)
     return path
+
+
+def test_a_target_inside_a_module_and_a_module_called_twice():
+    class Inner(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.randn(3, 3))
+
+        def forward(self, x):
+            return torch.tanh(x @ self.w)
+
+    class Twice(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.blk = Inner()
+
+        def forward(self, x):
+            return self.blk(self.blk(x)).sum()
+
+    torch.manual_seed(8)
+    model = Twice()
+    doc, out = _check(model, (torch.randn(2, 3),))
+    assert list(out.grads) == ["model.blk.w"]  # one parameter, both calls' gradients summed
+
+    class Outer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = Twice()
+
+        def forward(self, x):
+            return self.inner(x)
+
+    torch.manual_seed(9)
+    outer, x = Outer(), torch.randn(2, 3)
+    doc = wg.trace(outer, x)  # the module itself: its output is its inner module's
+    assert doc["target"] == "inner/out"  # that module's output node, in the flat graph
+    out = wg.run(doc, backward=True)
+    loss = outer(x)
+    loss.backward()
+    np.testing.assert_allclose(out.loss, loss.item(), rtol=1e-5)
+    np.testing.assert_allclose(out.grads["inner.blk.w"], outer.inner.blk.w.grad, rtol=1e-5)
+
+
+def test_pytorch_modules_without_a_node_are_named():
+    lstm = nn.LSTM(3, 4, batch_first=True)
+    with pytest.raises(CaptureError, match=r"^model\.lstm \(nn\.LSTM, which has no node"):
+        wg.trace(lambda x: lstm(x)[0].sum(), torch.randn(1, 2, 3))
+
+
+def test_dropout_in_train_mode_is_noted():
+    model = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.5))
+    doc = wg.trace(lambda x: model(x).sum(), torch.randn(2, 3))
+    assert "model.1 (Dropout, p=0.5) was in train()" in doc["description"]
+    model.eval()
+    doc = wg.trace(lambda x: model(x).sum(), torch.randn(2, 3))
+    assert "train()" not in doc["description"]

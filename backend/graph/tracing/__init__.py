@@ -33,7 +33,8 @@ def trace(fn, *example_inputs, name=None):
             "shared between the calls, which a layer node cannot do (make one layer per call, "
             "or write its weights as nn.Parameter tensors)"
         )
-    built, out = NodeBuilder(cap, leaf).build()
+    builder = NodeBuilder(cap, leaf)
+    built, out = builder.build()
     if out[0] == "tuple":
         first = next((p for p in out[1] if p[0] == "node"), None)
         out = first or out
@@ -52,7 +53,7 @@ def trace(fn, *example_inputs, name=None):
         "format": "wiregrad.graph",
         "version": 2 if modules else 1,
         "name": title[:200],
-        "description": _description(title, example_inputs, cap)[:10000],
+        "description": _description(title, example_inputs, cap, builder.notes)[:10000],
         "nodes": nodes,
         "edges": edges,
         "target": target,
@@ -72,7 +73,7 @@ def _fn_name(fn):
     return "a function" if n == "<lambda>" else n
 
 
-def _description(title, inputs, cap):
+def _description(title, inputs, cap, notes):
     shapes = ", ".join(
         "x".join(str(s) for s in t.shape) or "scalar" if hasattr(t, "shape") else repr(t)
         for t in inputs
@@ -84,4 +85,5 @@ def _description(title, inputs, cap):
             "another way:"
         )
         lines += [f"- {where}: {what}" for where, what in cap.decisions[:50]]
+    lines += [f"Note: {n}" for n in notes[:50]]
     return "\n".join(lines)

@@ -93,6 +93,12 @@ class _LayerNode:
             params[p.name] = v
         if form.modes:
             params["mode"] = "train" if module.training else "eval"
+            if module.training and getattr(module, "p", 0) > 0:
+                b.notes.append(
+                    f"{where} ({type(module).__name__}, p={module.p}) was in train(): the graph "
+                    "draws its own masks, so runs differ from the traced one where it drops; "
+                    "call model.eval() before tracing for the same numbers"
+                )
         state = module.state_dict()
         for param, key in form.state:
             t = state.get(key)

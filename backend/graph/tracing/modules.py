@@ -61,11 +61,15 @@ def group_modules(built, target, layer_ids):
     for key in sorted(keys, key=lambda k: -keys[k][0]):
         depth, path, cls = keys[key]
         grouping.fold(key, depth, path, cls)
+    # a target inside a module is its output port's node in the flat graph (`inner/out`)
+    target = grouping.target
+    if grouping.nodes[target]["op"] == "module":
+        target = f"{target}/{grouping.target_port}"
     return (
         [grouping.nodes[i] for i in grouping.order],
         grouping.edges,
         grouping.definitions,
-        grouping.target,
+        target,
     )
 
 
@@ -73,6 +77,7 @@ class _Grouping:
     def __init__(self, nodes, order, edges, owner, target):
         self.nodes, self.order, self.edges, self.owner = nodes, order, edges, owner
         self.target = target
+        self.target_port = "out"  # the target's output: a module instance's port once folded
         self.definitions = []
         self.by_signature = {}  # signature -> definition name
         self.names = set()
@@ -122,7 +127,7 @@ class _Grouping:
         outputs, output_of = [], {}
         sources = [(e["source"], e["sourcePort"]) for e in out_of]
         if self.target in inside:
-            sources.append((self.target, "out"))
+            sources.append((self.target, self.target_port))
         for src in sources:
             if src not in output_of:
                 output_of[src] = f"out{len(outputs)}"
@@ -207,6 +212,7 @@ class _Grouping:
             edges.append({**e, "source": instance_id, "sourcePort": port})
         self.edges = _dedupe(edges)
         if self.target in inside:
+            self.target_port = output_of[(self.target, self.target_port)]
             self.target = instance_id
 
     def _definition(self, cls_name, definition, values):

@@ -104,6 +104,7 @@ class NodeBuilder:
         self.cap = capture
         self.layer_ops = layer_ops  # nn class -> its layer OpSpec
         self.built = Built()
+        self.notes = []  # what the document says of the run it cannot give back
         self.input_names = input_names or {}
 
     # -- the walk ------------------------------------------------------------------------------
@@ -393,11 +394,22 @@ def _call_name(t):
 
 
 def _module_path(n):
+    """`model.blocks.3.attn` of the module a call was made in; a PyTorch module that the graph
+    has no node for is named with its class (`model.rnn (nn.LSTM)`), the part that is missing."""
     stack = n.meta.get("nn_module_stack")
     if not stack:
         return "model"
-    path = next(reversed(stack.values()))[0]
-    return f"model.{path}" if path else "model"
+    path, cls = next(reversed(stack.values()))
+    where = f"model.{path}" if path else "model"
+    family = cls.__module__ or ""
+    if family.startswith("torch.nn.modules.") and family.rsplit(".", 1)[1] not in _WALKED:
+        where += f" (nn.{cls.__name__}, which has no node in the graph)"
+    return where
+
+
+# PyTorch's module families whose forward is calls the graph has (containers, activations,
+# losses, ...): walked through, so an unknown call inside them is that call's problem
+_WALKED = {"container", "activation", "loss", "flatten", "linear", "pooling", "dropout"}
 
 
 def _live_nodes(graph):
