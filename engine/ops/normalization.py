@@ -8,7 +8,7 @@ from the saved input with engine ops, which makes it differentiable again.
 
 import numpy as np
 
-from .. import _device, _distributions, _dtype
+from .. import _device, _distributions, _dtype, _threads
 from .._generator import default_generator
 from .._tensor import bump_version
 from ._common import STATE, Node, const, track, wrap, xp
@@ -148,7 +148,10 @@ def _normalize(node_cls, input, weight, bias, eps, view, axes, bshape, paxes, st
     m = xp(xd)
     xs = xd.reshape(view) if view else xd
     var = None
-    if stats is None:
+    if stats is None and _rows_split(xs, axes):
+        mean, var, rstd, xc, xhat = _row_stats(xs, eps)
+        spare = xc
+    elif stats is None:
         mean = xs.mean(axis=axes, keepdims=True)
         xc = xs - mean
         sq = m.square(xc)
@@ -185,6 +188,44 @@ def _normalize(node_cls, input, weight, bias, eps, view, axes, bshape, paxes, st
         node.xhat = None if out._data is xhat else xhat
         track(out, node)
     return out, mean, var
+
+
+def _rows_split(xs, axes):
+    """Whether _normalize's statistics go by rows over the engine's threads: over the last axis
+    alone (layer norm of one dim) of a large contiguous host array."""
+    return (
+        axes == (xs.ndim - 1,)
+        and xs.size >= _threads.MIN_WORK
+        and _threads.can_split(xs)
+        and _threads.worth(xs.size)
+    )
+
+
+def _row_stats(xs, eps):
+    """_normalize's statistics over the last axis, rows split over the threads: (mean, var,
+    rstd, x - mean, xhat), each row computed by the same steps as the one-thread path."""
+    rows = xs.reshape(-1, xs.shape[-1])
+    n = rows.shape[0]
+    xc, xhat = np.empty_like(rows), np.empty_like(rows)
+    mean, var, rstd = (np.empty((n, 1), xs.dtype) for _ in range(3))
+
+    def share(s, e):
+        mean[s:e] = mu = rows[s:e].mean(axis=1, keepdims=True)
+        c = np.subtract(rows[s:e], mu, out=xc[s:e])
+        sq = np.square(c, out=xhat[s:e])
+        var[s:e] = v = sq.mean(axis=1, keepdims=True)
+        rstd[s:e] = r = 1.0 / np.sqrt(v + eps)
+        np.multiply(c, r, out=sq)
+
+    _threads.over_rows(share, n, xs.size)
+    kept = xs.shape[:-1] + (1,)
+    return (
+        mean.reshape(kept),
+        var.reshape(kept),
+        rstd.reshape(kept),
+        xc.reshape(xs.shape),
+        xhat.reshape(xs.shape),
+    )
 
 
 def _size(shape):

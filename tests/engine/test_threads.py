@@ -272,3 +272,49 @@ def test_shares_follow_the_callers_floating_point_error_handling(forced_split):
     assert len(names) > 1
     with np.errstate(invalid="raise"), pytest.raises(FloatingPointError):
         _threads.run(share, 6, work=1)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_layer_norm_rows_split_match_one_thread_and_torch(dtype, monkeypatch):
+    rng = np.random.default_rng(6)
+    a = (rng.standard_normal((5, 33, 48)) * 3 + 1).astype(dtype)
+    w, b = rng.standard_normal(48).astype(dtype), rng.standard_normal(48).astype(dtype)
+    g = rng.standard_normal(a.shape).astype(dtype)
+
+    def run(lib, F):
+        ins = [lib.tensor(v, requires_grad=True) for v in (a, w, b)]
+        y = F.layer_norm(ins[0], (48,), ins[1], ins[2])
+        y.backward(lib.tensor(g))
+        return [y.detach().numpy()] + [t.grad.numpy() for t in ins]
+
+    alone = run(eg, eg_F)
+    monkeypatch.setattr(_threads, "_threads", 3)
+    monkeypatch.setattr(_threads, "MIN_WORK", 0)
+    split = run(eg, eg_F)
+    for got, want in zip(split, alone):
+        np.testing.assert_array_equal(got, want)
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    for got, want in zip(split, run(torch, torch.nn.functional)):
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def test_group_norm_rows_split_match_one_thread(monkeypatch):
+    """group_norm takes its statistics over the last axis of an (N, G, -1) view: split too."""
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((4, 6, 9, 10)).astype(np.float32)
+    g = rng.standard_normal(a.shape).astype(np.float32)
+
+    def run(lib, F):
+        x = lib.tensor(a, requires_grad=True)
+        y = F.group_norm(x, 3)
+        y.backward(lib.tensor(g))
+        return [y.detach().numpy(), x.grad.numpy()]
+
+    alone = run(eg, eg_F)
+    monkeypatch.setattr(_threads, "_threads", 3)
+    monkeypatch.setattr(_threads, "MIN_WORK", 0)
+    split = run(eg, eg_F)
+    for got, want in zip(split, alone):
+        np.testing.assert_array_equal(got, want)
+    for got, want in zip(split, run(torch, torch.nn.functional)):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
