@@ -26,7 +26,6 @@ SCRIPTS = sorted(p.name for p in CORPUS.glob("*.py"))
 NOT_YET = {
     "bigram_lm.py": (35, "backward() from one output of a module"),  # logits, loss = model(..)
     "examples_polynomial_nn.py": (11, "torch.linspace"),
-    "examples_vae.py": (31, "torch.zeros_like"),
     "makemore_mlp.py": (25, "an index here takes integers"),  # C[Xb], a tensor index
     "nanogpt_attention.py": (41, "'torch.tril' is not an op of the registry"),
     "nn_tutorial_logistic.py": (11, "requires_grad_() is supported on tensor sources only"),

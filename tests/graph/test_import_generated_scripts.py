@@ -46,7 +46,7 @@ spec = st.fixed_dictionaries(
         "batch": st.integers(1, 3),
         "width": st.integers(1, 4),
         "steps": st.lists(step, min_size=1, max_size=6),
-        "loss": st.sampled_from(["mean_square", "sum", "mse"]),
+        "loss": st.sampled_from(["mean_square", "sum", "mse", "mse_like"]),
         "in_class": st.booleans(),
     }
 )
@@ -114,6 +114,7 @@ def script(s):
         "mean_square": "loss = out.pow(2).mean()",
         "sum": "loss = out.sum()",
         "mse": f"loss = F.mse_loss(out, torch.zeros({s['batch']}, {last}))",
+        "mse_like": "loss = F.mse_loss(out, torch.ones_like(out) * 0.5)",
     }[s["loss"]]
     if s["in_class"]:
         body = ["class Net(nn.Module):", "    def __init__(self):", "        super().__init__()"]
@@ -153,6 +154,7 @@ def pytorch(s):
         "mean_square": lambda: out.pow(2).mean(),
         "sum": lambda: out.sum(),
         "mse": lambda: torch.nn.functional.mse_loss(out, torch.zeros_like(out)),
+        "mse_like": lambda: torch.nn.functional.mse_loss(out, torch.ones_like(out) * 0.5),
     }[s["loss"]]()
     loss.backward()
     return {"loss": loss.item(), "grads": [p.grad.tolist() for p in [x, *params]]}

@@ -36,6 +36,8 @@ class CallReader:
         kind, rest = imp.modules.func_kind(d)
         if kind == "lib" and rest in SOURCE_FUNCTIONS:
             return imp.sources.source(node, rest, meta)
+        if kind == "lib" and rest in ("zeros_like", "ones_like"):
+            return self._like(node, rest, meta)
         receiver = None
         if kind is None and isinstance(func, ast.Attribute) and self._module_name(func.value):
             raise Unsupported(self._not_a_tensor_function(d, func))
@@ -63,6 +65,25 @@ class CallReader:
             return False
         head = name.partition(".")[0]
         return head in self.imp.modules.mods["other"] or self.imp.constants.lookup(head) is not NOT
+
+    def _like(self, node, fn, meta):
+        """torch.zeros_like(x) / ones_like(x): a zeros / ones source of x's shape and dtype
+        (worked out while reading, shapes.py); no path back to x, as in PyTorch."""
+        kwargs = {k.arg: k.value for k in node.keywords}
+        if len(node.args) != 1 or None in kwargs or set(kwargs) - {"dtype", "requires_grad"}:
+            raise Unsupported(f"write torch.{fn}(x), with dtype= or requires_grad= if needed")
+        t = self.imp.shapes.stand_in(self.imp.exprs.operand_node(node.args[0]))
+        if t is None:
+            raise Unsupported(
+                f"{fn} of a tensor whose shape is not known here (an output of a module): "
+                f"write torch.{fn.removesuffix('_like')}(<sizes>)"
+            )
+        dtype = self.imp.modules.dtype_in(kwargs) or str(t.dtype).removeprefix("engine.")
+        params = {"init": fn.removesuffix("_like"), "shape": list(t.shape), "dtype": dtype}
+        rg = kwargs.get("requires_grad")
+        if rg is not None:
+            params["requires_grad"] = literal(rg)
+        return self.imp.add_node("tensor", params, [], meta)
 
     def _not_a_tensor_function(self, d, func):
         if isinstance(self.imp.constants.lookup(dotted(func.value)), MathModule):
