@@ -58,6 +58,14 @@ def test_a_flatten_from_dim_0_into_a_linear_layer_is_warned_of(page):
     expect(hint).to_contain_text("Flatten from dim 1?")
     expect(page.get_by_test_id("node-flat")).to_have_class(re.compile("has-warning"))
     page.get_by_role("button", name="Fit view", exact=True).click()
+    # at the fit view the large face has no room for the text: a mark, and the tooltip says it
+    mark = page.get_by_test_id("mark-flat")
+    expect(mark).to_be_visible()
+    assert mark.evaluate("e => getComputedStyle(e).color") == "rgb(217, 119, 6)"
+    lod = page.get_by_test_id("node-flat").locator(".lod")
+    expect(lod).to_have_attribute("title", re.compile("Flatten from dim 1\\?"))
+    # the loss it breaks is marked too, as a problem
+    expect(page.get_by_test_id("mark-loss")).to_be_visible()
     page.screenshot(path="e2e/artifacts/early-flatten-warning.png")
     set_param(page, "start_dim", "1")
     expect(hint).to_have_count(0)

@@ -244,11 +244,19 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
       {detail === "compact" && (
         // zoomed out or presenting: the name and what arrived, in a font sized for the zoom
         // the face line starts with the name, so an ellipsis only ever cuts the op
-        <div className="lod" title={face}>
+        // a problem's or a hint's text is too long for the large type: a mark says there is
+        // one, the tooltip says it, zoomed in the node writes it out
+        <div className="lod" title={[face, ...problems.map((p) => `⚠ ${p.message}`), ...(warning ? [`⚠ ${warning}`] : [])].join("\n")}>
           <div className="lod-name">
             {name}
             {face.length > name.length && <span className="lod-op">{face.slice(name.length)}</span>}
             {isTarget && <span className="target-badge"> ◎</span>}
+            {(problems.length > 0 || failed || warning) && (
+              <span className={`lod-mark ${problems.length || failed ? "problem" : "hint"}`} data-testid={`mark-${id}`}>
+                {" "}
+                ⚠
+              </span>
+            )}
           </div>
           {value && !skipped ? (
             <div className="lod-line value" data-testid={`value-${id}`}>
