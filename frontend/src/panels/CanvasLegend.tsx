@@ -48,6 +48,7 @@ const ROWS: [ReactElement, Entry][] = [
   [<Mark cls="grad" text="∇ 10" />, { name: "∇", what: "the gradient of the loss with respect to this output" }],
   [<Mark cls="leaf-grad" text=".grad 10" />, { name: ".grad", what: "a leaf's .grad, as PyTorch accumulates it (click a weight.grad to open it)" }],
   [<Mark cls="target" text="◎" />, { name: "◎", what: "the target: Backward starts here" }],
+  [<Mark cls="lod-mark problem" text="⚠" />, { name: "⚠", what: "zoomed out: a problem (red) or a hint (amber) at this node; hover to read it" }],
   [<Mark cls="port" text="other?" />, { name: "other?", what: "an optional input (…: takes several wires); a hollow dot is optional" }],
   [<Mark cls="port" text="2×3" />, { name: "2×3", what: "the output's shape, known before a run" }],
 ];
