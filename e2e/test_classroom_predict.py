@@ -94,10 +94,24 @@ def test_a_predict_round_with_three_students(page, student_page, browser):
         count = board.get_by_label("answered")
         expect(count).to_have_attribute("data-answered", "3")
         expect(count).to_have_attribute("data-right", "2")
+        # on the projector, in front of the class, which answer is right waits for the reveal,
+        # and the number is hidden on the teacher's canvas too
+        expect(count).to_have_text("3 answered")
+        expect(board.get_by_label("answers grouped")).not_to_contain_text("right")
+        expect(board.get_by_label("most common wrong answer")).to_have_count(0)
+        expect(teacher.get_by_test_id("grad-x")).to_have_count(0)
+        expect(teacher.get_by_test_id("grad-h")).to_contain_text("11")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        teacher.screenshot(path=str(SHOTS / "predict-projector-answers.png"))
+        # on the teacher's own screen: the spread with right and wrong, and the mistake
+        teacher.get_by_role("button", name="Presenter").click()
+        expect(count).to_have_text("3 answered · 2 right")
         wrong = board.get_by_label("most common wrong answer")
         expect(wrong).to_contain_text("18")
         expect(wrong).to_contain_text("only the path through u")
-        SHOTS.mkdir(parents=True, exist_ok=True)
+        expect(teacher.get_by_test_id("grad-x")).to_contain_text("33")
+        teacher.screenshot(path=str(SHOTS / "predict-teacher-own-screen.png"))
+        teacher.get_by_role("button", name="Presenter").click()
         # on the projector the card is on screen and covers neither the lesson nor the toolbar
         card = board.evaluate(BOX)
         assert card["right"] <= PROJECTOR["width"] and card["bottom"] <= PROJECTOR["height"], card

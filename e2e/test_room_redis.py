@@ -94,11 +94,11 @@ def test_a_predict_round_with_students_on_two_processes(browser, two_processes):
         count = board.get_by_label("answered")
         expect(count).to_have_attribute("data-answered", "3")
         expect(count).to_have_attribute("data-right", "1")
+        board.get_by_role("button", name="Reveal").click()
         # "[33.0]" is a tensor of shape [1] where the gradient is a number: wrong, and said so
         wrong = board.get_by_label("most common wrong answer")
         expect(wrong).to_contain_text("[33] ×1 — the right numbers in the wrong shape")
         expect(board.get_by_label("answers grouped")).to_contain_text("15 ×1 wrong")
-        board.get_by_role("button", name="Reveal").click()
         verdicts = ("✓ right", "✗ not quite", "✗ not quite")
         for s, verdict in zip(students, verdicts, strict=True):
             question = s.get_by_role("region", name="question")

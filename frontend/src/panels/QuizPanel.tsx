@@ -10,6 +10,7 @@ import { useEditor } from "../store/editor";
 import { nameOf } from "../store/names";
 import { type AnswerGroup, nextRecordQuestion, type QuizTarget, type QuizView, type Spread, useQuiz } from "../store/quiz";
 import { useRoom } from "../store/room";
+import { usePace } from "../store/pace";
 import { useRun } from "../store/run";
 import "./quiz.css";
 
@@ -31,15 +32,16 @@ function askable(edgeId: string | null): QuizTarget[] {
   return out;
 }
 
-function Groups({ spread }: { spread: Spread }) {
+/** The answers grouped; `secret`: on the projector before the reveal, without which is right. */
+function Groups({ spread, secret }: { spread: Spread; secret: boolean }) {
   const most = Math.max(1, ...spread.groups.map((g) => g.count));
   return (
     <ul className="quiz-groups" aria-label="answers grouped">
       {spread.groups.slice(0, 6).map((g: AnswerGroup) => (
-        <li key={g.answer} className={g.right ? "right" : "wrong"} title={g.mistake ?? undefined}>
+        <li key={g.answer} className={secret ? "" : g.right ? "right" : "wrong"} title={secret ? undefined : (g.mistake ?? undefined)}>
           <span className="quiz-bar" style={{ width: `${(100 * g.count) / most}%` }} />
           <code>{g.answer}</code> <b>×{g.count}</b>
-          <span className="quiz-mark">{g.right ? " right" : " wrong"}</span>
+          {!secret && <span className="quiz-mark">{g.right ? " right" : " wrong"}</span>}
         </li>
       ))}
       {spread.groups.length > 6 && <li className="muted">and {spread.groups.length - 6} other answers</li>}
@@ -50,6 +52,7 @@ function Groups({ spread }: { spread: Spread }) {
 function TeacherQuiz() {
   const { quiz, spread } = useQuiz(useShallow((s) => ({ quiz: s.quiz, spread: s.spread })));
   const selected = useRun((s) => s.selectedEdge);
+  const presenting = usePace((s) => s.presenting);
   useRun((s) => s.annotations); // what can be asked follows the run
   // step mode: the record the next step shows comes first (a quiz at each step of a backward)
   const stepAt = useRun((s) => s.step?.index ?? null);
@@ -99,6 +102,8 @@ function TeacherQuiz() {
   }
   const s = spread ?? quiz.spread ?? { answered: 0, right: 0, groups: [] };
   const revealed = quiz.status === "revealed";
+  // the projector is in front of the class: which answer is right waits for the reveal there
+  const secret = presenting && !revealed;
   const download = async () => {
     const text = await useQuiz.getState().csv();
     if (text === null) return;
@@ -114,10 +119,10 @@ function TeacherQuiz() {
         <b>Predict: {quiz.target.label}</b>
       </header>
       <p className="quiz-count" aria-label="answered" data-answered={s.answered} data-right={s.right}>
-        {s.answered} answered{revealed || s.answered ? ` · ${s.right} right` : ""}
+        {s.answered} answered{!secret && (revealed || s.answered) ? ` · ${s.right} right` : ""}
       </p>
-      {s.groups.length > 0 && <Groups spread={s} />}
-      {s.common_wrong && (
+      {s.groups.length > 0 && <Groups spread={s} secret={secret} />}
+      {!secret && s.common_wrong && (
         <p className="quiz-mistake" aria-label="most common wrong answer">
           most common wrong: <code>{s.common_wrong.answer}</code> ×{s.common_wrong.count}
           {s.common_wrong.mistake && <> — {s.common_wrong.mistake}</>}

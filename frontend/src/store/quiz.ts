@@ -61,12 +61,19 @@ export interface QuizState {
 
 let roomCode: () => string | null = () => null;
 let role: () => "owner" | "follower" | null = () => null;
+let presenting: () => boolean = () => false;
 
-/** store/room.ts tells the quiz which room it is in (a function, not an import: the room
- * store imports this one). */
-export function quizRoom(code: () => string | null, who: () => "owner" | "follower" | null) {
+/** store/room.ts tells the quiz which room it is in and whether the page presents (functions,
+ * not imports: the room and pace stores import each other, and the room store this one). */
+export function quizRoom(code: () => string | null, who: () => "owner" | "follower" | null, present: () => boolean) {
   roomCode = code;
   role = who;
+  presenting = present;
+}
+
+/** Presenting or not changed: the projector hides the number, the teacher's own screen not. */
+export function refreshHiding() {
+  hideFor(useQuiz.getState().quiz);
 }
 
 const MINE = "wiregrad.quiz-answer";
@@ -100,9 +107,11 @@ function hideNow() {
   useRun.setState({ annotations: out.masked });
 }
 
-/** Hide what `quiz` asks about on a student's page while it is open; show it again after. */
+/** Hide what `quiz` asks about while it is open, on a student's page and on the teacher's
+ * while presenting (the projector is in front of the class); show it again after. */
 function hideFor(quiz: QuizView | null) {
-  const hide = quiz !== null && quiz.status === "open" && role() === "follower";
+  const who = role();
+  const hide = quiz !== null && quiz.status === "open" && (who === "follower" || (who === "owner" && presenting()));
   if (hide) {
     hiding = hiddenKeys(quiz.target, useEditor.getState().edges);
     useQuiz.setState({ hiddenEdges: hiding.edgeGrads ?? [] });
@@ -125,6 +134,7 @@ function listen() {
   useRun.subscribe((s, prev) => {
     if (hiding && s.annotations !== prev.annotations) hideNow();
   });
+
   const conn = getConnection();
   conn.on<{ code: string; quiz: QuizView | null }>("room_quiz", (m) => {
     if (m.code === roomCode()) showQuiz(m.quiz);
@@ -156,7 +166,10 @@ export async function restoreQuiz(code: string) {
   const reply = await getConnection()
     .request<{ quiz?: QuizView | null; spread?: Spread; error?: string }>("room_quiz_spread", { code })
     .catch(() => ({ quiz: null }) as { quiz: null });
-  if (reply.quiz) useQuiz.setState({ quiz: reply.quiz, spread: reply.spread ?? null });
+  if (reply.quiz) {
+    useQuiz.setState({ quiz: reply.quiz, spread: reply.spread ?? null });
+    hideFor(reply.quiz);
+  }
 }
 
 /** Leaving a room: no question, nothing hidden. */
@@ -268,6 +281,7 @@ export const useQuiz = create<QuizState>()((set, get) => ({
       quiz: { quiz_id: reply.quiz_id, target, question: "", names, status: "open", shape },
       spread: { answered: 0, right: 0, groups: [], common_wrong: null },
     });
+    hideFor(get().quiz);
     return null;
   },
 
@@ -301,6 +315,7 @@ export const useQuiz = create<QuizState>()((set, get) => ({
     if (!reply.quiz) return reply.error ?? "the answer could not be revealed";
     // (the room's broadcast goes to the students; the owner's page has the view from here)
     set({ quiz: reply.quiz });
+    hideFor(reply.quiz);
     return null;
   },
 
@@ -308,6 +323,7 @@ export const useQuiz = create<QuizState>()((set, get) => ({
     const code = roomCode();
     if (code) await getConnection().request("room_quiz_end", { code }).catch(() => {});
     set({ quiz: null, spread: null });
+    hideFor(null);
   },
 
   async csv() {

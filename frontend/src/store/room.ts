@@ -12,7 +12,7 @@ import { getConnection, type RunStarted, useRun } from "./run";
 import { catchUpTraining, type TrainPacket } from "./training";
 import { useLesson } from "./lesson";
 import { currentPace, type Pace, usePace } from "./pace";
-import { leaveQuiz, quizRoom, type QuizView, restoreQuiz, showQuiz } from "./quiz";
+import { leaveQuiz, quizRoom, type QuizView, refreshHiding, restoreQuiz, showQuiz } from "./quiz";
 
 /** The owner's selected wire, on a follower's page: highlighted on the canvas, and its chain
  * rule in the side panel (null: nothing selected). */
@@ -163,6 +163,15 @@ export function roomFromLink(loc: Location = location, hist: History = history):
 function listen() {
   if (listening) return;
   listening = true;
+  // (here, not at import: the room and pace stores import each other)
+  quizRoom(
+    () => useRoom.getState().code,
+    () => useRoom.getState().role,
+    () => usePace.getState().presenting,
+  );
+  usePace.subscribe((s, prev) => {
+    if (s.presenting !== prev.presenting) refreshHiding();
+  });
   const conn = getConnection();
   conn.on("connect", () => void rejoin());
   conn.on("disconnect", () => {
@@ -414,7 +423,3 @@ export const useRoom = create<RoomState>()((set, get) => ({
   },
 }));
 
-quizRoom(
-  () => useRoom.getState().code,
-  () => useRoom.getState().role,
-);
