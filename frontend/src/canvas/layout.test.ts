@@ -170,6 +170,15 @@ describe("separated", () => {
     expect(out.x).toEqual({ x: 220, y: 0 }); // another column: untouched
   });
 
+  it("stacks a column of 2,000 overlapping nodes apart in one pass", () => {
+    const ids = Array.from({ length: 2000 }, (_, i) => `n${i}`);
+    const at = Object.fromEntries(ids.map((id, i) => [id, { x: 0, y: i * 10 }]));
+    const started = performance.now();
+    const out = separated(at, ids.map((id) => box(id)));
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(ids.map((id) => out[id].y)).toEqual(ids.map((_, i) => i * 116));
+  });
+
   it("moves only nodes that overlap horizontally too", () => {
     const at = { a: { x: 0, y: 0 }, b: { x: 150, y: 50 } };
     const out = separated(at, [box("a"), box("b")]);

@@ -58,30 +58,31 @@ export function wrappedIfUnreadable(
 const GAP_APART = 16; // between a node and one it was pushed below
 
 /** `at` with every node that overlaps one above it moved down below that one (and so on down
- * the column), keeping x; `at` itself when nothing overlaps. */
+ * the column), keeping x; `at` itself when nothing overlaps. One pass, top to bottom: a node
+ * is checked against the nodes placed before it in the order of where they now are (a push
+ * only moves it down, past each one it met), so a column of n nodes costs O(n²) at worst. */
 export function separated(at: Record<string, XYPosition>, boxes: Box[]): Record<string, XYPosition> {
   const order = boxes.filter((b) => at[b.id]).sort((a, b) => at[a.id].y - at[b.id].y || at[a.id].x - at[b.id].x);
   const y = new Map(order.map((b) => [b.id, at[b.id].y]));
-  const placed: Box[] = [];
+  const placed: Box[] = []; // by where they now are, top first
   let moved = false;
   for (const b of order) {
     const x = at[b.id].x;
-    // pushed below each placed node it overlaps, until it overlaps none (each push moves it
-    // down, past a node's bottom: it ends)
-    for (let again = true; again; ) {
-      again = false;
-      for (const p of placed) {
-        const px = at[p.id].x;
-        const py = y.get(p.id)!;
-        const top = y.get(b.id)!;
-        const overlaps = x < px + p.width && px < x + b.width && top < py + p.height && py < top + b.height;
-        if (overlaps) {
-          y.set(b.id, py + p.height + GAP_APART);
-          moved = again = true;
-        }
+    let top = y.get(b.id)!;
+    for (const p of placed) {
+      const py = y.get(p.id)!;
+      if (py >= top + b.height) break; // this one and all after it start below b
+      const px = at[p.id].x;
+      if (x < px + p.width && px < x + b.width && top < py + p.height) {
+        top = py + p.height + GAP_APART;
+        moved = true;
       }
     }
-    placed.push(b);
+    y.set(b.id, top);
+    // kept in order of where they now are
+    let i = placed.length;
+    while (i > 0 && y.get(placed[i - 1].id)! > top) i--;
+    placed.splice(i, 0, b);
   }
   if (!moved) return at;
   return Object.fromEntries(Object.entries(at).map(([id, p]) => [id, y.has(id) ? { x: p.x, y: y.get(id)! } : p]));
