@@ -4,14 +4,48 @@ and import. An op is one `register(OpSpec(...))` in its family's module of `ops/
 An OpSpec says everything about an op: its ports and params (with types, defaults and bounds),
 a one-line doc, how it runs on the engine, how it is written as Python (`code`), how a call of
 it is read back from a script (`call`, a CallForm), through which inputs gradients flow
-(`Port.no_grad`), and whether it is control flow (`branches`). Engine code and PyTorch code
-differ only in the module name (`eg` or `torch`), because the engine mirrors PyTorch's API;
-`code` receives that name.
+(`Port.no_grad`) and what each such input's local derivative is (`Port.derivative`), and
+whether it is control flow (`branches`). Engine code and PyTorch code differ only in the module
+name (`eg` or `torch`), because the engine mirrors PyTorch's API; `code` receives that name.
 """
 
+import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+# How the chain-rule panel reads a port's derivative text: "elementwise", a factor the upstream
+# gradient is multiplied by elementwise (summed over broadcast dims); "grad", the edge's
+# gradient itself, written with `grad` for the upstream gradient (matrix products); "jacobian",
+# words for a Jacobian that is no elementwise factor (softmax, a layer, a reshuffle of
+# elements), so the panel shows no per-element local numbers for it.
+DERIVATIVE_KINDS = ("elementwise", "grad", "jacobian")
+
+# A placeholder in a derivative text, filled in by the page from the node's params (or the
+# op's defaults): `{p}` is param p's value; `{p-1}` that value minus 1 (after `^`, an exponent:
+# `x^{p-1}` is written x^2, x^(−0.5), x for 1, and the factor `·x^{p-1}` drops for 0);
+# `{p|mean:/n|sum:}` the text after the value p has (a value not listed gives nothing).
+PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+_VALUE = re.compile(r"^(\w+)(-\d+)?$")
+_CHOICE = re.compile(r"^(\w+)\|(.*)$")
+
+
+def placeholders(text):
+    """[(param, choice values or None)] of the placeholders in a derivative text; a
+    placeholder of another form raises ValueError."""
+    found = []
+    for inner in PLACEHOLDER.findall(text):
+        if m := _VALUE.match(inner):
+            found.append((m.group(1), None))
+        elif m := _CHOICE.match(inner):
+            cases = m.group(2).split("|")
+            if not all(":" in c for c in cases):
+                raise ValueError(f"{{{inner}}}: each case of a choice is value:text")
+            found.append((m.group(1), tuple(c.split(":", 1)[0] for c in cases)))
+        else:
+            raise ValueError(f"{{{inner}}} is not a placeholder ({{p}}, {{p-1}} or {{p|v:text}})")
+    return found
 
 
 @dataclass(frozen=True)
@@ -24,12 +58,32 @@ class Port:
     # words (the chain-rule panel shows it; `{op}` and `{source}` are filled in there). The
     # exporter takes a node's requires_grad from its other inputs only.
     no_grad: str = ""
+    # The local derivative ∂out/∂port, as the chain-rule panel writes it ("other" for mul's
+    # input), with placeholders for the params it depends on (PLACEHOLDER); every input
+    # without `no_grad` has one. `derivative_kind`: how to read it (DERIVATIVE_KINDS).
+    derivative: str = ""
+    derivative_kind: str = "elementwise"
+    # the text while the op's `scalar` param stands in for its unconnected `scalar_for` port
+    # ("{scalar} (the scalar)" for mul's input)
+    derivative_scalar: str = ""
+
+    def derivative_params(self):
+        """The params the derivative texts depend on, in order of first use."""
+        names = [n for t in (self.derivative, self.derivative_scalar) for n, _ in placeholders(t)]
+        return list(dict.fromkeys(names))
 
     def describe(self):
         d = {"name": self.name, "optional": self.optional, "variadic": self.variadic}
         d["doc"] = self.doc
         if self.no_grad:
             d["no_grad"] = self.no_grad
+        elif self.derivative:
+            d["derivative"] = {
+                "text": self.derivative,
+                "kind": self.derivative_kind,
+                "params": self.derivative_params(),
+                **({"scalar": self.derivative_scalar} if self.derivative_scalar else {}),
+            }
         return d
 
 
@@ -179,6 +233,7 @@ class OpSpec:
             "source": self.source,
             **({"branches": True} if self.branches else {}),
             **({"writes": self.extra["writes"]} if self.extra.get("writes") else {}),
+            **({"scalar_for": self.extra["scalar_for"]} if self.extra.get("scalar_for") else {}),
         }
 
 
@@ -206,6 +261,8 @@ def register(spec: OpSpec) -> OpSpec:
         unknown = set(spec.call.forms) - set(FORMS)
         if unknown:
             raise ValueError(f"op {spec.name!r}: unknown call forms {sorted(unknown)}")
+    for port in spec.inputs:
+        _check_derivative(spec, port)
     REGISTRY[spec.name] = spec
     for n in names:
         CALLS[n] = spec
@@ -214,6 +271,31 @@ def register(spec: OpSpec) -> OpSpec:
     for a in spec.call.attributes if spec.call else ():
         ATTRIBUTES[a] = spec
     return spec
+
+
+def _check_derivative(spec, port):
+    """A derivative text's placeholders name params of its op (and a choice's values are the
+    param's), and its kind is known: a wrong one is refused when the op is registered."""
+    where = f"op {spec.name!r}, input {port.name!r}"
+    if port.derivative_kind not in DERIVATIVE_KINDS:
+        raise ValueError(f"{where}: derivative kind {port.derivative_kind!r} is not known")
+    if port.derivative_scalar and spec.extra.get("scalar_for") in (None, port.name):
+        raise ValueError(f"{where}: derivative_scalar needs a scalar_for port other than this")
+    for text in (port.derivative, port.derivative_scalar):
+        try:
+            found = placeholders(text)
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
+        for name, values in found:
+            param = spec.param(name)
+            if param is None:
+                raise ValueError(f"{where}: derivative {text!r} names {name!r}, not a param")
+            if values is None:
+                continue
+            allowed = param.choices or ((True, False) if param.type == "bool" else ())
+            known = {json.dumps(v) if not isinstance(v, str) else v for v in allowed}
+            if not set(values) <= known:
+                raise ValueError(f"{where}: {name!r} has no value {sorted(set(values) - known)}")
 
 
 def get(name) -> OpSpec | None:

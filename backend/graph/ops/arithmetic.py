@@ -4,11 +4,19 @@ elementwise functions (exp, log, ..., clamp)."""
 import engine as eg
 
 from ..registry import CallForm, OpSpec, Param, Port, register
-from .common import INPUT, PAIR, broadcast_checked, call_code, check_broadcast, on_input, on_inputs
+from .common import broadcast_checked, call_code, check_broadcast, on_input, on_inputs
 
-# `other` may be left unconnected and given as the number `scalar` instead: `x ** 2` stays a
-# PowBackward0 with the exponent in the node, as in PyTorch.
-SCALAR_OTHER = (Port("input"), Port("other", optional=True, doc="or set scalar"))
+
+def _scalar_other(d_input, d_other, d_scalar=""):
+    """input and other, where `other` may be left unconnected and given as the number `scalar`
+    instead (`x ** 2` stays a PowBackward0 with the exponent in the node, as in PyTorch); each
+    with its local derivative (d_scalar: input's, while scalar stands in for other)."""
+    return (
+        Port("input", derivative=d_input, derivative_scalar=d_scalar),
+        Port("other", optional=True, doc="or set scalar", derivative=d_other),
+    )
+
+
 SCALAR = Param(
     "scalar",
     "float",
@@ -37,19 +45,30 @@ def _binary_code(symbol):
     return code
 
 
-for _name, _sym, _fn, _doc in (
-    ("add", "+", eg.add, "input + other, broadcasting"),
-    ("sub", "-", eg.sub, "input - other, broadcasting"),
-    ("mul", "*", eg.mul, "input * other, elementwise, broadcasting"),
-    ("div", "/", eg.div, "input / other, true division, broadcasting"),
-    ("pow", "**", eg.pow, "input ** other, broadcasting"),
-):
+for _name, _sym, _fn, _doc, _ports in (
+    ("add", "+", eg.add, "input + other, broadcasting", _scalar_other("1", "1")),
+    ("sub", "-", eg.sub, "input - other, broadcasting", _scalar_other("1", "−1")),
+    (
+        "mul", "*", eg.mul, "input * other, elementwise, broadcasting",
+        _scalar_other("other", "input", "{scalar} (the scalar)"),
+    ),
+    (
+        "div", "/", eg.div, "input / other, true division, broadcasting",
+        _scalar_other("1/other", "−input/other²", "1/{scalar}"),
+    ),
+    (
+        "pow", "**", eg.pow, "input ** other, broadcasting",
+        _scalar_other(
+            "other·input^(other−1)", "input^other · ln(input)", "{scalar}·input^{scalar-1}"
+        ),
+    ),
+):  # fmt: skip
     register(
         OpSpec(
             _name,
             "arithmetic",
             _doc,
-            SCALAR_OTHER,
+            _ports,
             run=_binary_run(_fn),
             code=_binary_code(_sym),
             params=(SCALAR,),
@@ -58,13 +77,16 @@ for _name, _sym, _fn, _doc in (
         )
     )
 
-for _name, _fn in (("maximum", eg.maximum), ("minimum", eg.minimum)):
+for _name, _fn, _cmp in (("maximum", eg.maximum, ">"), ("minimum", eg.minimum, "<")):
     register(
         OpSpec(
             _name,
             "arithmetic",
             f"elementwise {_name} of input and other",
-            PAIR,
+            (
+                Port("input", derivative=f"1 where input {_cmp} other, else 0 (½ on ties)"),
+                Port("other", derivative=f"1 where other {_cmp} input, else 0 (½ on ties)"),
+            ),
             run=broadcast_checked(on_inputs(_fn)),
             code=call_code(_name),
             call=CallForm(args=("input", "other")),
@@ -76,7 +98,7 @@ register(
         "neg",
         "arithmetic",
         "-input",
-        INPUT,
+        (Port("input", derivative="−1"),),
         run=lambda ctx, ins, p: -ins[0],
         code=lambda lib, args, p: f"-{args[0]}",
         call=CallForm(aliases=("negative",)),
@@ -84,21 +106,21 @@ register(
 )
 
 # -- elementwise functions -------------------------------------------------------------------
-for _name, _doc in (
-    ("exp", "e ** input"),
-    ("log", "natural logarithm"),
-    ("sqrt", "square root"),
-    ("abs", "absolute value"),
-    ("sin", "sine"),
-    ("cos", "cosine"),
-    ("reciprocal", "1 / input"),
+for _name, _doc, _derivative in (
+    ("exp", "e ** input", "exp(input)"),
+    ("log", "natural logarithm", "1/input"),
+    ("sqrt", "square root", "1/(2·√input)"),
+    ("abs", "absolute value", "sign(input)"),
+    ("sin", "sine", "cos(input)"),
+    ("cos", "cosine", "−sin(input)"),
+    ("reciprocal", "1 / input", "−1/input²"),
 ):
     register(
         OpSpec(
             _name,
             "elementwise",
             _doc,
-            INPUT,
+            (Port("input", derivative=_derivative),),
             run=on_input(getattr(eg, _name)),
             code=call_code(_name),
             call=CallForm(),
@@ -110,7 +132,7 @@ register(
         "clamp",
         "elementwise",
         "limits input to [min, max]",
-        INPUT,
+        (Port("input", derivative="1 where min ≤ input ≤ max, else 0"),),
         run=lambda ctx, ins, p: eg.clamp(ins[0], p.get("min"), p.get("max")),
         code=call_code("clamp", ("min", "max"), {"min": None, "max": None}),
         params=(

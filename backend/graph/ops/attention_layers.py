@@ -7,7 +7,7 @@ import engine.nn.functional as F
 from engine.nn import init
 
 from ..registry import CallForm, LayerForm, OpSpec, Param, Port, register
-from .common import INPUT, call_code
+from .common import call_code
 from .layer_kit import SEED, register_layer, state_param
 
 _TOKENS = (
@@ -109,6 +109,15 @@ register_layer(
     init=_attention_init,
     forward=_self_attention,
     example={"input": {"shape": [2, 3, 4], "init": "rand", "seed": 5}},
+    inputs=(
+        Port(
+            "input",
+            derivative="a Jacobian through the attention: each output position depends on every "
+            "input position (as query, key and value), through the projections and "
+            "softmax(q·kᵀ/√head_dim)",
+            derivative_kind="jacobian",
+        ),
+    ),
 )
 
 register(
@@ -116,7 +125,13 @@ register(
         "gelu",
         "activations",
         "input * Φ(input), Φ the normal distribution's CDF (tanh: its tanh approximation)",
-        INPUT,
+        (
+            Port(
+                "input",
+                derivative="Φ(input) + input·φ(input) (Φ, φ: the normal CDF and density"
+                "{approximate|tanh:, in their tanh approximation})",
+            ),
+        ),
         run=lambda ctx, ins, p: F.gelu(ins[0], approximate=p.get("approximate", "none")),
         code=call_code("gelu", ("approximate",), {"approximate": "none"}, functional=True),
         params=(Param("approximate", "choice", "none", choices=("none", "tanh")),),

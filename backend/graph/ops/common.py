@@ -1,4 +1,4 @@
-"""What the op families share: port tuples, code templates, run() builders and the size checks
+"""What the op families share: code templates, run() builders and the size checks
 made before an op allocates its result."""
 
 import math
@@ -8,10 +8,6 @@ import numpy as np
 import engine as eg
 from engine.watch import array_of
 
-from ..registry import Port
-
-INPUT = (Port("input"),)
-PAIR = (Port("input"), Port("other"))
 DTYPES = ("float32", "float64", "int64", "bool")
 
 

@@ -6,8 +6,8 @@ import math
 
 import engine.nn.functional as F
 
-from ..registry import CallForm, LayerForm, OpSpec, Param, register
-from .common import INPUT, call_code
+from ..registry import CallForm, LayerForm, OpSpec, Param, Port, register
+from .common import call_code
 from .layer_kit import SEED, register_layer, state_param
 
 FUNCTIONAL = ("functional",)
@@ -67,6 +67,15 @@ register_layer(
         state_param("bias_value", "bias (out_channels,)"),
     ),
     init=_conv_init,
+    inputs=(
+        Port(
+            "input",
+            derivative="conv_transpose2d(grad, weight, stride={stride}, padding={padding}) (each "
+            "input element gets the weights it met in every window it was in, times those "
+            "windows' grad)",
+            derivative_kind="grad",
+        ),
+    ),
 )
 
 
@@ -84,16 +93,26 @@ def _pool_run(fn):
     return run
 
 
-for _name, _doc in (
-    ("max_pool2d", "the largest value of each kernel_size x kernel_size window of each map"),
-    ("avg_pool2d", "the mean of each kernel_size x kernel_size window of each map"),
+for _name, _doc, _derivative in (
+    (
+        "max_pool2d",
+        "the largest value of each kernel_size x kernel_size window of each map",
+        "1 at the largest element of each {kernel_size}×{kernel_size} window, else 0 (the edge "
+        "gets each window's grad at its largest element, added up where windows overlap)",
+    ),
+    (
+        "avg_pool2d",
+        "the mean of each kernel_size x kernel_size window of each map",
+        "1/{kernel_size}² for each {kernel_size}×{kernel_size} window an element is in (the edge "
+        "gets each window's grad spread evenly over it, added up where windows overlap)",
+    ),
 ):
     register(
         OpSpec(
             _name,
             "neural network",
             _doc + " (stride: the window's step; null: kernel_size)",
-            INPUT,
+            (Port("input", derivative=_derivative, derivative_kind="jacobian"),),
             run=_pool_run(getattr(F, _name)),
             code=call_code(_name, ("kernel_size", "stride"), {"stride": None}, functional=True),
             params=(

@@ -18,6 +18,8 @@ from ..registry import OpSpec, Param, Port, register
 
 WRITES = {"writes": "input"}
 CATEGORY = "in place"
+# zero_ and fill_ keep nothing of the value they write over
+_OVERWRITTEN = "0 ({} overwrites every element: nothing of the old value reaches the output)"
 
 _PART = re.compile(r"^\s*(-?\d+)?\s*(?::\s*(-?\d+)?\s*(?::\s*(-?\d+)?\s*)?)?$")
 MAX_INDEX_PARTS = 16
@@ -112,7 +114,14 @@ register(
         "getitem",
         "shape",
         "input[index]: basic indexing gives a view, sharing input's memory and version",
-        (Port("input"),),
+        (
+            Port(
+                "input",
+                derivative="1 for each element input[index] picked (added up where picked "
+                "twice), 0 elsewhere (the edge gets grad put back in place, zeros around it)",
+                derivative_kind="jacobian",
+            ),
+        ),
         run=lambda ctx, ins, p: ins[0][_index(p)],
         code=lambda lib, args, p: f"{args[0]}[{index_code(_index(p))}]",
         params=(INDEX,),
@@ -120,11 +129,13 @@ register(
 )
 
 # binary writes: other, or the number `scalar` while other is unconnected (as add, mul, ...)
-for _name, _doc in (
-    ("add_", "input += other, written into input"),
-    ("sub_", "input -= other, written into input"),
-    ("mul_", "input *= other, written into input"),
-    ("div_", "input /= other, written into input"),
+# the local derivatives of (input, other), and input's while scalar stands in for other; input:
+# its value before the write
+for _name, _doc, (_d_input, _d_other, _d_scalar) in (
+    ("add_", "input += other, written into input", ("1", "1", "")),
+    ("sub_", "input -= other, written into input", ("1", "−1", "")),
+    ("mul_", "input *= other, written into input", ("other", "input", "{scalar} (the scalar)")),
+    ("div_", "input /= other, written into input", ("1/other", "−input/other²", "1/{scalar}")),
 ):
 
     def _run(ctx, ins, p, m=_name):
@@ -140,7 +151,15 @@ for _name, _doc in (
             _name,
             CATEGORY,
             _doc,
-            (Port("input", doc="the tensor written"), Port("other", optional=True)),
+            (
+                Port(
+                    "input",
+                    doc="the tensor written",
+                    derivative=_d_input,
+                    derivative_scalar=_d_scalar,
+                ),
+                Port("other", optional=True, derivative=_d_other),
+            ),
             run=_run,
             code=_code,
             params=(SCALAR,),
@@ -160,7 +179,13 @@ register(
         "clamp_",
         CATEGORY,
         "limits input to [min, max], written into input",
-        (Port("input", doc="the tensor written"),),
+        (
+            Port(
+                "input",
+                doc="the tensor written",
+                derivative="1 where min ≤ input ≤ max, else 0",
+            ),
+        ),
         run=lambda ctx, ins, p: ins[0].clamp_(p.get("min"), p.get("max")),
         code=_clamp_code,
         params=(
@@ -175,7 +200,7 @@ register(
         "relu_",
         CATEGORY,
         "max(0, input), written into input",
-        (Port("input", doc="the tensor written"),),
+        (Port("input", doc="the tensor written", derivative="1 where input > 0, else 0"),),
         run=lambda ctx, ins, p: ins[0].relu_(),
         code=lambda lib, args, p: f"{args[0]}.relu_()",
         extra=WRITES,
@@ -186,7 +211,7 @@ register(
         "zero_",
         CATEGORY,
         "fills input with zeros",
-        (Port("input", doc="the tensor written"),),
+        (Port("input", doc="the tensor written", derivative=_OVERWRITTEN.format("zero_")),),
         run=lambda ctx, ins, p: ins[0].zero_(),
         code=lambda lib, args, p: f"{args[0]}.zero_()",
         extra=WRITES,
@@ -197,7 +222,7 @@ register(
         "fill_",
         CATEGORY,
         "fills input with value",
-        (Port("input", doc="the tensor written"),),
+        (Port("input", doc="the tensor written", derivative=_OVERWRITTEN.format("fill_")),),
         run=lambda ctx, ins, p: ins[0].fill_(p.get("value", 0.0)),
         code=lambda lib, args, p: f"{args[0]}.fill_({p.get('value', 0.0)!r})",
         params=(Param("value", "float", 0.0),),
@@ -223,7 +248,21 @@ register(
         "setitem",
         CATEGORY,
         "input[index] = value, written into input (through a view: CopySlices)",
-        (Port("input", doc="the tensor written"), Port("value", optional=True, doc="or scalar")),
+        (
+            Port(
+                "input",
+                doc="the tensor written",
+                derivative="1 outside input[index], 0 inside it (overwritten by value)",
+            ),
+            Port(
+                "value",
+                optional=True,
+                doc="or scalar",
+                derivative="1 for each element of input[index] it was written to (added up over "
+                "the dims it was broadcast along)",
+                derivative_kind="jacobian",
+            ),
+        ),
         run=_setitem_run,
         code=_setitem_code,
         params=(INDEX, VALUE),

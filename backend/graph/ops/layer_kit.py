@@ -20,7 +20,6 @@ import engine as eg
 from engine import nn
 
 from ..registry import OpSpec, Param, register
-from .common import INPUT
 
 MODES = ("auto", "train", "eval")
 MODE = Param(
@@ -104,14 +103,15 @@ def layer_run(form, init=None, make=None, forward=None):
     return run
 
 
-def register_layer(name, doc, form, params, *, init=None, make=None, forward=None, **kw):
-    """Register layer op `name`: category "neural network", written by the exporter."""
+def register_layer(name, doc, form, params, *, inputs, init=None, make=None, forward=None, **kw):
+    """Register layer op `name`: category "neural network", written by the exporter; `inputs`:
+    its ports, each with its local derivative."""
     return register(
         OpSpec(
             name,
             "neural network",
             doc,
-            kw.pop("inputs", INPUT),
+            inputs,
             run=layer_run(form, init, make, forward),
             code=None,  # written by the exporter (it declares the layer: form)
             params=params,

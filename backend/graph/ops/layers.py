@@ -4,8 +4,7 @@ node. The exporter writes it (it declares the layer) and importing/layers.py rea
 import engine as eg
 from engine import nn
 
-from ..registry import LayerForm, OpSpec, Param, register
-from .common import INPUT
+from ..registry import LayerForm, OpSpec, Param, Port, register
 
 
 def linear_run(ctx, ins, p):
@@ -43,7 +42,13 @@ register(
         "linear",
         "neural network",
         "input @ weight.T + bias, with its own weight and bias",
-        INPUT,
+        (
+            Port(
+                "input",
+                derivative="grad @ weight (out = input @ weightᵀ + bias)",
+                derivative_kind="grad",
+            ),
+        ),
         run=linear_run,
         code=None,  # written by the exporter (it declares the layer)
         extra={"composite": True},

@@ -11,6 +11,7 @@ _CONDITION = (
     "the condition of {op} has no gradient: it only picks which values pass, so nothing "
     "flows back to {source}."
 )
+_TAKEN = "1 (the branch taken passes the gradient through)"
 _COMPARED = (Port("input", no_grad=_NO_GRAD), Port("other", no_grad=_NO_GRAD))
 
 for _name, _sym in (
@@ -38,7 +39,11 @@ register(
         "where",
         "logic",
         "input where condition is true, other elsewhere",
-        (Port("condition", no_grad=_CONDITION), Port("input"), Port("other")),
+        (
+            Port("condition", no_grad=_CONDITION),
+            Port("input", derivative="1 where condition, else 0"),
+            Port("other", derivative="0 where condition, else 1"),
+        ),
         run=broadcast_checked(lambda ctx, ins, p: eg.where(ins[0], ins[1], ins[2])),
         code=call_code("where"),
         call=CallForm(args=("condition", "input", "other"), forms=("function", "functional")),
@@ -52,7 +57,11 @@ register(
         "if",
         "logic",
         "runs only the branch the condition picks (a one-element tensor)",
-        (Port("condition", no_grad=_CONDITION), Port("then"), Port("else")),
+        (
+            Port("condition", no_grad=_CONDITION),
+            Port("then", derivative=_TAKEN),
+            Port("else", derivative=_TAKEN),
+        ),
         run=lambda ctx, ins, p: ins[1] if ins[1] is not None else ins[2],  # the executor picks
         code=lambda lib, args, p: f"{args[1]} if {args[0]} else {args[2]}",
         branches=True,

@@ -57,7 +57,7 @@ for _name, _doc, _run, _params in (
             _name,
             "modules",
             _doc,
-            (Port("input"),),
+            (Port("input", derivative="1 (the module's port passes the value through)"),),
             run=_run,
             code=lambda lib, args, p: args[0],
             params=_params,

@@ -4,7 +4,7 @@ says train() or eval() (layer_kit.py; docs/graph-format.md, "Layers")."""
 
 import numpy as np
 
-from ..registry import LayerForm, Param
+from ..registry import LayerForm, Param, Port
 from .layer_kit import MODE, SeededDropout, register_layer, state_param
 
 # BatchNorm's class by the input's rank, as PyTorch asks it to be picked: (N, C) and (N, C, L)
@@ -63,6 +63,15 @@ register_layer(
         state_param("running_var", "running variance (num_features,)"),
     ),
     example={"input": {"shape": [4, 3], "init": "rand", "seed": 4}},
+    inputs=(
+        Port(
+            "input",
+            derivative="in train(): weight/σ·(δᵢⱼ − 1/n − x̂ᵢ·x̂ⱼ/n) over each channel's n values "
+            "(σ = √(var + {eps}), x̂ the normalised input; a Jacobian: each output depends on "
+            "every input of its channel); in eval(): weight/√(running_var + {eps})",
+            derivative_kind="jacobian",
+        ),
+    ),
 )
 
 
@@ -108,6 +117,15 @@ register_layer(
         state_param("weight", "weight (normalized_shape)"),
         state_param("bias_value", "bias (normalized_shape)"),
     ),
+    inputs=(
+        Port(
+            "input",
+            derivative="weight/σ·(δᵢⱼ − 1/n − x̂ᵢ·x̂ⱼ/n) over each row's n values (σ = √(var + "
+            "{eps}), x̂ the normalised input; a Jacobian: each output depends on every input of "
+            "its row)",
+            derivative_kind="jacobian",
+        ),
+    ),
 )
 
 
@@ -136,5 +154,11 @@ register_layer(
     # the node's masks stay numpy's default_rng(seed) (not PyTorch's stream): see SeededDropout
     init=lambda module, generator: setattr(
         module, "rng", np.random.default_rng(generator.initial_seed())
+    ),
+    inputs=(
+        Port(
+            "input",
+            derivative="in train(): 0 where dropped, 1/(1 − {p}) where kept; in eval(): 1",
+        ),
     ),
 )

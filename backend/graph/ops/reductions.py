@@ -3,8 +3,8 @@
 import engine as eg
 
 from ..importing.problems import Unsupported
-from ..registry import CallForm, OpSpec, Param, register
-from .common import INPUT, call_code, on_input
+from ..registry import CallForm, OpSpec, Param, Port, register
+from .common import call_code, on_input
 
 DIM = Param("dim", "dims", None, nullable=True, doc="dim or dims to reduce; empty for all")
 KEEPDIM = Param("keepdim", "bool", False, doc="keep reduced dims with size 1")
@@ -16,13 +16,20 @@ def _dims(p):
     return tuple(d) if isinstance(d, list) else d
 
 
-for _name, _doc in (("sum", "sum of elements"), ("mean", "mean of elements")):
+for _name, _doc, _derivative in (
+    (
+        "sum",
+        "sum of elements",
+        "1 (ones: the upstream gradient is broadcast back to input's shape)",
+    ),
+    ("mean", "mean of elements", "1/n (n: the number of elements averaged)"),
+):
     register(
         OpSpec(
             _name,
             "reductions",
             _doc,
-            INPUT,
+            (Port("input", derivative=_derivative),),
             run=on_input(getattr(eg, _name), lambda p: (_dims(p), p.get("keepdim", False))),
             code=call_code(_name, ("dim", "keepdim"), {"dim": None, "keepdim": False}),
             params=(DIM, KEEPDIM),
@@ -64,16 +71,23 @@ def _extremum_read(name, vals, values):
     return vals
 
 
-for _name, _reduce, _by_dims, _doc in (
-    ("max", eg.max, eg.amax, "largest element (along dim, if given)"),
-    ("min", eg.min, eg.amin, "smallest element (along dim, if given)"),
+for _name, _reduce, _by_dims, _doc, _most in (
+    ("max", eg.max, eg.amax, "largest element (along dim, if given)", "largest"),
+    ("min", eg.min, eg.amin, "smallest element (along dim, if given)", "smallest"),
 ):
     register(
         OpSpec(
             _name,
             "reductions",
             _doc,
-            INPUT,
+            (
+                Port(
+                    "input",
+                    derivative=f"1 where input is the {_most} (along dim, if given), else 0; "
+                    f"ties share it evenly ({_name}(input, dim) gives it all to the index it "
+                    "picks)",
+                ),
+            ),
             # one dim: the values of max(dim=); several: amax/amin, as PyTorch spells them
             run=_extremum_run(
                 _reduce,
@@ -97,13 +111,17 @@ def _unbiased_read(name, vals, values):
     return vals
 
 
-for _name, _doc in (("var", "variance"), ("std", "standard deviation")):
+# n: the number of elements reduced; mean: theirs
+for _name, _doc, _derivative in (
+    ("var", "variance", "2·(input − mean)/(n − {correction})"),
+    ("std", "standard deviation", "(input − mean)/((n − {correction})·std)"),
+):
     register(
         OpSpec(
             _name,
             "reductions",
             f"{_doc} (Bessel-corrected by default)",
-            INPUT,
+            (Port("input", derivative=_derivative),),
             run=on_input(
                 getattr(eg, _name),
                 lambda p: (_dims(p),),

@@ -11,7 +11,10 @@ from engine.watch import array_of
 
 from ..importing.problems import Unsupported
 from ..registry import CallForm, OpSpec, Param, Port, register
-from .common import INPUT, PAIR, call_code, operator_code
+from .common import call_code, operator_code
+
+# the elements keep their order: each output element is one input element
+SAME_LAYOUT = "1 (the upstream gradient, reshaped back to input's shape)"
 
 
 def _matmul_checked(ctx, ins, p):
@@ -31,7 +34,10 @@ register(
         "matmul",
         "linear algebra",
         "matrix product, with PyTorch's rules for 1-D and batched inputs",
-        PAIR,
+        (
+            Port("input", derivative="grad @ otherᵀ", derivative_kind="grad"),
+            Port("other", derivative="inputᵀ @ grad", derivative_kind="grad"),
+        ),
         run=_matmul_checked,
         code=operator_code("@"),
         call=CallForm(args=("input", "other"), aliases=("mm",), operator="@"),
@@ -58,7 +64,14 @@ register(
         "transpose",
         "shape",
         "swaps two dims",
-        INPUT,
+        (
+            Port(
+                "input",
+                derivative="grad.transpose({dim0}, {dim1}) (the upstream gradient, transposed "
+                "back)",
+                derivative_kind="grad",
+            ),
+        ),
         run=lambda ctx, ins, p: eg.transpose(ins[0], p.get("dim0", 0), p.get("dim1", 1)),
         code=lambda lib, args, p: (
             f"{lib}.transpose({args[0]}, {p.get('dim0', 0)}, {p.get('dim1', 1)})"
@@ -78,7 +91,7 @@ register(
         "reshape",
         "shape",
         "the same elements in a new shape (-1 once for the rest)",
-        INPUT,
+        (Port("input", derivative=SAME_LAYOUT),),
         run=lambda ctx, ins, p: eg.reshape(ins[0], tuple(p.get("shape", [-1]))),
         code=lambda lib, args, p: f"{lib}.reshape({args[0]}, {tuple(p.get('shape', [-1]))!r})",
         params=(Param("shape", "shape", [-1], doc="the new shape; -1 is inferred"),),
@@ -92,7 +105,7 @@ register(
         "flatten",
         "shape",
         "merges dims start_dim..end_dim into one",
-        INPUT,
+        (Port("input", derivative=SAME_LAYOUT),),
         run=lambda ctx, ins, p: eg.flatten(ins[0], p.get("start_dim", 0), p.get("end_dim", -1)),
         code=call_code("flatten", ("start_dim", "end_dim"), {"start_dim": 0, "end_dim": -1}),
         params=(Param("start_dim", "int", 0), Param("end_dim", "int", -1)),
@@ -104,7 +117,7 @@ register(
         "unsqueeze",
         "shape",
         "inserts a dim of size 1",
-        INPUT,
+        (Port("input", derivative=SAME_LAYOUT),),
         run=lambda ctx, ins, p: eg.unsqueeze(ins[0], p.get("dim", 0)),
         code=lambda lib, args, p: f"{lib}.unsqueeze({args[0]}, {p.get('dim', 0)})",
         params=(Param("dim", "int", 0),),
@@ -116,7 +129,7 @@ register(
         "squeeze",
         "shape",
         "removes dims of size 1 (all, or just dim)",
-        INPUT,
+        (Port("input", derivative=SAME_LAYOUT),),
         run=lambda ctx, ins, p: eg.squeeze(ins[0], p.get("dim")),
         code=call_code("squeeze", ("dim",), {"dim": None}),
         params=(Param("dim", "int", None, nullable=True),),
@@ -128,7 +141,14 @@ register(
         "permute",
         "shape",
         "reorders the dims",
-        INPUT,
+        (
+            Port(
+                "input",
+                derivative="grad permuted back by the inverse of {dims} (the upstream gradient, "
+                "its dims put back in input's order)",
+                derivative_kind="grad",
+            ),
+        ),
         run=lambda ctx, ins, p: eg.permute(ins[0], tuple(p.get("dims", []))),
         code=lambda lib, args, p: f"{lib}.permute({args[0]}, {tuple(p.get('dims', []))!r})",
         params=(Param("dims", "shape", [1, 0], doc="the new order of the dims"),),
@@ -150,16 +170,28 @@ def _joined_checked(fn):
     return run
 
 
-for _name, _doc, _aliases in (
-    ("cat", "joins tensors along an existing dim", ("concat",)),
-    ("stack", "joins tensors along a new dim", ()),
+for _name, _doc, _aliases, _derivative in (
+    (
+        "cat",
+        "joins tensors along an existing dim",
+        ("concat",),
+        "1 for the slice along dim {dim} that came from this input, 0 elsewhere (the edge gets "
+        "that slice of grad)",
+    ),
+    (
+        "stack",
+        "joins tensors along a new dim",
+        (),
+        "1 at this input's index along the new dim {dim}, 0 elsewhere (the edge gets grad at "
+        "that index)",
+    ),
 ):
     register(
         OpSpec(
             _name,
             "shape",
             _doc,
-            (Port("tensors", variadic=True),),
+            (Port("tensors", variadic=True, derivative=_derivative, derivative_kind="jacobian"),),
             run=_joined_checked(getattr(eg, _name)),
             code=lambda lib, args, p, n=_name: (
                 f"{lib}.{n}([{', '.join(args)}], dim={p.get('dim', 0)})"
