@@ -63,6 +63,9 @@ def test_a_room_link_a_restart_and_students_who_rejoin_by_themselves(browser, ow
     after = new_page(browser, server.url, errors)
     try:
         open_editor(teacher, "five-weight-network")
+        # the lesson's second step (its forward run), then the lesson out of the way
+        teacher.get_by_role("region", name="lesson").get_by_role("button", name="next →").click()
+        expect(teacher.get_by_role("region", name="lesson")).to_contain_text("step 2 of 4")
         teacher.get_by_role("button", name="close lesson").click()
         code = start_room(teacher)
         # the link and its QR code, in the Classroom dialog
@@ -136,6 +139,7 @@ def test_a_room_link_a_restart_and_students_who_rejoin_by_themselves(browser, ow
                 )
             expect(pg.get_by_test_id("value-L")).to_have_text(value_l)
             expect(pg.get_by_test_id("grad-w1")).to_have_text(grad_w1)
+            expect(pg.get_by_role("region", name="lesson")).to_contain_text("step 2 of 4")
             expect(pg.locator(".react-flow__edge[data-id='w1-b']")).to_have_class(SELECTED)
         after.screenshot(path=str(SHOTS / "room-joiner-after-restart.png"))
         # and the lesson goes on: the teacher's run reaches the student
