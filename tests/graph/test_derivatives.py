@@ -4,6 +4,9 @@ checked here for presence and form, and each claim that a derivative is an eleme
 is checked against the engine's Jacobian: the panel writes edge ÷ upstream per element as the
 local derivative only for those, and a Jacobian that is not diagonal would make it wrong."""
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -158,3 +161,36 @@ def test_the_ops_called_jacobian_are_not_elementwise():
         jac = _jacobian(REGISTRY[op], "input")
         assert jac is not None and np.any(jac - np.diag(np.diag(jac))), op
         assert REGISTRY[op].port("input").derivative_kind != "elementwise"
+
+
+# The page's unit tests of the chain-rule panel (frontend/src/panels/explain.test.ts) run on
+# what GET /api/ops says of each op's derivatives, kept in this file; an op in it that the
+# registry describes otherwise fails here. Rewrite it with
+# `.venv/bin/python tests/graph/test_derivatives.py`.
+FIXTURE = Path(__file__).parents[2] / "frontend/src/testing/opDerivatives.json"
+
+
+def chain_rule_view(spec):
+    """What the chain-rule panel reads of an op's description (OpSpec.describe())."""
+    d = spec.describe()
+    return {
+        "name": d["name"],
+        "inputs": [
+            {k: p[k] for k in ("name", "derivative", "no_grad") if k in p} for p in d["inputs"]
+        ],
+        "params": [{"name": p["name"], "default": p["default"]} for p in d["params"]],
+        **({"scalar_for": d["scalar_for"]} if "scalar_for" in d else {}),
+    }
+
+
+def test_the_page_tests_run_on_the_registry_s_derivatives():
+    kept = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    assert len(kept) > 80
+    for name, view in kept.items():
+        assert name in REGISTRY, f"{name} is no op now: rewrite {FIXTURE.name}"
+        assert view == chain_rule_view(REGISTRY[name]), f"{name} differs: rewrite {FIXTURE.name}"
+
+
+if __name__ == "__main__":
+    views = {s.name: chain_rule_view(s) for s in all_ops() if not s.source}
+    FIXTURE.write_text(json.dumps(views, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

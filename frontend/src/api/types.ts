@@ -8,6 +8,20 @@ export interface PortSpec {
   /** Set where no gradient flows back through this input: why, in the page's words, with
    * `{op}` and `{source}` to fill in (backend/graph/registry.py, Port.no_grad). */
   no_grad?: string;
+  /** Set where gradients flow back through this input: its local derivative ∂out/∂port as the
+   * chain-rule panel writes it (Port.derivative; panels/chainRule.ts fills in its params). */
+  derivative?: PortDerivative;
+}
+
+/** How to read a derivative text: an elementwise factor, the edge's gradient written with the
+ * upstream `grad`, or words for a Jacobian that is no elementwise factor. */
+export type DerivativeKind = "elementwise" | "grad" | "jacobian";
+
+export interface PortDerivative {
+  text: string; // with placeholders for params: {p}, {p-1}, x^{p-1}, {p|value:text|...}
+  kind: DerivativeKind;
+  params: string[]; // the params the text depends on
+  scalar?: string; // the text while the op's `scalar` param stands in for its scalar_for port
 }
 
 export type ParamType = "float" | "int" | "bool" | "choice" | "dims" | "shape" | "tensor" | "str";
@@ -34,6 +48,7 @@ export interface OpSpec {
   source: boolean;
   writes?: string; // an in-place op: the input port it writes into (docs/graph-format.md)
   branches?: boolean; // control flow (`if`): the first input picks which other one is computed
+  scalar_for?: string; // the port the `scalar` param stands in for while it is unconnected
 }
 
 export interface DocNode {

@@ -47,10 +47,12 @@ export default function Explain() {
   const consumer = useEditor((s) =>
     edge ? s.nodes.find((n) => n.id === edge.target)?.data : undefined,
   );
-  const otherConnected = useEditor((s) =>
-    edge ? s.edges.some((e) => e.target === edge.target && e.targetHandle === "other") : false,
-  );
   const consumerSpec = useEditor((s) => (consumer ? s.ops[consumer.op] : undefined));
+  // whether the port the op's `scalar` param stands in for has an edge (mul's other)
+  const scalarFor = consumerSpec?.scalar_for;
+  const scalarPortConnected = useEditor((s) =>
+    edge && scalarFor ? s.edges.some((e) => e.target === edge.target && e.targetHandle === scalarFor) : true,
+  );
   // inside an opened module, the opened instance's records (`l1/<id>`: doc/modules.ts)
   const scope = useScope();
   const upstream = useRun((s) => (edge ? s.annotations.nodeGrads[runKey(scope, edge.target)] : undefined));
@@ -68,15 +70,15 @@ export default function Explain() {
     () =>
       explainChain({
         port,
-        op: consumer?.op ?? null,
+        spec: consumerSpec,
         params: consumer?.params ?? EMPTY,
-        otherConnected,
+        scalarPortConnected,
         upstream,
         edgeGrad,
         notTaken,
         backwardDone,
       }),
-    [port, consumer, otherConnected, upstream, edgeGrad, notTaken, backwardDone],
+    [port, consumerSpec, consumer, scalarPortConnected, upstream, edgeGrad, notTaken, backwardDone],
   );
 
   if (!edgeId) return null;
@@ -121,7 +123,7 @@ export default function Explain() {
       <li className="ex-formula">
         formula: <code>{chain.formula}</code>
       </li>
-    ) : chain.direct ? (
+    ) : chain.form === "grad" ? (
       <li className="ex-formula">
         {rule}: edge gradient = <code>{chain.formula}</code>{" "}
         <span className="ex-aside">(grad: the upstream gradient)</span>
@@ -180,9 +182,9 @@ export default function Explain() {
           <li className="ex-product">
             edge gradient: shape <span className="ex-grad">{formatShape(chain.edgeShape)}</span>{" "}
             <span className="ex-aside">
-              {chain.direct
-                ? "(a matrix product, not elementwise)"
-                : `(upstream ⊙ ${local}, summed over broadcast dims)`}
+              {chain.form === "elementwise"
+                ? `(upstream ⊙ ${local}, summed over broadcast dims)`
+                : NOT_ELEMENTWISE[chain.form]}
             </span>
           </li>
         </ul>
@@ -234,6 +236,12 @@ export default function Explain() {
 
 type TensorChain = Extract<Chain, { kind: "tensor" }>;
 
+/** Why a tensor edge's numbers have no per-element local derivative, by the derivative's kind. */
+const NOT_ELEMENTWISE = {
+  grad: "(the rule applied to the upstream gradient, not elementwise)",
+  jacobian: "(the upstream gradient times a Jacobian, not elementwise)",
+} as const;
+
 /** The chain rule on a tensor edge with its numbers: upstream ⊙ local = edge (written in full
  * up to 16 elements, as a compact matrix beyond). */
 function TensorSteps(props: { C: string; P: string; local: string; chain: TensorChain; formulaLine: ReactNode }) {
@@ -248,10 +256,12 @@ function TensorSteps(props: { C: string; P: string; local: string; chain: Tensor
         {shape(chain.upstreamShape)} = {n.upstream ? num(n.upstream, "ex-grad") : <span className="ex-grad">unknown</span>}
       </li>
       {props.formulaLine}
-      {chain.direct ? (
+      {chain.form !== "elementwise" ? (
         <li className="ex-product">
           edge gradient{shape(chain.edgeShape)} = {num(n.edge, "ex-grad")}{" "}
-          <span className="ex-aside">(a matrix product, not elementwise), back to {P}</span>
+          <span className="ex-aside">
+            {NOT_ELEMENTWISE[chain.form]}, back to {P}
+          </span>
         </li>
       ) : (
         <li className="ex-product" aria-label="upstream times local equals edge">

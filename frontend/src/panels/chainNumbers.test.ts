@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Summary } from "../api/types";
+import { OPS } from "../testing/opSpecs";
 import { compactNested, explainChain, tensorNumbers } from "./chainRule";
 
 const summary = (shape: number[], preview: Summary["preview"]): Summary => ({
@@ -19,9 +20,9 @@ describe("the chain rule on tensor edges, in numbers", () => {
     // b = a * 3 with a = [2., 3.], L = b.mean(): upstream [0.5, 0.5], edge [1.5, 1.5]
     const c = explainChain({
       port: "input",
-      op: "mul",
+      spec: OPS.mul,
       params: { scalar: 3 },
-      otherConnected: false,
+      scalarPortConnected: false,
       backwardDone: true,
       upstream: summary([2], [0.5, 0.5]),
       edgeGrad: summary([2], [1.5, 1.5]),

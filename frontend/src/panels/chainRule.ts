@@ -1,147 +1,93 @@
-// The chain rule on one edge, as pure functions the Explain panel renders: the symbolic local
-// derivative of common ops, and the scalar arithmetic upstream × local = edge gradient.
+// The chain rule on one edge, as pure functions the Explain panel renders: the local
+// derivative of the consumer's op for the edge's port, as the op registry writes it (each
+// input port's `derivative` in GET /api/ops: backend/graph/registry.py), with the node's params
+// filled in; and the scalar arithmetic upstream × local = edge gradient.
 // No React here, so the unit tests import it directly.
-import type { Nested, Summary } from "../api/types";
+import type { DerivativeKind, Nested, OpSpec, Summary } from "../api/types";
 import { formatNested, formatNumber, scalarOf } from "../format/annotate";
 
-/** The local derivative ∂out/∂port of an op, written symbolically. `direct`: the formula
- * already is the edge's gradient in terms of the upstream `grad` (matrix products), rather
- * than a factor multiplied elementwise by the upstream gradient. */
+/** The local derivative ∂out/∂port of an op, its params filled in. `kind`: "elementwise", a
+ * factor the upstream gradient is multiplied by elementwise; "grad", the edge's gradient
+ * itself in terms of the upstream `grad` (matrix products); "jacobian", words for a Jacobian
+ * that is no elementwise factor (softmax, a layer, a reshuffle of elements). */
 export interface LocalDerivative {
   formula: string;
-  direct?: boolean;
+  kind: DerivativeKind;
 }
-
-/** What a formula may depend on besides the port: the node's params, and the number used as
- * `other` while that port is unconnected (the arithmetic ops' `scalar` param). */
-interface FormulaContext {
-  params: Record<string, unknown>;
-  scalar: number | null;
-}
-
-type Formula = string | LocalDerivative | ((c: FormulaContext) => string | LocalDerivative);
 
 const fmt = (v: number) => formatNumber(v).replace(/^-/, "−");
-const numberParam = (v: unknown, otherwise: number) => (typeof v === "number" ? v : otherwise);
 
-/** scalar·input^(scalar−1) with the numbers filled in: 2·input for a square. */
-function powerRule(s: number): string {
-  const e = s - 1;
-  if (e === 0) return fmt(s);
-  if (e === 1) return `${fmt(s)}·input`;
-  return `${fmt(s)}·input^${e < 0 || !Number.isInteger(e) ? `(${fmt(e)})` : fmt(e)}`;
+/** A param's value as a derivative text writes it: numbers with a real minus sign, lists in
+ * brackets; null where the node and the op give none. */
+function written(v: unknown): string | null {
+  if (typeof v === "number") return fmt(v);
+  if (typeof v === "boolean" || typeof v === "string") return String(v);
+  if (Array.isArray(v)) return `[${v.map((x) => written(x) ?? "?").join(", ")}]`;
+  return null;
 }
 
-const SAME_LAYOUT = "1 (the upstream gradient, reshaped back to input's shape)";
+const VALUE = /^(\w+)(?:-(\d+))?$/;
+const CHOICE = /^(\w+)\|(.*)$/;
 
-function reductionOf(p: Record<string, unknown>): string {
-  return typeof p.reduction === "string" ? p.reduction : "mean";
+/** Fill in a registry derivative text's placeholders (registry.py, PLACEHOLDER): `{p}` is
+ * param p's value, `{p-1}` that value minus 1, `x^{p-1}` an exponent (x^2, x^(−0.5), x for 1;
+ * a factor `·x^{…}` drops for 0), `{p|mean:/n|sum:}` the text for p's value. A param with no
+ * value (neither the node's nor the op's default) keeps its name. */
+export function fillDerivative(text: string, params: Record<string, unknown>, spec?: OpSpec): string {
+  const raw = (name: string): unknown => {
+    const v = params[name];
+    return v === undefined || v === null ? spec?.params.find((p) => p.name === name)?.default : v;
+  };
+  const value = (inner: string): unknown => {
+    const m = VALUE.exec(inner);
+    if (!m) return undefined;
+    const v = raw(m[1]);
+    return m[2] !== undefined && typeof v === "number" ? v - Number(m[2]) : v;
+  };
+  const powered = text.replace(/(·?)([^\s·(){}^]+)\^\{([^{}]*)\}/g, (_all, dot: string, base: string, inner: string) => {
+    const e = value(inner);
+    if (typeof e !== "number") return `${dot}${base}^(${inner})`;
+    if (e === 0) return dot ? "" : "1";
+    if (e === 1) return `${dot}${base}`;
+    const bare = e > 0 && Number.isInteger(e);
+    return `${dot}${base}^${bare ? fmt(e) : `(${fmt(e)})`}`;
+  });
+  return powered.replace(/\{([^{}]*)\}/g, (all, inner: string) => {
+    const choice = CHOICE.exec(inner);
+    if (choice) {
+      const v = raw(choice[1]);
+      const key = typeof v === "string" ? v : JSON.stringify(v);
+      for (const c of choice[2].split("|")) {
+        const at = c.indexOf(":");
+        if (c.slice(0, at) === key) return c.slice(at + 1);
+      }
+      return "";
+    }
+    const m = VALUE.exec(inner);
+    return (m ? written(value(inner)) : null) ?? (m ? m[1] : all);
+  });
 }
 
-/** op name -> port -> local derivative. Ports are the op's input names (docs/graph-format.md). */
-const TABLE: Record<string, Record<string, Formula>> = {
-  add: { input: "1", other: "1" },
-  sub: { input: "1", other: "−1" },
-  mul: {
-    input: ({ scalar }) => (scalar !== null ? `${fmt(scalar)} (the scalar)` : "other"),
-    other: "input",
-  },
-  div: {
-    input: ({ scalar }) => (scalar !== null ? `1/${fmt(scalar)}` : "1/other"),
-    other: "−input/other²",
-  },
-  pow: {
-    input: ({ scalar }) => (scalar !== null ? powerRule(scalar) : "other·input^(other−1)"),
-    other: "input^other · ln(input)",
-  },
-  neg: { input: "−1" },
-  exp: { input: "exp(input)" },
-  log: { input: "1/input" },
-  sqrt: { input: "1/(2·√input)" },
-  abs: { input: "sign(input)" },
-  reciprocal: { input: "−1/input²" },
-  sin: { input: "cos(input)" },
-  cos: { input: "−sin(input)" },
-  tanh: { input: "1 − tanh²(input)" },
-  sigmoid: { input: "σ(input)·(1 − σ(input))" },
-  relu: { input: "1 where input > 0, else 0" },
-  leaky_relu: {
-    input: ({ params }) =>
-      `1 where input > 0, else ${fmt(typeof params.negative_slope === "number" ? params.negative_slope : 0.01)}`,
-  },
-  softplus: { input: "σ(beta·input) (1 past the threshold, where it is the input itself)" },
-  silu: { input: "σ(input)·(1 + input·(1 − σ(input)))" },
-  gelu: { input: "Φ(input) + input·φ(input) (Φ, φ: the normal CDF and density)" },
-  elu: { input: ({ params }) => `1 where input > 0, else ${fmt(numberParam(params.alpha, 1))}·exp(input)` },
-  celu: { input: ({ params }) => `1 where input > 0, else exp(input/${fmt(numberParam(params.alpha, 1))})` },
-  selu: { input: "1.0507 where input > 0, else 1.0507·1.6733·exp(input)" },
-  relu6: { input: "1 where 0 < input < 6, else 0" },
-  hardtanh: {
-    input: ({ params }) =>
-      `1 where ${fmt(numberParam(params.min_val, -1))} < input < ${fmt(numberParam(params.max_val, 1))}, else 0`,
-  },
-  hardsigmoid: { input: "1/6 where −3 < input < 3, else 0" },
-  hardswish: { input: "input/3 + ½ where −3 ≤ input ≤ 3, 1 above, 0 below" },
-  logsigmoid: { input: "1 − σ(input)" },
-  softsign: { input: "1/(1 + |input|)²" },
-  tanhshrink: { input: "tanh²(input)" },
-  clamp: { input: "1 where min ≤ input ≤ max, else 0" },
-  maximum: { input: "1 where input > other, else 0 (½ on ties)", other: "1 where other > input, else 0 (½ on ties)" },
-  minimum: { input: "1 where input < other, else 0 (½ on ties)", other: "1 where other < input, else 0 (½ on ties)" },
-  where: { input: "1 where condition, else 0", other: "0 where condition, else 1" },
-  if: {
-    then: "1 (the branch taken passes the gradient through)",
-    else: "1 (the branch taken passes the gradient through)",
-  },
-  sum: { input: "1 (ones: the upstream gradient is broadcast back to input's shape)" },
-  mean: { input: "1/n (n: the number of elements averaged)" },
-  matmul: {
-    input: { formula: "grad @ otherᵀ", direct: true },
-    other: { formula: "inputᵀ @ grad", direct: true },
-  },
-  linear: { input: { formula: "grad @ weight (out = input @ weightᵀ + bias)", direct: true } },
-  mse_loss: {
-    input: ({ params }) =>
-      reductionOf(params) === "mean" ? "2·(input − target)/n" : "2·(input − target)",
-    target: ({ params }) =>
-      reductionOf(params) === "mean" ? "−2·(input − target)/n" : "−2·(input − target)",
-  },
-  l1_loss: {
-    input: ({ params }) =>
-      reductionOf(params) === "mean" ? "sign(input − target)/n" : "sign(input − target)",
-  },
-  transpose: { input: "1 (the upstream gradient, transposed back)" },
-  permute: { input: "1 (the upstream gradient, permuted back)" },
-  reshape: { input: SAME_LAYOUT },
-  flatten: { input: SAME_LAYOUT },
-  squeeze: { input: SAME_LAYOUT },
-  unsqueeze: { input: SAME_LAYOUT },
-  detach: { input: "0 (detach cuts the graph: no gradient flows back)" },
-};
-
-/** The fallback for ops and ports the table does not know. */
+/** The fallback for a port the op's spec gives no derivative for. */
 export function unknownFormula(port: string): string {
   return `∂out/∂${port} (see the op's backward)`;
 }
 
-/** The symbolic local derivative of `op` with respect to its input `port`, or null when the
- * table does not have it. `otherConnected`: whether the op's `other` port has an edge (if not,
- * the arithmetic ops use their `scalar` param as other). */
+/** The local derivative of `spec`'s op with respect to its input `port`, or null when the op
+ * (or the port) has none. `scalarPortConnected`: whether the op's `scalar_for` port has an
+ * edge (if not, its `scalar` param stands in for it, and the port's scalar text is used). */
 export function localDerivative(
-  op: string,
+  spec: OpSpec | undefined,
   port: string,
   params: Record<string, unknown> = {},
-  otherConnected = true,
+  scalarPortConnected = true,
 ): LocalDerivative | null {
-  const f = TABLE[op]?.[port];
-  if (f === undefined) return null;
-  const scalar = !otherConnected && typeof params.scalar === "number" ? params.scalar : null;
-  const v = typeof f === "function" ? f({ params, scalar }) : f;
-  return typeof v === "string" ? { formula: v } : v;
+  const d = spec?.inputs.find((p) => p.name === port)?.derivative;
+  if (!d) return null;
+  const byScalar = spec?.scalar_for && !scalarPortConnected && typeof params.scalar === "number";
+  const text = byScalar && d.scalar ? d.scalar : d.text;
+  return { formula: fillDerivative(text, params, spec), kind: d.kind };
 }
-
-/** The ops the table covers (for docs and tests). */
-export const KNOWN_OPS = Object.keys(TABLE);
 
 /** upstream × local = edge gradient for numbers. The local derivative is recovered as
  * edge gradient ÷ upstream; when upstream is 0 it cannot be (null), and the product is 0. */
@@ -159,9 +105,9 @@ export function scalarChain(
 /** Everything the panel needs to know about one edge. */
 export interface ChainInput {
   port: string; // the consumer's input port the edge enters
-  op: string | null; // the consumer's op
+  spec?: OpSpec; // the consumer's op, as GET /api/ops describes it
   params: Record<string, unknown>;
-  otherConnected: boolean;
+  scalarPortConnected: boolean; // the consumer's `scalar_for` port has an edge
   upstream?: Summary; // the consumer's total gradient (nodeGrads[consumer])
   edgeGrad?: Summary; // what the consumer sent back along the edge (edgeGrads[edge])
   notTaken?: string; // the `if` port whose branch did not run, if this edge is on it
@@ -179,15 +125,15 @@ export type Chain =
       edgeGrad: number;
       product: string | null; // "10 × 1 = 10"; null without an upstream number
       formula: string;
-      direct: boolean;
-      known: boolean; // the formula came from the table
+      form: DerivativeKind;
+      known: boolean; // the formula came from the op's spec
     }
   | {
       kind: "tensor";
       upstreamShape: number[] | null;
       edgeShape: number[];
       formula: string;
-      direct: boolean;
+      form: DerivativeKind;
       known: boolean;
       numbers: TensorNumbers | null; // null: the run sent no values (tensors past 1,024 elements)
     };
@@ -196,7 +142,7 @@ export type Chain =
  * to FULL_ELEMENTS elements, as a compact matrix (corners, with …) beyond. */
 export interface TensorNumbers {
   upstream: string | null;
-  local: string | null; // null: not recoverable (a reduction over broadcast dims, a matrix product)
+  local: string | null; // null: not recoverable (a reduction over broadcast dims, not elementwise)
   edge: string;
   full: boolean; // every number is written
 }
@@ -233,8 +179,14 @@ function nest(values: (number | null)[], shape: number[]): Nested {
 
 /** upstream ⊙ local = edge with the numbers the run sent. The local derivative is recovered
  * elementwise as edge ÷ upstream where the shapes line up (or upstream is one number); when
- * every element has the same local derivative it is written once (`[0.5, 0.5] ⊙ 3`). */
-export function tensorNumbers(upstream: Summary | undefined, edge: Summary, direct: boolean): TensorNumbers | null {
+ * every element has the same local derivative it is written once (`[0.5, 0.5] ⊙ 3`).
+ * `notElementwise`: the derivative is no elementwise factor (a matrix product, a Jacobian), so
+ * that ratio would not be it: no local numbers. */
+export function tensorNumbers(
+  upstream: Summary | undefined,
+  edge: Summary,
+  notElementwise: boolean,
+): TensorNumbers | null {
   if (edge.preview === undefined || edge.preview === null) return null;
   const e = flat(edge.preview).map(Number);
   const up = upstream?.preview != null ? flat(upstream.preview).map(Number) : null;
@@ -245,7 +197,7 @@ export function tensorNumbers(upstream: Summary | undefined, edge: Summary, dire
     edge: writeOut(edge.preview, edge.numel),
     full,
   };
-  if (direct || !up || !(up.length === e.length || up.length === 1)) return numbers;
+  if (notElementwise || !up || !(up.length === e.length || up.length === 1)) return numbers;
   const local = e.map((g, i) => {
     const u = up.length === 1 ? up[0] : up[i];
     return u !== 0 && Number.isFinite(u) ? g / u : null;
@@ -265,25 +217,25 @@ export function tensorNumbers(upstream: Summary | undefined, edge: Summary, dire
 export function explainChain(c: ChainInput): Chain {
   if (c.notTaken) return { kind: "not-taken", port: c.notTaken };
   if (!c.edgeGrad) return c.backwardDone ? { kind: "no-gradient" } : { kind: "needs-backward" };
-  const d = c.op ? localDerivative(c.op, c.port, c.params, c.otherConnected) : null;
+  const d = localDerivative(c.spec, c.port, c.params, c.scalarPortConnected);
   const formula = d?.formula ?? unknownFormula(c.port);
-  const direct = d?.direct ?? false;
+  const form = d?.kind ?? "elementwise";
   const known = d !== null;
   const g = scalarOf(c.edgeGrad);
   const up = c.upstream ? scalarOf(c.upstream) : null;
   if (g !== null && (!c.upstream || up !== null)) {
     if (up === null)
-      return { kind: "scalar", upstream: null, local: null, edgeGrad: g, product: null, formula, direct, known };
+      return { kind: "scalar", upstream: null, local: null, edgeGrad: g, product: null, formula, form, known };
     const { local, text } = scalarChain(up, g);
-    return { kind: "scalar", upstream: up, local, edgeGrad: g, product: text, formula, direct, known };
+    return { kind: "scalar", upstream: up, local, edgeGrad: g, product: text, formula, form, known };
   }
   return {
     kind: "tensor",
     upstreamShape: c.upstream ? c.upstream.shape : null,
     edgeShape: c.edgeGrad.shape,
     formula,
-    direct,
+    form,
     known,
-    numbers: tensorNumbers(c.upstream, c.edgeGrad, direct),
+    numbers: tensorNumbers(c.upstream, c.edgeGrad, form !== "elementwise"),
   };
 }
