@@ -47,3 +47,18 @@ def test_a_big_tensor_edge_shows_a_compact_matrix(page):
     expect(product).to_contain_text("[[1, 2, …, 4, 5],")
     expect(product).to_contain_text("…")
     chain.screenshot(path=str(SHOTS / "chain-big.png"))
+
+
+def test_a_softmax_edge_shows_the_registry_s_jacobian_and_no_per_element_local(page):
+    """softmax's local derivative is a Jacobian (GET /api/ops says so): edge ÷ upstream is not
+    it, so the panel writes the rule and the edge's numbers, without a local per element."""
+    open_editor(page, "softmax-expected-value")
+    backward(page)
+    page.get_by_test_id("edge-logits-p").click()
+    chain = page.get_by_role("region", name="chain rule")
+    formula = chain.locator(".ex-formula")
+    expect(formula).to_contain_text("the rule for softmax")
+    expect(formula).to_contain_text("diag(s) − s·sᵀ (s = softmax(input) along dim −1; a Jacobian")
+    expect(chain.locator(".ex-product")).to_contain_text("times a Jacobian, not elementwise")
+    expect(chain.get_by_label("upstream times local equals edge")).to_have_count(0)
+    chain.screenshot(path=str(SHOTS / "chain-jacobian.png"))

@@ -152,14 +152,14 @@ for _name, _doc, _derivative in (
     (
         "softmax",
         "exp(input) normalised to sum to 1 along dim",
-        "sᵢ·(δᵢⱼ − sⱼ) (s = softmax(input) along dim {dim}; a Jacobian: each output depends on "
-        "every input along that dim; the edge gets s ⊙ (grad − Σ grad·s))",
+        "diag(s) − s·sᵀ (s = softmax(input) along dim {dim}; a Jacobian: each output depends "
+        "on every input along that dim; the edge gets s ⊙ (grad − Σ grad·s))",
     ),
     (
         "log_softmax",
         "log of softmax, computed stably",
-        "δᵢⱼ − sⱼ (s = softmax(input) along dim {dim}; a Jacobian: each output depends on "
-        "every input along that dim; the edge gets grad − s·Σ grad)",
+        "I − 1·sᵀ (s = softmax(input) along dim {dim}, 1 a column of ones; a Jacobian: each "
+        "output depends on every input along that dim; the edge gets grad − s·Σ grad)",
     ),
 ):
     register(

@@ -66,8 +66,8 @@ register_layer(
     inputs=(
         Port(
             "input",
-            derivative="in train(): weight/σ·(δᵢⱼ − 1/n − x̂ᵢ·x̂ⱼ/n) over each channel's n values "
-            "(σ = √(var + {eps}), x̂ the normalised input; a Jacobian: each output depends on "
+            derivative="in train(): weight/σ·(I − 1·1ᵀ/n − z·zᵀ/n) over each channel's n values "
+            "(σ = √(var + {eps}), z the normalised input; a Jacobian: each output depends on "
             "every input of its channel); in eval(): weight/√(running_var + {eps})",
             derivative_kind="jacobian",
         ),
@@ -120,8 +120,8 @@ register_layer(
     inputs=(
         Port(
             "input",
-            derivative="weight/σ·(δᵢⱼ − 1/n − x̂ᵢ·x̂ⱼ/n) over each row's n values (σ = √(var + "
-            "{eps}), x̂ the normalised input; a Jacobian: each output depends on every input of "
+            derivative="weight/σ·(I − 1·1ᵀ/n − z·zᵀ/n) over each row's n values (σ = √(var + "
+            "{eps}), z the normalised input; a Jacobian: each output depends on every input of "
             "its row)",
             derivative_kind="jacobian",
         ),
