@@ -250,6 +250,9 @@ def _self_checked(writer):
         if not writer.add_hints(hints, back):
             break
         source = writer.script(hints)
+    check = getattr(writer, "reads_back", None)  # (a model: export_model.py)
+    if check is not None and not check(source):
+        source = writer.script(hints)  # with the comments it left out
     return source
 
 
@@ -360,13 +363,14 @@ class _Exporter(GraphIndex):
         )
         # the script's init_like_engine (export_layers.INIT_HELPER): PyTorch's layers, and the
         # engine's where reset_parameters takes no generator (Embedding, MultiheadAttention)
-        self.uses_helper = any(
-            self.specs[n].layer is not None
+        self.uses_helper = {
+            self.specs[n].layer.cls(self._layer_input(n), self.params[n])
+            for n in self.order
+            if self.specs[n].layer is not None
             and export_layers.needs_helper(
                 self.lib, self.specs[n], self.params[n], self._layer_input(n)
             )
-            for n in self.order
-        )
+        }
         # numpy makes a dataset's arrays and the random sources' numbers (default_rng(seed))
         self.uses_np = bool(self.arrays) or random_sources
         self.uses_nn = any(self.specs[n].layer is not None for n in self.order)
@@ -720,8 +724,6 @@ class _Exporter(GraphIndex):
         if self.note:
             lines += [f"# {self.note}", ""]
         lines.append("import json")
-        if self.uses_helper:
-            lines.append("import math")
         lines.append("")
         if self.uses_np:
             lines.append("import numpy as np")
@@ -735,7 +737,8 @@ class _Exporter(GraphIndex):
                 lines.append("from torch import nn")
         lines += ["", ""]
         if self.uses_helper:
-            lines += export_layers.init_helper(lib).strip("\n").splitlines() + ["", ""]
+            helper = export_layers.init_helper(lib, self.uses_helper)
+            lines += helper.strip("\n").splitlines() + ["", ""]
         lines += _SHOW.strip("\n").splitlines() + ["", ""]
         kinds = dict.fromkeys(self.params[n]["kind"] for n in self.arrays)
         if kinds:

@@ -73,6 +73,9 @@ class ClassWriter:
     variables of the top-level nodes) is the flat graph's."""
 
     retains = True  # the script keeps the top-level values' gradients (retain_grad) to print
+    # the instances and port nodes carry their ids and places in comments (a model leaves them
+    # out where the script reads back the same without them: export_model.py)
+    placed = True
     sections = (
         "# -- modules: one nn.Module class per module definition",
         "# -- the model: one object per module instance, each with its own values",
@@ -293,16 +296,16 @@ class ClassWriter:
                     names[nid] = attrs[nid]
                     code = spec.code(lib, args, params)
                     body.append(f"{attrs[nid]} = {code}  {self.comment((name, nid), n, hints)}")
-        ports = ports_comment([level.nodes[o] for o in m.outputs], _own_params)
-        body.append(f"return {', '.join(names[o] for o in m.outputs)}  {ports}")
+        ports = self._ports([level.nodes[o] for o in m.outputs])
+        body.append(f"return {', '.join(names[o] for o in m.outputs)}{ports}")
         head = [f"class {self.cls[name]}(nn.Module):"]
         if m.doc.strip():
             head.append(f"    {_docstring(m.doc.strip())}")
             head.append("")
         ins = ", ".join(["self"] + [attrs[i] for i in m.inputs])
         lines = head + ["    def __init__(self):"] + ["        " + s for s in init]
-        ports = ports_comment([level.nodes[i] for i in m.inputs], _own_params)
-        lines += ["", f"    def forward({ins}):  {ports}"] + ["        " + s for s in body]
+        ports = self._ports([level.nodes[i] for i in m.inputs])
+        lines += ["", f"    def forward({ins}):{ports}"] + ["        " + s for s in body]
         return tuple(lines)
 
     # -- an instance's own values -------------------------------------------------------------
@@ -380,7 +383,12 @@ class ClassWriter:
         names.update(self.out)
         args = self._args(self.top, names, nid, m.inputs)
         lhs = ", ".join(self.out[(nid, p)] for p in m.outputs)
-        return [f"{lhs} = {self.obj[nid]}({', '.join(args)})  {self.comment(nid, n, hints)}"]
+        comment = f"  {self.comment(nid, n, hints)}" if self.placed else ""
+        return [f"{lhs} = {self.obj[nid]}({', '.join(args)}){comment}"]
+
+    def _ports(self, nodes):
+        """The `# ports` comment of a forward's inputs or its return ('' where not placed)."""
+        return f"  {ports_comment(nodes, _own_params)}" if self.placed else ""
 
     def shows(self, nid):
         """The results of a top-level instance: its outputs, then each source's value and

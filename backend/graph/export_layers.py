@@ -5,9 +5,9 @@ constructor's arguments, read off the node's input and params; the state params 
 
 Weights start from the engine's seeded init: in engine Python, Linear and Conv2d by
 `conv1.reset_parameters(eg.Generator().manual_seed(S))`; else by `init_like_engine(conv1,
-seed=S)`, the script's helper (INIT_HELPER: PyTorch's init functions drawing from
-`Generator().manual_seed(S)`; the engine's generator is PyTorch's), so both scripts start from the
-same numbers.
+seed=S)`, the script's helper (INIT_HELPER: `torch.manual_seed(S)`, then PyTorch's own
+`reset_parameters()`; the engine's generator is PyTorch's), so both scripts start from the same
+numbers.
 Stored state (trained weights, batch_norm's running statistics) is copied in under `no_grad`.
 A layer whose `mode` resolves to eval() in a run (`auto`, `eval`: an exported script is a
 forward and backward run) gets `layer.eval()`.
@@ -25,38 +25,40 @@ from .ops.layer_kit import attribute, training_mode
 from .ops.sources import as_floats
 
 SEEDED_RESET = ("Linear", "Conv2d")  # engine init by reset_parameters(generator)
-# the script's helper drawing a layer's starting values as the graph's run draws them: PyTorch's
-# own init functions on a Generator seeded with the node's seed (the engine's generator is
-# PyTorch's, so eg and torch scripts get the same numbers); `{lib}` is eg or torch
+# the script's helper giving a layer its starting values as the graph's run draws them: each
+# layer node has a seed of its own, and PyTorch's default init drawn right after
+# manual_seed(seed) is the engine's (its generator is PyTorch's), so eg and torch scripts get
+# the same numbers; `{lib}` is eg or torch. MultiheadAttention is drawn in the node's order
+# (ops/attention_layers.py): q, k, v first, then out_proj, which PyTorch's constructor draws
+# first.
 INIT_HELPER = '''
 def init_like_engine(layer, seed):
-    """The editor's seeded init of a layer: PyTorch's init functions drawing from
-    Generator().manual_seed(seed), so that this script starts from the editor's numbers."""
-    g = {lib}.Generator().manual_seed(seed)
-
-    def reset(layer):  # Linear and Conv2d's reset_parameters, from g
-        nn.init.kaiming_uniform_(layer.weight, a=math.sqrt(5), generator=g)
-        if layer.bias is not None:
-            bound = 1 / math.sqrt(layer.weight[0].numel())
-            nn.init.uniform_(layer.bias, -bound, bound, generator=g)
-
-    with {lib}.no_grad():
-        if isinstance(layer, nn.Embedding):
-            nn.init.normal_(layer.weight, generator=g)
-        elif isinstance(layer, nn.MultiheadAttention):  # xavier_uniform_, out_proj's, zero biases
-            nn.init.xavier_uniform_(layer.in_proj_weight, generator=g)
-            reset(layer.out_proj)
-            for b in (layer.in_proj_bias, layer.out_proj.bias):
-                if b is not None:
-                    nn.init.zeros_(b)
-        else:
-            reset(layer)
+    """The layer's starting values as Wiregrad draws them: PyTorch's default init, drawn right
+    after {lib}.manual_seed(seed) (each layer of the graph has a seed of its own)."""
+    {lib}.manual_seed(seed)
+    layer.reset_parameters()
+'''
+INIT_HELPER_MHA = '''
+def init_like_engine(layer, seed):
+    """The layer's starting values as Wiregrad draws them: PyTorch's default init, drawn right
+    after {lib}.manual_seed(seed) (each layer of the graph has a seed of its own)."""
+    {lib}.manual_seed(seed)
+    if isinstance(layer, nn.MultiheadAttention):  # q, k, v first, then out_proj
+        nn.init.xavier_uniform_(layer.in_proj_weight)
+        layer.out_proj.reset_parameters()
+        for b in (layer.in_proj_bias, layer.out_proj.bias):
+            if b is not None:
+                nn.init.zeros_(b)
+    else:
+        layer.reset_parameters()
 '''
 
 
-def init_helper(lib):
-    """The helper's source for a script importing the engine as `eg` or PyTorch as `torch`."""
-    return INIT_HELPER.replace("{lib}", lib)
+def init_helper(lib, classes=()):
+    """The helper's source for a script importing the engine as `eg` or PyTorch as `torch`
+    whose helper seeds layers of `classes` ("Linear", "MultiheadAttention", ...)."""
+    text = INIT_HELPER_MHA if "MultiheadAttention" in classes else INIT_HELPER
+    return text.replace("{lib}", lib)
 
 
 def needs_helper(lib, spec, params, x):

@@ -36,7 +36,7 @@ import re
 from . import registry
 from .document import Edge, ModuleDef, Node
 from .modules import INPUT_OP, MODULE_OP, OUTPUT_OP, SEP
-from .validate import topological_order
+from .validate import resolved_params, topological_order
 
 # the line that tells the importer to read the class back as the flat graph
 MARK = "# (the graph as one model: Wiregrad reads this script back as its flat graph)"
@@ -151,6 +151,10 @@ def model_writer(doc, ex, names):
         """Writes the model document, prints under the flat graph's ids."""
 
         retains = False  # (it prints the loss and the parameters' gradients: leaves' .grad)
+        # no `# node` comment on `model(...)` and no `# ports` comments: the importer unpacks
+        # the one instance (importing/model_graph.py), so they say nothing the graph keeps;
+        # placed again where the script would not read back the same without them
+        placed = False
         sections = ("# -- the model", "", "# -- the data, the prediction and the loss")
 
         def __init__(self):
@@ -169,6 +173,20 @@ def model_writer(doc, ex, names):
             )
             output = doc.training.output if doc.training is not None else None
             self.training_output = output  # written in the loop's hint (export_training.py)
+
+        def reads_back(self, source):
+            """Whether `source` imports as the flat graph it was exported from (ids, ops,
+            params, places, labels, wires, target); where not, the comments left
+            out are placed again (the caller writes the script once more)."""
+            from .importer import ImportFailed, from_python
+
+            try:
+                same = _same_flat(doc, from_python(source))
+            except ImportFailed:
+                same = False
+            if not same:
+                self.placed = True
+            return same
 
         def original_of(self, key, back=False):
             if back:  # the flat id of the node the output port carries
@@ -199,6 +217,24 @@ def model_writer(doc, ex, names):
             return f"show({m.group(1)}, {self.original_of(m.group(2))!r}"
 
     return ModelWriter(), None
+
+
+def _same_flat(a, b):
+    """Whether documents a and b have the same nodes (id, op, params, position, label), wires
+    and target (the training loop is written, and read back, after: export_training.py)."""
+
+    def nodes(d):
+        out = {}
+        for n in d.nodes:
+            spec = registry.get(n.op)
+            params = resolved_params(spec, n.params) if spec is not None else n.params
+            out[n.id] = (n.op, params, n.position.x, n.position.y, n.label)
+        return out
+
+    def wires(d):
+        return sorted((e.source, e.sourcePort, e.target, e.targetPort) for e in d.edges)
+
+    return nodes(a) == nodes(b) and wires(a) == wires(b) and a.target == b.target
 
 
 _SHOWN = re.compile(r"show\(('\w+'), '([^']*)'")

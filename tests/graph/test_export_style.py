@@ -70,3 +70,13 @@ def test_the_docs_show_the_lenet_script_as_exported():
     assert shown == to_python(load_template("lenet-digits"), "torch"), (
         "docs/code-export.md shows an older lenet-digits script: write the current one there"
     )
+
+
+def test_a_model_leaves_out_the_comments_the_importer_does_not_need():
+    lenet = to_python(load_template("lenet-digits"), "torch")
+    assert "# ports" not in lenet and "\nlogits = model(data)\n" in lenet
+    assert "    def forward(self, data):\n" in lenet and "        return logits\n" in lenet
+    # a node named `out`, the id the importer would give the model's output port: the script
+    # would not read back the same without them, so they are written
+    residual = to_python(load_template("residual-block-digits"), "torch")
+    assert "# ports" in residual and "logits = model(data)  # node model (" in residual
