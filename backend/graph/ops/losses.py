@@ -27,7 +27,7 @@ for _name, _doc, _d_input, _d_target in (
         "cross_entropy",
         "cross-entropy of logits (N, C) against class indices (N,)",
         "softmax(input) − onehot(target){reduction|mean:, ÷N (N: the rows averaged)} "
-        "(softmax over the classes, dim 1)",
+        "(softmax over the class dim)",
         "",
     ),
 ):  # fmt: skip

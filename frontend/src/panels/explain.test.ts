@@ -84,10 +84,10 @@ describe("localDerivative, from the op's spec", () => {
     });
     expect(formula("log_softmax")).toMatch(/^I − 1·sᵀ \(s = softmax\(input\) along dim −1,/);
     expect(formula("cross_entropy")).toBe(
-      "softmax(input) − onehot(target), ÷N (N: the rows averaged) (softmax over the classes, dim 1)",
+      "softmax(input) − onehot(target), ÷N (N: the rows averaged) (softmax over the class dim)",
     );
     expect(formula("cross_entropy", "input", { reduction: "sum" })).toBe(
-      "softmax(input) − onehot(target) (softmax over the classes, dim 1)",
+      "softmax(input) − onehot(target) (softmax over the class dim)",
     );
     expect(formula("max")).toMatch(/^1 where input is the largest/);
     expect(local("cat", "tensors", { dim: 1 })).toEqual({
