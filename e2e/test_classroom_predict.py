@@ -67,8 +67,17 @@ def test_a_predict_round_with_three_students(page, student_page, browser):
         expect(students[0].get_by_test_id("edge-grad-x-h")).to_contain_text("33")
 
         # the teacher selects the wire and asks
+        # a button on the canvas's corner until the teacher means to ask: the canvas keeps its
+        # size (and the graph its fit)
+        before = teacher.get_by_label("graph canvas").evaluate(BOX)
         click_wire(teacher, "x-h")
         ask = teacher.get_by_role("region", name="ask the class")
+        opener = ask.get_by_role("button", name="Ask the class…")
+        expect(opener).to_be_visible()
+        assert teacher.get_by_label("graph canvas").evaluate(BOX) == before
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        teacher.screenshot(path=str(SHOTS / "predict-projector-ask-button.png"))
+        opener.click()
         expect(ask.get_by_label("what to ask")).to_contain_text("the gradient on x → h")
         ask.get_by_role("button", name="Ask").click()
         board = teacher.get_by_role("region", name="class answers")
@@ -174,6 +183,7 @@ def test_a_question_at_a_step_of_the_backward_pass(page, student_page):
     teacher.get_by_role("button", name="step mode").click()
     steps = teacher.get_by_role("group", name="step mode")
     ask = teacher.get_by_role("region", name="ask the class")
+    ask.get_by_role("button", name="Ask the class…").click()
     what = ask.get_by_label("what to ask")
     for _ in range(14):
         if ask.count() and "z sends a gradient back to a" in what.evaluate(

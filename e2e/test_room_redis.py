@@ -83,6 +83,7 @@ def test_a_predict_round_with_students_on_two_processes(browser, two_processes):
         for s in students:
             expect(s.locator(".react-flow__edge[data-id='x-h']")).to_have_class(SELECTED)
         ask = teacher.get_by_role("region", name="ask the class")
+        ask.get_by_role("button", name="Ask the class…").click()
         ask.get_by_role("button", name="Ask").click()
         board = teacher.get_by_role("region", name="class answers")
         for s, text in zip(students, ("33", "[33.0]", "15"), strict=True):

@@ -62,6 +62,9 @@ function TeacherQuiz() {
   const [kind, setKind] = useState(0);
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // a button until the teacher means to ask: a wire selected to explain its chain rule does
+  // not put a form on the projector (nor change the band's height and the graph's fit)
+  const [asking, setAsking] = useState(false);
   const act = async (f: () => Promise<string | null>) => {
     setBusy(true);
     setProblem(await f());
@@ -71,6 +74,14 @@ function TeacherQuiz() {
     const options = [...(next ? [next] : []), ...askable(selected)];
     if (!options.length) return null;
     const target = options[Math.min(kind, options.length - 1)];
+    if (!asking)
+      return (
+        <aside className="quiz teacher closed" role="region" aria-label="ask the class">
+          <button type="button" onClick={() => setAsking(true)}>
+            Ask the class…
+          </button>
+        </aside>
+      );
     return (
       <aside className="quiz teacher" role="region" aria-label="ask the class">
         <header>
@@ -89,9 +100,19 @@ function TeacherQuiz() {
         <label className="quiz-names">
           <input type="checkbox" checked={names} onChange={(e) => setNames(e.target.checked)} /> ask for names
         </label>
-        <button type="button" className="primary" disabled={busy} onClick={() => act(() => useQuiz.getState().ask(target, names))}>
-          Ask
-        </button>
+        <div className="quiz-buttons">
+          <button type="button" onClick={() => setAsking(false)}>
+            Not now
+          </button>
+          <button
+            type="button"
+            className="primary"
+            disabled={busy}
+            onClick={() => act(async () => (await useQuiz.getState().ask(target, names)) ?? (setAsking(false), null))}
+          >
+            Ask
+          </button>
+        </div>
         {problem && (
           <p className="field-error" role="alert">
             {problem}
