@@ -490,6 +490,19 @@ class _Importer:
         """A layer just declared that draws its init from PyTorch's global stream: given the
         seed of a fresh stream (random_draws.py) where there is one; whether the stream is
         drawn from (a class instance or a Sequential may be: counted as drawn)."""
+        if name in self.classes.instances:  # its layers are known at its first call
+            inst = self.classes.instances[name]
+            inst["line"] = self.current_line
+            if seed is not None:
+                inst["fresh_seed"] = seed
+            elif not self.notes.quiet_output and self.random.exact:
+                inst["fresh_seed"] = None
+                self.notes.add(
+                    self.current_line,
+                    f"{name}: its layers' default init is the document's own seeded draw, "
+                    "not the one PyTorch makes here",
+                )
+            return True
         if name in self.layers.declared:
             entry = self.layers.declared[name]
         else:
@@ -566,10 +579,25 @@ class _Importer:
         if ones and not self.ones_of(call, name):
             raise Unsupported(_BACKWARD_ARGS)
         target = self.ref_name(name)
-        if PORT in target:
+        module_out = PORT in target or self.graph.nodes.get(target, {}).get("op") == "module"
+        if module_out and (ones or not self.classes.scalar_output(target)):
             raise Unsupported(
                 f"backward() from one output of a module: write `L = {name}.sum()` (or the "
                 "loss of it) and call L.backward()"
+            )
+        if module_out:
+            # backward() without a gradient is PyTorch's for a scalar only, and the sum of a
+            # scalar is itself: a sum node is the document's target (a target names a node)
+            self.current_var = name
+            try:
+                target = self.add_node("sum", {}, [("input", target)], f"{name}_sum")
+            finally:
+                self.current_var = None
+            self.env[name] = target
+            self.notes.add(
+                self.current_line,
+                f"{name}.backward() on a module's output: a sum node (a scalar's sum is "
+                "itself) is the target",
             )
         self.target = target
         self.gradient_ones = ones

@@ -272,11 +272,11 @@ def pytorch_numbers(cases):
     return run_pytorch(_RUNNER, json.dumps(cases))
 
 
-def run_pytorch(runner, stdin):
+def run_pytorch(runner, stdin, args=()):
     """The JSON that `runner` (Python code run by PyTorch's interpreter in a subprocess, fed
-    `stdin`) prints on its last line."""
+    `stdin`, with command-line `args`) prints on its last line."""
     proc = subprocess.run(
-        [sys.executable, "-c", runner],
+        [sys.executable, "-c", runner, *args],
         input=stdin,
         cwd=ROOT,
         capture_output=True,

@@ -151,3 +151,21 @@ def test_a_draw_after_a_dropout_ran_or_in_a_branch_is_not_called_pytorchs():
     )
     assert "line 6: randn: the values are a fresh draw" in notes
     assert "line 9: randn: the values are a fresh draw" in notes
+
+
+def test_a_class_of_two_layers_after_manual_seed_says_its_init_is_not_pytorchs():
+    doc, notes = _notes(
+        "class M(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+        "        self.a = nn.Linear(2, 2)\n        self.b = nn.Linear(2, n)\n"
+        "    def forward(self, x):\n        return self.b(self.a(x))\n"
+        "torch.manual_seed(4)\nm = M(1)\nL = m(torch.ones(1, 2)).sum()\nL.backward()\n"
+    )
+    assert "line 11: M(): its layers' default init is the document's own seeded draw" in notes
+    one, notes = _notes(
+        "class M(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.a = nn.Linear(2, 2)\n        self.act = nn.ReLU()\n"
+        "    def forward(self, x):\n        return self.act(self.a(x))\n"
+        "torch.manual_seed(4)\nm = M()\nL = m(torch.ones(1, 2)).sum()\nL.backward()\n"
+    )
+    assert "M():" not in notes
+    assert next(n for n in one.nodes if n.op == "module").params["seed"] == 4

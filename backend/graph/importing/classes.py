@@ -36,12 +36,14 @@ each call (or refuses, where a layer keeps them inside its node)."""
 import ast
 import copy
 
+from .. import registry
 from .constants import Constants, constant_or_refused
 from .module_modes import moded, unused_unmoded
-from .nodes import renamed_ref
+from .nodes import renamed_ref, split_ref
 from .port_comments import meta_id, ports_of
 from .problems import Unsupported
 from .python_values import is_config_class, read_config_class
+from .random_draws import seed_after_manual_seed
 from .shapes import NeedsShapes
 from .shared_calls import share, unused_base
 from .state_loads import with_state
@@ -244,14 +246,37 @@ class ClassReader:
         inst = self.instances[name]
         inst["used"] = True
         if "seed" not in inst:  # every call of one instance: the same seed
-            inst["seed"] = sum(
-                1 for i in self.instances.values() if i["base"] == inst["base"] and "seed" in i
-            )
+            seed = seed_after_manual_seed(self, inst)
+            if seed is None:  # the instances of one definition in turn: 0, 1, 2 ...
+                seed = sum(
+                    1 for i in self.instances.values() if i["base"] == inst["base"] and "seed" in i
+                )
+            inst["seed"] = seed
         params = with_state(inst, {"module": inst["def"], "seed": inst["seed"]}, meta)
         inputs = inputs + list(inst.get("shared", {}).values())  # (the variant's last ports)
         nid = self.imp.add_node("module", params, list(zip(d["inputs"], inputs)), meta)
         inst.setdefault("nodes", []).append(self.imp.graph.nodes[nid])  # (kept if renamed)
         return nid
+
+    def scalar_output(self, ref):
+        """Whether output `ref` (a module node, or a port_ref of one) is a scalar by how its
+        definition computes it: a whole sum or mean, or a loss that reduces (what
+        backward() without a gradient needs); False where that is not seen."""
+        nid, port = split_ref(ref)
+        node = self.imp.graph.nodes.get(nid)
+        d = self.defs.get(node["params"].get("module")) if node else None
+        if d is None:
+            return False
+        src = next((e["source"] for e in d["edges"] if e["target"] == port), None)
+        inner = next((n for n in d["nodes"] if n["id"] == src), None)
+        if inner is None:
+            return False
+        op, params = inner["op"], inner["params"]
+        if op in ("sum", "mean"):
+            return params.get("dim") in (None, [], ())
+        spec = registry.get(op)
+        reduces = spec is not None and spec.param("reduction") is not None
+        return reduces and params.get("reduction", "mean") != "none"
 
     def definitions(self):
         """The module definitions built, in the order their classes made their first instance

@@ -42,6 +42,50 @@ class GeneratorValue(PyObject):
         return f"Generator(seed={self.seed})"
 
 
+def _drawing_layers(reader, dname, offset=0, depth=0):
+    """[(effective seed, node)] of the nodes of definition `dname` whose init draws (layers
+    with a seed, not dropout), nested modules' seeds added as flattening adds them."""
+    from .. import registry  # (the registry imports nothing of the importer)
+
+    out = []
+    d = reader.defs.get(dname)
+    if d is None or depth > 32:
+        return None
+    for n in d["nodes"]:
+        p = n["params"]
+        if n["op"] == "module":
+            inner = _drawing_layers(reader, p["module"], offset + int(p.get("seed", 0)), depth + 1)
+            if inner is None:
+                return None
+            out += inner
+        elif n["op"] != "dropout":
+            spec = registry.get(n["op"])
+            if spec is not None and spec.param("seed") is not None:
+                out.append((offset + int(p.get("seed") or 0), n))
+    return out
+
+
+def seed_after_manual_seed(reader, inst):
+    """The seed of an instance of a class made right after torch.manual_seed(S) (the
+    `fresh_seed` classes' instantiation kept): where its definition holds one layer whose
+    init draws, that layer then draws what PyTorch's does; None where it is not so."""
+    fresh = inst.get("fresh_seed")
+    if fresh is None:
+        return None
+    layers = _drawing_layers(reader, inst["def"])
+    if layers is not None and len(layers) == 1 and layers[0][0] <= fresh:
+        seed, node = layers[0]
+        # (an instance's seed is added to the seeds its nodes have: give the layer its own)
+        node["params"].setdefault("seed", 0)
+        return fresh - seed
+    reader.imp.notes.add(
+        inst.get("line", 0),
+        f"{inst['cls']}(): its layers' default init is the document's own seeded draw, not "
+        "PyTorch's (torch.manual_seed(S) right before gives PyTorch's for a class of one layer)",
+    )
+    return None
+
+
 class RandomDraws:
     def __init__(self, imp, exact=True):
         self.imp = imp  # the statement walker (importer._Importer)
