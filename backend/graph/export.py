@@ -323,6 +323,7 @@ class _Exporter(GraphIndex):
         super().__init__(doc)
         self.flavor = flavor
         self.weights = weights_sentence(doc, weights)
+        self.builds = "the graph"  # (a model: "the model and its data", export_model.py)
         # what the results section prints (a model prints less: export_model.py)
         self.prints = 'prints each value and gradient ("value <node> <json>", "grad <node> <json>")'
         self.lib = "eg" if flavor == "engine" else "torch"
@@ -701,7 +702,7 @@ class _Exporter(GraphIndex):
         text = [doc.name.splitlines()[0] if doc.name.strip() else "untitled"]
         if doc.description.strip():
             text += ["", doc.description.strip()]
-        said = f"It builds the graph, {what}, and {self.prints}. {self.weights}"
+        said = f"It builds {self.builds}, {what}, and {self.prints}. {self.weights}"
         text += [
             "",
             f"Exported from Wiregrad as {lang}. Run it with:",

@@ -167,6 +167,7 @@ def model_writer(doc, ex, names):
             var = self._fresh(self.ex.var[self.original_of(flat, back=True)], {})
             self.out[(inst, port)] = self.ex.var[flat] = var
             self.ex.note = MARK[2:]
+            self.ex.builds = "the model and its data"
             self.ex.prints = (
                 'prints the loss and each parameter\'s gradient ("value <node> <json>", '
                 '"grad <parameter> <json>")'
