@@ -5,10 +5,13 @@ its signature, aliases, forms, required and varargs params)."""
 
 import ast
 
+import engine
+
 from .. import registry
 from .constants import NOT
 from .problems import Unsupported
 from .python_values import MathModule
+from .random_draws import MAX_VALUES
 from .sources import SOURCE_FUNCTIONS
 from .syntax import dotted, literal
 
@@ -38,6 +41,8 @@ class CallReader:
             return imp.sources.source(node, rest, meta)
         if kind == "lib" and rest in ("zeros_like", "ones_like"):
             return self._like(node, rest, meta)
+        if kind == "lib" and rest == "linspace":
+            return self._linspace(node, meta)
         receiver = None
         if kind is None and isinstance(func, ast.Attribute) and self._module_name(func.value):
             raise Unsupported(self._not_a_tensor_function(d, func))
@@ -80,6 +85,36 @@ class CallReader:
             )
         dtype = self.imp.modules.dtype_in(kwargs) or str(t.dtype).removeprefix("engine.")
         params = {"init": fn.removesuffix("_like"), "shape": list(t.shape), "dtype": dtype}
+        rg = kwargs.get("requires_grad")
+        if rg is not None:
+            params["requires_grad"] = literal(rg)
+        return self.imp.add_node("tensor", params, [], meta)
+
+    def _linspace(self, node, meta):
+        """torch.linspace(start, end, steps): a tensor source of its values, worked out with
+        the engine's linspace (today within an ulp of PyTorch's, not always equal to it)."""
+        names = ("start", "end", "steps")
+        given = dict(zip(names, node.args))
+        extra = [k.arg for k in node.keywords if k.arg not in (*names, "dtype", "requires_grad")]
+        if len(node.args) > 3 or extra or any(k.arg is None for k in node.keywords):
+            raise Unsupported("write torch.linspace(start, end, steps), dtype= if needed")
+        kwargs = {k.arg: k.value for k in node.keywords}
+        given.update({k: v for k, v in kwargs.items() if k in names})
+        values = {k: self.imp.constants.value(v) for k, v in given.items()}
+        ok = set(values) == set(names) and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in values.values()
+        )
+        if not ok or type(values["steps"]) is not int or not 0 <= values["steps"] <= MAX_VALUES:
+            raise Unsupported(
+                f"torch.linspace takes constant numbers start, end and at most {MAX_VALUES:,} steps"
+            )
+        dtype = self.imp.modules.dtype_in(kwargs) or "float32"
+        if dtype not in ("float32", "float64"):
+            raise Unsupported("torch.linspace is read for float32 and float64")
+        lib = getattr(engine, dtype)
+        with engine.no_grad():
+            t = engine.linspace(values["start"], values["end"], values["steps"], dtype=lib)
+        params = {"value": t.tolist(), "dtype": dtype}
         rg = kwargs.get("requires_grad")
         if rg is not None:
             params["requires_grad"] = literal(rg)
