@@ -29,7 +29,6 @@ NOT_YET = {
     "makemore_mlp.py": (25, "an index here takes integers"),  # C[Xb], a tensor index
     "nanogpt_attention.py": (41, "'torch.tril' is not an op of the registry"),
     "nn_tutorial_logistic.py": (11, "requires_grad_() is supported on tensor sources only"),
-    "tv_basicblock.py": (48, "the attribute .BatchNorm2d is not read"),  # a layer class alias
 }
 
 

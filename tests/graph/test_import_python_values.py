@@ -222,3 +222,18 @@ def test_math_with_a_huge_argument_is_no_number_and_costs_nothing():
     # and the layer line that needs one says so
     problems = _problems(HEAD + "n = int(math.pow(10, 400))\nfc = nn.Linear(n, 1)\n")
     assert problems and problems[0][0] == 5, problems
+
+
+def test_a_layer_class_in_a_variable_is_called_as_the_class():
+    doc = from_python(
+        _text(
+            """
+            import torch
+            import torch.nn as nn
+            norm_layer = nn.LayerNorm
+            n = norm_layer(3)
+            y = n(torch.ones(2, 3)).sum()
+            """
+        )
+    )
+    assert "layer_norm" in [node.op for node in doc.nodes]

@@ -20,7 +20,8 @@ import math
 import operator
 
 from .problems import Unsupported
-from .python_values import ConfigClass, ConfigInstance, PyObject
+from .python_values import ConfigClass, ConfigInstance, LayerClass, PyObject
+from .syntax import dotted
 
 NOT = object()  # what value() gives for an expression that is no constant
 _MAX_INT = 2**63
@@ -334,6 +335,9 @@ class _Fold(ast.NodeTransformer):
         return self.generic_visit(node)
 
     def visit_Call(self, node):
+        held = self.c.lookup(node.func.id) if isinstance(node.func, ast.Name) else NOT
+        if isinstance(held, LayerClass):  # norm_layer(planes): nn.BatchNorm2d(planes)
+            node.func = held.func(node.func)
         # a call's function is a name to call (self.fc), never a value to substitute
         if isinstance(node.func, ast.Name) and node.func.id not in ("len", "range", *_BUILTINS):
             node.args = [self.visit(a) for a in node.args]
@@ -407,6 +411,8 @@ class ConstantLines:
         c = self.imp.constants
         if self._set_field(stmt):
             return True, None
+        if self._layer_class(stmt):
+            return True, None
         names = [n for t in stmt.targets for n in _names(t)]
         plain = all(isinstance(t, (ast.Name, ast.Tuple)) for t in stmt.targets)
         v = c.value(stmt.value) if plain else NOT
@@ -418,6 +424,20 @@ class ConstantLines:
                 c.values[name] = value
                 self.imp.env.pop(name, None)
         return True, None
+
+    def _layer_class(self, stmt):
+        """`norm_layer = nn.BatchNorm2d`: the variable holds the layer class (python_values)."""
+        t = stmt.targets[0] if len(stmt.targets) == 1 else None
+        value = stmt.value
+        if not isinstance(t, ast.Name) or not isinstance(value, (ast.Attribute, ast.Name)):
+            return False
+        written = dotted(value)
+        kind, rest = self.imp.modules.func_kind(written)
+        if kind != "nn" or not rest[:1].isupper() or "." in rest:
+            return False
+        self.imp.constants.values[t.id] = LayerClass(written)
+        self.imp.env.pop(t.id, None)
+        return True
 
     def _set_field(self, stmt):
         """`cfg.dropout = 0.1`, cfg a config instance (python_values.py): the field set."""

@@ -70,7 +70,9 @@ class NnLayers:
                 f"nn.{cls} is not read: write its function (F.<name>(x)) or one of nn.Linear, "
                 "nn.Sequential, an activation, a loss or " + ", ".join(_layer_classes())
             )
-        return {"kind": "op", "op": spec.name, "name": cls, "params": self._args(spec, cls, call)}
+        call, inplace = _without_inplace(call, spec)
+        layer = {"kind": "op", "op": spec.name, "name": cls, "params": self._args(spec, cls, call)}
+        return {**layer, "inplace": True} if inplace else layer
 
     def _element(self, node):
         """One layer of nn.Sequential: a constructor call or a layer declared before."""
@@ -112,7 +114,29 @@ class NnLayers:
             node = self_attention(node)  # attn(x, x, x, need_weights=False): x
         if node.keywords:
             raise Unsupported("a layer takes its tensors as positional arguments")
+        layer = self.declared[name]
+        first = layer["layers"][0] if layer["kind"] == "seq" and layer["layers"] else layer
+        if first.get("inplace"):  # (a Sequential's first layer takes the call's tensor)
+            self._check_inplace(name, node)
         return self._apply(self.declared[name], name, list(node.args), meta)
+
+    def _check_inplace(self, name, node):
+        """An activation made with inplace=True writes its result into its input. The graph
+        gives the result a node of its own, which is the same where the line binds the result
+        to the input's one name (`out = self.relu(out)`) and no other name holds the input."""
+        imp = self.imp
+        arg = node.args[0] if len(node.args) == 1 else None
+        shown = name.removeprefix("self.")
+        ok = isinstance(arg, ast.Name) and arg.id == imp.current_var and arg.id in imp.env
+        if ok:
+            nid = imp.env[arg.id]
+            ok = not any(v == nid for k, v in imp.env.items() if k != arg.id)
+        if not ok:
+            raise Unsupported(
+                f"{shown} was made with inplace=True: it changes its input, which the importer "
+                f"reads only as `x = {shown}(x)` with no other name for x (or write "
+                "inplace=False)"
+            )
 
     def _apply(self, layer, name, args, meta):
         imp = self.imp
@@ -166,6 +190,18 @@ class NnLayers:
             return imp.layers.call(key, call, meta)
         finally:
             imp.env.pop(key, None)
+
+
+def _without_inplace(call, spec):
+    """(the call without an `inplace=` keyword the op does not take, whether it was True)."""
+    kw = [k for k in call.keywords if k.arg == "inplace"]
+    if not kw or "inplace" in spec.call.args or "inplace" in spec.call.kwonly:
+        return call, False
+    value = literal(kw[0].value)
+    if not isinstance(value, bool):
+        raise Unsupported("inplace must be True or False")
+    rest = [k for k in call.keywords if k.arg != "inplace"]
+    return ast.Call(func=call.func, args=call.args, keywords=rest), value
 
 
 def _layer_classes():

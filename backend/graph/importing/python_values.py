@@ -141,6 +141,24 @@ class ConfigClass(PyObject):
 NO_DEFAULT = object()
 
 
+class LayerClass(PyObject):
+    """A layer class held in a variable (`norm_layer = nn.BatchNorm2d`): a call of the
+    variable reads as a call of the class, written as the script wrote it."""
+
+    def __init__(self, written):
+        self.written = written  # "nn.BatchNorm2d", as the script names it
+
+    def __repr__(self):
+        return self.written
+
+    def func(self, where):
+        """The class's dotted name as an expression, at the place of node `where`."""
+        node = ast.parse(self.written, mode="eval").body
+        for n in ast.walk(node):
+            ast.copy_location(n, where)
+        return node
+
+
 class ConfigInstance(PyObject):
     """An instance of a config class: its fields, changed in place by `cfg.x = v` (every name
     that holds it sees the change, as in Python)."""
