@@ -116,6 +116,26 @@ SCRIPTS = {
         loss = b(x).sum()
         loss.backward()
     """,
+    "functions-and-classes-under-other-names": """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        loss_func = F.cross_entropy
+        act = torch.tanh
+        norm_layer = nn.LayerNorm
+
+        def nll(a, b):
+            return F.nll_loss(a, b)
+
+        lf2 = nll
+        norm = norm_layer(3)
+        x = torch.tensor([[1.0, 2.0, 0.5], [0.3, -1.0, 2.0]], requires_grad=True)
+        h = act(norm(x))
+        a = loss_func(h, torch.tensor([1, 2]))
+        loss = a + lf2(F.log_softmax(x, dim=1), torch.tensor([0, 1]))
+        loss.backward()
+    """,
     "globals-in-a-class-and-a-local-hiding-one": """
         import torch
         import torch.nn as nn

@@ -426,14 +426,25 @@ class ConstantLines:
         return True, None
 
     def _layer_class(self, stmt):
-        """`norm_layer = nn.BatchNorm2d`: the variable holds the layer class (python_values)."""
+        """`norm_layer = nn.BatchNorm2d`, `loss_func = F.cross_entropy`, `act = torch.tanh`:
+        the variable holds the class or function, called as written (python_values.py); a
+        script's own function under another name (`loss_func = nll`) is that function."""
         t = stmt.targets[0] if len(stmt.targets) == 1 else None
         value = stmt.value
         if not isinstance(t, ast.Name) or not isinstance(value, (ast.Attribute, ast.Name)):
             return False
         written = dotted(value)
+        functions = self.imp.functions
+        if isinstance(value, ast.Name) and value.id in functions.defs:
+            if value.id in self.imp.env or c_has(self.imp.constants, value.id):
+                return False
+            functions.defs[t.id] = functions.defs[value.id]  # (inlined under either name)
+            self.imp.env.pop(t.id, None)
+            return True
         kind, rest = self.imp.modules.func_kind(written)
-        if kind != "nn" or not rest[:1].isupper() or "." in rest:
+        layer = kind == "nn" and rest[:1].isupper() and "." not in rest
+        function = kind in ("F", "lib") and rest and "." not in rest and rest[:1].islower()
+        if not (layer or function):
             return False
         self.imp.constants.values[t.id] = LayerClass(written)
         self.imp.env.pop(t.id, None)
@@ -451,6 +462,10 @@ class ConstantLines:
         v = constant_or_refused(c, stmt.value, f"{t.value.id}.{t.attr}")
         inst.set(t.attr, v)
         return True
+
+
+def c_has(constants, name):
+    return constants.lookup(name) is not NOT
 
 
 def _unpacks(stmt, v):

@@ -142,8 +142,9 @@ NO_DEFAULT = object()
 
 
 class LayerClass(PyObject):
-    """A layer class held in a variable (`norm_layer = nn.BatchNorm2d`): a call of the
-    variable reads as a call of the class, written as the script wrote it."""
+    """A layer class or a function of torch / F held in a variable (`norm_layer =
+    nn.BatchNorm2d`, `loss_func = F.cross_entropy`): a call of the variable reads as a call
+    of what it holds, written as the script wrote it."""
 
     def __init__(self, written):
         self.written = written  # "nn.BatchNorm2d", as the script names it
