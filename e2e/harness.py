@@ -11,6 +11,8 @@ from pathlib import Path
 
 import requests
 
+ROOT = Path(__file__).resolve().parents[1]
+
 CHROMIUM = os.environ.get("WIREGRAD_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
     "--headless",
@@ -59,3 +61,93 @@ class Server:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+
+
+class JupyterLab:
+    """A real JupyterLab (from PyPI) on a free loopback port with a token, its settings and
+    runtime files in `root`, its kernels this Python with this checkout importable, and
+    Wiregrad's data directory in `root` too. `url(notebook)` opens a notebook in `root`."""
+
+    def __init__(self, root):
+        root = Path(root)
+        self.port, self.token = free_port(), os.urandom(16).hex()
+        self.log = root / "jupyter.log"
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+            "JUPYTER_CONFIG_DIR": str(root / ".jupyter"),
+            "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
+            "JUPYTERLAB_SETTINGS_DIR": str(root / ".lab-settings"),
+            "JUPYTERLAB_WORKSPACES_DIR": str(root / ".lab-workspaces"),
+            "WIREGRAD_DATA": str(root / "wiregrad-data"),
+        }
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "jupyterlab",
+                "--no-browser",
+                "--ip=127.0.0.1",
+                f"--port={self.port}",
+                f"--IdentityProvider.token={self.token}",
+                f"--ServerApp.root_dir={root}",
+                "--ServerApp.allow_root=True",  # (CI containers run as root)
+                "--LabApp.news_url=",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log.open("wb"),  # a file: a pipe nobody reads would fill and stall it
+        )
+        base = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                if requests.get(f"{base}/api/status", params={"token": self.token}, timeout=2).ok:
+                    break
+            except requests.ConnectionError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"JupyterLab did not start: {self.log.read_text()[-2000:]}")
+            time.sleep(0.3)
+        self.base = base
+
+    def url(self, notebook):
+        return f"{self.base}/lab/tree/{notebook}?token={self.token}"
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def notebook_file(path, sources):
+    """A notebook of code cells with `sources`, for the python3 kernel."""
+    import json
+
+    cells = [
+        {
+            "id": f"c{i}",
+            "cell_type": "code",
+            "metadata": {},
+            "source": src,
+            "outputs": [],
+            "execution_count": None,
+        }
+        for i, src in enumerate(sources)
+    ]
+    kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb = {"cells": cells, "metadata": {"kernelspec": kernel}, "nbformat": 4, "nbformat_minor": 5}
+    Path(path).write_text(json.dumps(nb))
+
+
+def run_cell(page, index):
+    """Run notebook cell `index` as a person does: click into it, Shift+Enter."""
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+    return cell

@@ -3,18 +3,12 @@ driven as a person would in Debian's Chromium: run a cell that traces a model an
 see the graph, click Backward and read a gradient on a wire, change an input on the canvas,
 then run a cell that prints what `w.document` holds now and `w.run("backward")`'s new loss."""
 
-import json
-import os
 import re
-import secrets
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-import requests
-from harness import CHROMIUM, CHROMIUM_FLAGS, free_port
+from harness import CHROMIUM, CHROMIUM_FLAGS, JupyterLab, notebook_file, run_cell
 from playwright.sync_api import expect, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,101 +30,15 @@ print("X", json.dumps(x["params"]["value"]))
 print("LOSS", w.run("backward").loss)"""
 
 
-def _notebook(path):
-    cells = [
-        {
-            "cell_type": "code",
-            "metadata": {},
-            "source": "import json",
-            "outputs": [],
-            "execution_count": None,
-        },
-        {
-            "cell_type": "code",
-            "metadata": {},
-            "source": SETUP,
-            "outputs": [],
-            "execution_count": None,
-        },
-        {
-            "cell_type": "code",
-            "metadata": {},
-            "source": AFTER_EDIT,
-            "outputs": [],
-            "execution_count": None,
-        },
-    ]
-    nb = {
-        "cells": cells,
-        "metadata": {
-            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    path.write_text(json.dumps(nb))
-
-
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     if not (ROOT / "wiregrad" / "static" / "widget.js").is_file():
         pytest.fail("wiregrad/static/widget.js is missing: `make test` builds it (make widget)")
     root = tmp_path_factory.mktemp("lab")
-    _notebook(root / "widget.ipynb")
-    port, token = free_port(), secrets.token_hex(16)
-    log = root / "jupyter.log"
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "JUPYTER_CONFIG_DIR": str(root / ".jupyter"),
-        "JUPYTER_RUNTIME_DIR": str(root / ".runtime"),
-        "JUPYTERLAB_SETTINGS_DIR": str(root / ".lab-settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(root / ".lab-workspaces"),
-        "WIREGRAD_DATA": str(root / "wiregrad-data"),
-    }
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "jupyterlab",
-            "--no-browser",
-            "--ip=127.0.0.1",
-            f"--port={port}",
-            f"--IdentityProvider.token={token}",
-            f"--ServerApp.root_dir={root}",
-            "--ServerApp.allow_root=True",  # (CI containers run as root)
-            "--LabApp.news_url=",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=log.open("wb"),  # a file: a pipe nobody reads would fill and stall the server
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while True:
-        try:
-            if requests.get(f"{base}/api/status", params={"token": token}, timeout=2).ok:
-                break
-        except requests.ConnectionError:
-            pass
-        if proc.poll() is not None or time.time() > deadline:
-            proc.kill()
-            pytest.fail(f"JupyterLab did not start: {log.read_text()[-2000:]}")
-        time.sleep(0.3)
-    yield f"{base}/lab/tree/widget.ipynb?token={token}"
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-
-
-def _run_cell(page, index):
-    cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
-    cell.locator(".jp-InputArea-editor").click()
-    page.keyboard.press("Shift+Enter")
-    return cell
+    notebook_file(root / "widget.ipynb", ["import json", SETUP, AFTER_EDIT])
+    server = JupyterLab(root)
+    yield server.url("widget.ipynb")
+    server.stop()
 
 
 def test_the_editor_in_jupyterlab(lab):
@@ -147,9 +55,9 @@ def test_the_editor_in_jupyterlab(lab):
                 timeout=60_000
             )
             # the kernel is up when the first cell has run
-            first = _run_cell(page, 0)
+            first = run_cell(page, 0)
             expect(first.locator(".jp-InputPrompt")).to_have_text("[1]:", timeout=60_000)
-            cell = _run_cell(page, 1)
+            cell = run_cell(page, 1)
             widget = cell.locator(".jp-OutputArea-output")
             # the editor, in the cell's output: its canvas and the traced graph's nodes
             expect(widget.locator(".app.ready")).to_be_visible(timeout=60_000)
@@ -178,7 +86,7 @@ def test_the_editor_in_jupyterlab(lab):
             field.fill("[1, 3]")
             field.press("Enter")
             time.sleep(0.5)  # (the edit reaches the kernel 150 ms after it is made)
-            after = _run_cell(page, 2)
+            after = run_cell(page, 2)
             out = after.locator(".jp-OutputArea-output")
             # 0.5 * 1 - 2 * 3 + 0.25
             expect(out).to_contain_text("LOSS -5.25", timeout=30_000)
