@@ -1,7 +1,6 @@
 """w.export_html: one file that opens in Chromium from a file:// URL with the network cut off
 and shows the graph with its last run's values and gradients."""
 
-import re
 from pathlib import Path
 
 import torch

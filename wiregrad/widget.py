@@ -98,9 +98,12 @@ class Editor(anywidget.AnyWidget):
             self._losses.setdefault(data["train_id"], []).extend(data.get("losses") or [])
         if event == "run_started":
             self.last_run = [(event, data)]
-        elif event in ("trace", "run_finished") and self.last_run:
-            if data.get("run_id") == self.last_run[0][1].get("run_id"):
-                self.last_run.append((event, data))
+        elif (
+            event in ("trace", "run_finished")
+            and self.last_run
+            and data.get("run_id") == self.last_run[0][1].get("run_id")
+        ):
+            self.last_run.append((event, data))
         if event in ("run_finished", "train_finished"):
             with self._ending:
                 self._ended[data.get("run_id") or data.get("train_id")] = data
