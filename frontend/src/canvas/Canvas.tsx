@@ -18,6 +18,7 @@ import { useRun } from "../store/run";
 import { type Detail, DetailLevel, levelOfDetail } from "./detail";
 import MakeModuleDialog from "../panels/MakeModuleDialog";
 import Breadcrumbs from "../panels/Breadcrumbs";
+import OverlayPanel from "../panels/OverlayPanel";
 import { addInstance, openInstance } from "../store/modules";
 import ModuleMenu, { type MenuAt } from "./ModuleMenu";
 import NodeSwitch from "./ModuleNodeView";
@@ -164,6 +165,7 @@ export default function Canvas({ presenter = false }: { presenter?: boolean }) {
           {!presenter && <MiniMap pannable zoomable ariaLabel="minimap" />}
           <Controls showInteractive={false} />
         </ReactFlow>
+        <OverlayPanel />
       </DetailLevel.Provider>
       <Breadcrumbs />
       <MakeModuleDialog />

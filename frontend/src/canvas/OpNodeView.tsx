@@ -17,6 +17,7 @@ import { annoLines, LINE, nodeSize, portsOf } from "./nodeSize";
 import StaleOffer from "./StaleOffer";
 import { useRunSlice } from "./runSlice";
 import { useRunKey } from "../store/modules";
+import { useOverlay } from "../store/overlay";
 
 /** What the latest run says about node `id`. */
 function useNodeRun(id: string) {
@@ -98,6 +99,7 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
   const isTarget = useEditor((s) => s.meta.target === id && !s.meta.open?.length); // the graph's own
   const { value, cached, grad, leafGrad, weightGrad, biasGrad, skipped, failed, focused } =
     useNodeRun(key);
+  const overlay = useOverlay((s) => s.nodes[key]); // the overlay's colour (store/overlay.ts)
   // the level of detail at this zoom (canvas/detail.ts): full text; name and value in large
   // type; or, far out, no text (stripe colours say what arrived)
   const detail = useDetail();
@@ -128,6 +130,7 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
     value ? "has-value" : "",
     value && cached ? "cached" : "",
     grad || leafGrad || weightGrad ? "has-grad" : "",
+    overlay ? "overlay-on" : "",
   ].join(" ");
 
   return (
@@ -136,7 +139,7 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
       aria-label={`node ${id}`}
       data-testid={`node-${id}`}
       title={spec?.doc}
-      style={{ minHeight: `${size.height}px` }}
+      style={{ minHeight: `${size.height}px`, ...(overlay && { "--overlay": overlay }) }}
     >
       <div className="op-node-title" title={face} data-testid={`face-${id}`} style={{ minHeight: `${size.title}px` }}>
         {detailed && (

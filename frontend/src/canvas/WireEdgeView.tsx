@@ -12,6 +12,7 @@ import { type Box, labelSize, placeLabel } from "./labelPlace";
 import { labelShift, parallelPlaces } from "./parallelEdges";
 import { useRunSlice } from "./runSlice";
 import { useRunKey } from "../store/modules";
+import { useOverlay } from "../store/overlay";
 
 /** What the latest run says about edge `id`. The producer's value is only ever shown in a
  * label: an edge drawn without one does not re-render when that value arrives. */
@@ -52,6 +53,7 @@ function WireEdgeView(props: EdgeProps<WireEdge>) {
     detailed || !!props.selected,
   );
   const problem = useEditor((s) => s.problems.find((p) => p.edge === key));
+  const overlay = useOverlay((s) => s.edges[key]); // the overlay's colour, over the usual ones
   const shift = labelShift(useEditor((s) => parallelPlaces(s.edges, s.nodes, s.ops).get(id)));
   const [path, labelX, labelY] = getBezierPath({
     sourceX,
@@ -68,6 +70,7 @@ function WireEdgeView(props: EdgeProps<WireEdge>) {
     focused ? "focused" : "",
     problem ? "has-problem" : "",
     props.selected ? "selected" : "",
+    overlay ? "overlay-on" : "",
   ].join(" ");
   const hasLabel = (detailed || focused || props.selected) && (value || grad || problem || notTaken);
   const flow = useStoreApi();
@@ -85,7 +88,13 @@ function WireEdgeView(props: EdgeProps<WireEdge>) {
   }
   return (
     <>
-      <BaseEdge id={id} path={path} className={cls} interactionWidth={16} />
+      <BaseEdge
+        id={id}
+        path={path}
+        className={cls}
+        interactionWidth={16}
+        style={overlay ? { stroke: overlay, strokeWidth: 4 } : undefined}
+      />
       {hasLabel && (
         <EdgeLabelRenderer>
           <div

@@ -12,6 +12,7 @@ import { downloadDocument, saveToServer, uploadDocument } from "../doc/files";
 import { usePopover } from "./usePopover";
 import { askToMake } from "../store/modules";
 import { useRun } from "../store/run";
+import { useOverlay } from "../store/overlay";
 
 /** ↑/↓ (and Home/End) between a menu's items, wrapping around. */
 function moveFocus(e: KeyboardEvent<HTMLDivElement>) {
@@ -116,6 +117,11 @@ export default function MoreMenu(props: { open: (d: DialogName) => void; layout:
           <hr />
           {item("Auto-layout", props.layout, "L")}
           {item("Make module…", askToMake, "the selected nodes as one node (Ctrl+G)")}
+          {item(
+            "Overlay…",
+            () => useOverlay.getState().setStat(useOverlay.getState().stat ?? "grad"),
+            "colour the graph by gradient norm, value range, dead ReLUs or update size",
+          )}
         </div>
       )}
     </>
