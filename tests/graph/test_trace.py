@@ -1,6 +1,8 @@
 """wiregrad.trace: live PyTorch models traced into documents that the engine runs to PyTorch's
 output and to every parameter's gradient (float32 tolerances)."""
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -301,3 +303,39 @@ def test_dropout_in_train_mode_is_noted():
     model.eval()
     doc = wg.trace(lambda x: model(x).sum(), torch.randn(2, 3))
     assert "train()" not in doc["description"]
+
+
+class CausalSelfAttention(nn.Module):
+    """nanoGPT's attention, written out: the causal mask a buffer of torch.tril, filled with
+    -inf by masked_fill."""
+
+    def __init__(self, d, heads, block):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.register_buffer("mask", torch.tril(torch.ones(block, block)).view(1, 1, block, block))
+
+    def forward(self, x):
+        B, T, C = x.shape
+        qkv = self.qkv(x)
+        q, k, v = qkv[..., :C], qkv[..., C : 2 * C], qkv[..., 2 * C :]
+        q = q.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+        k = k.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+        v = v.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.mask[:, :, :T, :T] == 0, float("-inf"))
+        y = (F.softmax(att, dim=-1) @ v).transpose(1, 2).reshape(B, T, C)
+        return self.proj(y)
+
+
+def test_causal_attention_and_its_code_round_trip():
+    torch.manual_seed(10)
+    model = CausalSelfAttention(8, 2, block=6)
+    x = torch.randn(2, 5, 8)  # T = 5 of a block of 6: the mask is sliced to the run's size
+    doc, out = _check(model, (x,), loss=lambda x: model(x).pow(2).mean())
+    (attn,) = doc["modules"]
+    (fill,) = [n for n in attn["nodes"] if n["op"] == "masked_fill"]
+    assert fill["params"]["value"] == "-inf"
+    back = wg.from_code(wg.to_code(doc, flavor="torch"))
+    np.testing.assert_allclose(wg.run(back, backward=True).loss, out.loss, rtol=1e-6)

@@ -3,6 +3,7 @@ graph being built (literal values, dotted names, the node comments, output-only 
 
 import ast
 import io
+import math
 import re
 import tokenize
 
@@ -47,11 +48,41 @@ def literal(node):
         v = literal(node.operand)
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             return -v if isinstance(node.op, ast.USub) else v
+    inf = _infinity(node)
+    if inf is not None:
+        return inf  # float("-inf"), math.inf, torch.inf: a mask's fill value
     if isinstance(node, ast.List):
         return [literal(e) for e in node.elts]
     if isinstance(node, ast.Tuple):
         return tuple(literal(e) for e in node.elts)
     raise Unsupported("expected a literal value")
+
+
+def _infinity(node):
+    """inf or -inf for `float("inf")`, `float("-inf")`, `math.inf`, `torch.inf`; else None."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "float"
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        text = node.args[0].value.strip().lower()
+        if text in ("inf", "+inf", "infinity", "+infinity"):
+            return math.inf
+        if text in ("-inf", "-infinity"):
+            return -math.inf
+        return None
+    if (
+        isinstance(node, ast.Attribute)
+        and node.attr == "inf"
+        and isinstance(node.value, ast.Name)
+        and node.value.id in ("math", "torch", "eg", "np", "numpy")
+    ):
+        return math.inf
+    return None
 
 
 def is_literal(node):

@@ -144,13 +144,19 @@ class _ConcreteTracer(fx.Tracer):
         return self.values[proxy.node]
 
     def _real(self, a):
-        return map_aggregate(a, lambda v: self.values[v.node] if isinstance(v, fx.Proxy) else v)
+        def real(v):
+            if isinstance(v, fx.Proxy):
+                return self.values[v.node]
+            return self.values[v] if isinstance(v, fx.Node) else v
 
-    def create_proxy(self, kind, target, args, kwargs, name=None, type_expr=None, *rest, **kw):
-        proxy = super().create_proxy(kind, target, args, kwargs, name, type_expr, *rest, **kw)
-        node = proxy.node
-        if node in self.values:
-            return proxy
+        return map_aggregate(a, real)
+
+    def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
+        """Every node, as fx makes it (through a proxy, or directly: a tensor constant's
+        get_attr), is run on the values of its arguments as it is made."""
+        node = super().create_node(kind, target, args, kwargs, name, type_expr)
+        if kind == "output" or node in self.values:
+            return node
         try:
             value = self._evaluate(kind, target, self._real(args), self._real(kwargs))
         except CaptureError:
@@ -158,7 +164,7 @@ class _ConcreteTracer(fx.Tracer):
         except Exception as exc:
             raise CaptureError(f"{_where(self.module_stack)}{type(exc).__name__}: {exc}") from exc
         self.values[node] = value
-        return proxy
+        return node
 
     def _evaluate(self, kind, target, args, kwargs):
         if kind == "placeholder":

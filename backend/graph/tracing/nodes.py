@@ -44,7 +44,6 @@ _SAME = {"contiguous", "clone", "float", "double", "long", "int", "bool", "to", 
 # keyword arguments that change nothing while they hold these values
 _NEUTRAL = {
     "inplace": False,
-    "_stacklevel": None,
     "dtype": None,
     "out": None,
     "size_average": None,
@@ -161,6 +160,11 @@ class NodeBuilder:
             if all(p[0] == "const" for p in parts):
                 return ("const", type(a)(p[1] for p in parts))
             return ("tuple", parts)
+        if isinstance(a, slice):  # x[..., :C] with C = x.size(-1): the run's number
+            parts = [self._mean(v) for v in (a.start, a.stop, a.step)]
+            if all(p[0] == "const" for p in parts):
+                return ("const", slice(*(p[1] for p in parts)))
+            return ("tensor-slice", a)
         if isinstance(a, torch.Tensor):
             raise CaptureError(f"{self._where()}a tensor made outside the traced code")
         return ("const", a)
@@ -299,7 +303,8 @@ class NodeBuilder:
                     "again; the graph has no in-place form of it"
                 )
             neutral = _NEUTRAL.get(k, defaults.get(k, inspect.Parameter.empty))
-            if k == "inplace" or _same(self._value(v), neutral):
+            # (`_stacklevel` and other private arguments say where a warning points, no more)
+            if k == "inplace" or k.startswith("_") or _same(self._value(v), neutral):
                 continue
             raise CaptureError(
                 f"{self._where()}{name}({k}={self._value(v)!r}) is not supported by the "
