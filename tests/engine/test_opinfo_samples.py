@@ -15,7 +15,7 @@ audit = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(audit)
 
 # Entries whose samples cannot match, and why (random ops draw PyTorch's numbers: both libraries
-# are seeded alike before each call). The rest are gaps the README names.
+# are seeded alike before each call). The rest are gaps docs/user-guide.md names.
 NOT_COMPARED = {
     "empty": "uninitialised memory",
     "empty_like": "uninitialised memory",
