@@ -199,7 +199,7 @@ def _csv(text, features, target, max_elements):
     return x, y
 
 
-# the function an exported script copies for each kind (export.py)
+# the function an exported script copies for each kind (export/script.py)
 FUNCTIONS = {**GENERATORS, **IMAGES, "csv": from_csv}
 
 

@@ -41,7 +41,7 @@ import time
 
 from . import registry
 from .document import GraphDocument
-from .export_model import MARK
+from .export.model import MARK
 from .import_inplace import InplaceLines
 from .importing.branches import IfReader
 from .importing.calls import CallReader
@@ -91,7 +91,7 @@ _BACKWARD_ARGS = (
 def from_python(source: str, max_seconds: float = DEFAULT.max_import_seconds) -> GraphDocument:
     """The graph document a script describes (see the module doc); ImportFailed when a line
     cannot be read, or when reading takes longer than `max_seconds`. A script that says its
-    graph as one model (export_model.MARK) reads back as its flat graph."""
+    graph as one model (model.MARK) reads back as its flat graph."""
     return _import(source, max_seconds, flat=MARK in source.splitlines())
 
 
@@ -139,7 +139,7 @@ class _Importer:
 
     def __init__(self, source, max_seconds=DEFAULT.max_import_seconds, flat=False):
         self.source = source
-        self.flat = flat  # the graph as one model (export_model.MARK): read back flat
+        self.flat = flat  # the graph as one model (model.MARK): read back flat
         self.graph = ImportedGraph(source)
         self.env = {}  # variable -> node id (None: defined by a line that failed)
         self.problems = []

@@ -290,7 +290,7 @@ def test_exported_scripts_run_standalone_and_read_back(case, flavor):
     assert proc.returncode == 0, proc.stderr[-3000:]
     printed = _printed(proc.stdout)
     res, _ = run_records(doc, "backward")
-    # (written as one model class, export_model.py, the script prints what is reached from
+    # (written as one model class, export/model.py, the script prints what is reached from
     # outside its forward: the data, the prediction, the loss)
     assert doc.target is None or ("value", doc.target) in printed
     for nid, t in res.values.items():

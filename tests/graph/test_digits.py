@@ -207,7 +207,7 @@ def test_exported_script_loads_the_same_digits_through_scikit_learn(flavor):
     # the first batch the script feeds its model: the very images and labels of the editor
     np.testing.assert_array_equal(printed[("value", "data")], res.values["data"].numpy())
     np.testing.assert_array_equal(printed[("value", "y")], res.values["y"].numpy())
-    # (one model class, export_model.py: what is reached from outside its forward is printed)
+    # (one model class, export/model.py: what is reached from outside its forward is printed)
     assert ("value", doc.target) in printed
     for nid, t in res.values.items():
         if ("value", nid) in printed:

@@ -16,7 +16,7 @@ from backend import cli
 from backend.graph import parse
 from backend.graph.executor import run_records
 from backend.graph.export import to_python
-from backend.graph.export_model import MARK, as_model, class_name
+from backend.graph.export.model import MARK, as_model, class_name
 from backend.graph.importer import ImportFailed, from_python
 from backend.graph.registry import get as get_op
 from backend.graph.validate import GraphInvalid, resolved_params
@@ -301,7 +301,7 @@ def _printed(stdout):
 
 
 def _stats(a):
-    """What a script prints for a tensor past 10,000 elements (export.py's show)."""
+    """What a script prints for a tensor past 10,000 elements (export/script.py's show)."""
     a = np.asarray(a, dtype=np.float64)
     std = a.std(ddof=1)
     return {"shape": list(a.shape), "min": a.min(), "max": a.max(), "mean": a.mean()} | {

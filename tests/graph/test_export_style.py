@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from backend.graph.export import to_python
-from backend.graph.export_style import LIMIT, wrapped
+from backend.graph.export.style import LIMIT, wrapped
 from backend.graph.templates import list_templates, load_template
 
 ROOT = Path(__file__).parents[2]

@@ -14,7 +14,7 @@ from _docs import edge, node
 
 from backend.graph import module_library, parse
 from backend.graph.export import to_python
-from backend.graph.export_training import parse_losses, print_every
+from backend.graph.export.training_loop import parse_losses, print_every
 from backend.graph.importer import from_python
 from backend.graph.templates import load_template
 from backend.graph.training import Trainer
@@ -284,7 +284,7 @@ def test_the_loop_reads_as_pytorch_code(printed):
     loop = text[text.index("# -- training") :]
     assert "opt = torch.optim.Adam(params, lr=0.02)" in loop
     params = next(line for line in loop.splitlines() if line.startswith("params = ["))
-    # a flat network with a loss is written as one model class (export_model.py): its
+    # a flat network with a loss is written as one model class (export/model.py): its
     # parameters are both layers' weights and biases
     assert params == "params = [*model.parameters()]"
     assert "rng = np.random.default_rng(7)" in loop

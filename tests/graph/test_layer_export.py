@@ -1,4 +1,4 @@
-"""Layer nodes through export and import (backend/graph/export_layers.py,
+"""Layer nodes through export and import (backend/graph/export/layers.py,
 importing/layer_forms.py): the script declares each layer as a PyTorch user would
 (`nn.Conv2d(1, 3, 3, padding=1)`), runs in the engine and in PyTorch to the executor's numbers,
 and reads back to the same document from its code alone (no params in the node comments); a
@@ -58,7 +58,7 @@ def _hints(script):
 
 
 # how a layer is named: flat, one line per node (`conv_layer`), or as one model class
-# (export_model.py: `self.conv`, declared, loaded and called in the class)
+# (export/model.py: `self.conv`, declared, loaded and called in the class)
 FORMS = {"flat": "{}_layer", "model": "self.{}"}
 
 

@@ -1,4 +1,4 @@
-"""A script that says its graph as one model (export_model.MARK) read back as the flat graph it
+"""A script that says its graph as one model (model.MARK) read back as the flat graph it
 was exported from: the one instance of the one class unpacked (modules.flatten), its port nodes
 spliced out (an edge into an input port comes from the data node, one out of the output port
 from the prediction) and the ids inside it without the instance's prefix."""

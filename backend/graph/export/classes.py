@@ -30,7 +30,7 @@ What is printed for the nodes inside an instance (what a PyTorch user can reach 
 source's value and gradient (`l1/w`, `t/g/b`: `t.g.b`), each layer's parameter gradients
 (`l1/fc.weight`). The values computed inside `forward` are not printed.
 
-A document the classes cannot say exactly is written as its flat graph (export_modules.py):
+A document the classes cannot say exactly is written as its flat graph (export/flat.py):
 `if` nodes or in-place ops anywhere, a module used on inputs that make different layers (a
 Linear's in_features), an instance value of another shape than its class makes, data nodes
 inside a module, a definition without outputs. `Unwritable` names why.
@@ -38,14 +38,15 @@ inside a module, a definition without outputs. `Unwritable` names why.
 
 import engine as eg
 
-from . import datasets, export_layers, registry
-from .document import Node
-from .export import node_comment, retain_lines
-from .importing.port_comments import ports_comment
-from .modules import INPUT_OP, MODULE_OP, OUTPUT_OP, SEP, flatten
-from .op_context import OpContext
-from .ops.sources import tensor_code
-from .validate import resolved_params, topological_order
+from .. import datasets, registry
+from ..document import Node
+from ..importing.port_comments import ports_comment
+from ..modules import INPUT_OP, MODULE_OP, OUTPUT_OP, SEP, flatten
+from ..op_context import OpContext
+from ..ops.sources import tensor_code
+from ..validate import resolved_params, topological_order
+from . import layers as export_layers
+from .script import node_comment, retain_lines
 
 _MODULE_ATTRS = {a for a in dir(eg.nn.Module()) if not a.startswith("__")} | {"self"}
 
@@ -74,7 +75,7 @@ class ClassWriter:
 
     retains = True  # the script keeps the top-level values' gradients (retain_grad) to print
     # the instances and port nodes carry their ids and places in comments (a model leaves them
-    # out where the script reads back the same without them: export_model.py)
+    # out where the script reads back the same without them: export/model.py)
     placed = True
     sections = (
         "# -- modules: one nn.Module class per module definition",
@@ -462,7 +463,7 @@ class ClassWriter:
         return "\n".join(lines + self.result_lines()) + "\n"
 
     def result_lines(self):
-        """The results section: every top-level value and gradient (a model's: export_model)."""
+        """The results section: every top-level value and gradient (a model's: model.py)."""
         ex = self.ex
         lines = ["", '# -- results: "value <node> <json>" and "grad <node> <json>" lines']
         for nid in self.top.order:

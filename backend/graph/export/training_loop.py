@@ -28,8 +28,8 @@ layer, not its declaration), with the data nodes' variables replaced by their mi
 import json
 import re
 
-from .modules import SEP
-from .training import Trainer
+from ..modules import SEP
+from ..training import Trainer
 
 LOSS_LINE = re.compile(r"^step (\d+) loss (\S+)$")  # what the loop prints (tests read it)
 

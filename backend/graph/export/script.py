@@ -16,12 +16,12 @@ code cannot say it, a JSON object of what the importer needs: op, label, params)
 statement holding the nodes only its branches need, so only the chosen branch runs.
 
 A document with modules is written with one `nn.Module` class per definition and one object
-per instance (export_classes.py); the lines of what is inside an instance use its flat ids
+per instance (export/classes.py); the lines of what is inside an instance use its flat ids
 (`value l1/y`, `grad l1/w`, `grad l1/fc.weight`). Where the classes cannot say it exactly, its
-flat graph with the ids made plain (`l1_w`, export_modules.py). With training settings the
-script ends with the training loop (export_training.py). A flat network whose target is a loss
+flat graph with the ids made plain (`l1_w`, export/flat.py). With training settings the
+script ends with the training loop (export/training_loop.py). A flat network whose target is a loss
 of its prediction is written as one model class named after the graph, the loss outside it
-(export_model.py); other flat graphs keep one line per node, with a comment saying why.
+(export/model.py); other flat graphs keep one line per node, with a comment saying why.
 
 Sources use their op's code (ops/sources.py). Random sources draw the editor's numbers (numpy's
 `default_rng(seed)`) in the PyTorch script too; layers are seeded with `Generator().manual_seed(S)`
@@ -37,16 +37,17 @@ import textwrap
 
 import engine as eg
 
-from . import datasets, export_layers, registry
-from .export_model import model_writer
-from .export_modules import flat_for_export
-from .export_style import styled
-from .export_training import with_training
-from .index import GraphIndex
-from .modules import flatten
-from .op_context import OpContext
-from .ops.sources import as_floats
-from .validate import check, resolved_params
+from .. import datasets, registry
+from ..index import GraphIndex
+from ..modules import flatten
+from ..op_context import OpContext
+from ..ops.sources import as_floats
+from ..validate import check, resolved_params
+from . import layers as export_layers
+from .flat import flat_for_export
+from .model import model_writer
+from .style import styled
+from .training_loop import with_training
 
 FLAVORS = ("engine", "torch")
 WEIGHTS = (None, "initial", "trained")
@@ -76,12 +77,12 @@ def show(kind, key, t):
 
 def to_python(doc, flavor="engine", training=None, model=True, weights=None) -> str:
     """The document as a script; flavor "engine" (import engine as eg) or "torch". A document
-    with modules writes each definition as an nn.Module class (export_classes.py; as its flat
+    with modules writes each definition as an nn.Module class (export/classes.py; as its flat
     graph where the classes cannot say it exactly). A flat graph whose target is a loss of its
-    prediction is written as one model class (export_model.py); `model=False` keeps it flat,
+    prediction is written as one model class (export/model.py); `model=False` keeps it flat,
     one line per node. With `training` (default: whenever the
     document has training settings) the script ends with its training loop
-    (export_training.py); `training=True` raises validate.GraphInvalid where the editor could
+    (export/training_loop.py); `training=True` raises validate.GraphInvalid where the editor could
     not train it, the default writes a comment instead. `weights` says in the docstring which
     weights the script starts from: "initial" (the page sends the graph as it was before its
     training), "trained" (the values a training wrote into the graph), or None (told from the
@@ -97,7 +98,7 @@ def to_python(doc, flavor="engine", training=None, model=True, weights=None) -> 
     writer = source = None
     names = (_ident, _is_good_name)
     if doc.modules:
-        from .export_classes import ClassWriter, Unwritable
+        from .classes import ClassWriter, Unwritable
 
         ex = _Exporter(flatten(doc), flavor, weights)
         try:
@@ -109,7 +110,7 @@ def to_python(doc, flavor="engine", training=None, model=True, weights=None) -> 
             note = f"modules written as their flat graph (as every run runs it): {why}"
     elif not model:
         note = ""
-    else:  # a flat graph: one model class where the model can say it (export_model.py)
+    else:  # a flat graph: one model class where the model can say it (export/model.py)
         writer, why = model_writer(doc, lambda d: _Exporter(flatten(d), flavor, weights), names)
         if writer is not None:
             ex = writer.ex
@@ -122,7 +123,7 @@ def to_python(doc, flavor="engine", training=None, model=True, weights=None) -> 
         ex.note = note
         source = _self_checked(ex)
     if training is not False and doc.training is not None:
-        from .validate import GraphInvalid
+        from ..validate import GraphInvalid
 
         try:
             source = _trains(with_training(ex, ex.doc, source, writer))
@@ -238,7 +239,7 @@ def tidy_imports(source):
 def _self_checked(writer):
     """The script of `writer` (an _Exporter or a ClassWriter), read back by the importer:
     whatever the code cannot carry goes into the node comments."""
-    from .importer import ImportFailed, _import
+    from ..importer import ImportFailed, _import
 
     hints = writer.initial_hints()
     source = writer.script(hints)
@@ -250,7 +251,7 @@ def _self_checked(writer):
         if not writer.add_hints(hints, back):
             break
         source = writer.script(hints)
-    check = getattr(writer, "reads_back", None)  # (a model: export_model.py)
+    check = getattr(writer, "reads_back", None)  # (a model: export/model.py)
     if check is not None and not check(source):
         source = writer.script(hints)  # with the comments it left out
     return source
@@ -323,8 +324,8 @@ class _Exporter(GraphIndex):
         super().__init__(doc)
         self.flavor = flavor
         self.weights = weights_sentence(doc, weights)
-        self.builds = "the graph"  # (a model: "the model and its data", export_model.py)
-        # what the results section prints (a model prints less: export_model.py)
+        self.builds = "the graph"  # (a model: "the model and its data", export/model.py)
+        # what the results section prints (a model prints less: export/model.py)
         self.prints = 'prints each value and gradient ("value <node> <json>", "grad <node> <json>")'
         self.lib = "eg" if flavor == "engine" else "torch"
         self.note = ""  # a line of comment after the header
@@ -362,7 +363,7 @@ class _Exporter(GraphIndex):
             and self.params[n].get("init") in ("randn", "rand")
             for n in self.order
         )
-        # the script's init_like_engine (export_layers.INIT_HELPER): PyTorch's layers, and the
+        # the script's init_like_engine (layers.INIT_HELPER): PyTorch's layers, and the
         # engine's where reset_parameters takes no generator (Embedding, MultiheadAttention)
         self.uses_helper = {
             self.specs[n].layer.cls(self._layer_input(n), self.params[n])
@@ -446,7 +447,7 @@ class _Exporter(GraphIndex):
     def _target(self):
         if self.doc.target is not None:
             return self.doc.target, True
-        from .executor import run
+        from ..executor import run
 
         try:
             res = run(self.doc, "forward", validated=True)
@@ -580,7 +581,7 @@ class _Exporter(GraphIndex):
         return export_layers.parameter_names(spec, p, self._layer_input(nid))
 
     def _layer_lines(self, nid, args, comment):
-        """A layer op's node other than linear (export_layers.py): declared, then called."""
+        """A layer op's node other than linear (export/layers.py): declared, then called."""
         spec, p, layer = self.specs[nid], self.params[nid], self.layer[nid]
         x = self._layer_input(nid)
         lines = export_layers.declaration(self.lib, spec, p, x, layer)

@@ -166,7 +166,7 @@ def _packed(line):
     return [pad + "# fmt: off", *lines, pad + "# fmt: on"]
 
 
-def _main():  # python -m backend.graph.export_style < script.py: the script styled
+def _main():  # python -m backend.graph.export.style < script.py: the script styled
     sys.stdout.write(styled(sys.stdin.read()))
 
 

@@ -20,9 +20,9 @@ import numpy as np
 import engine as eg
 from engine import nn
 
-from .op_context import OpContext
-from .ops.layer_kit import attribute, training_mode
-from .ops.sources import as_floats
+from ..op_context import OpContext
+from ..ops.layer_kit import attribute, training_mode
+from ..ops.sources import as_floats
 
 SEEDED_RESET = ("Linear", "Conv2d")  # engine init by reset_parameters(generator)
 # the script's helper giving a layer its starting values as the graph's run draws them: each

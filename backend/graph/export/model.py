@@ -17,7 +17,7 @@ and the loss is computed outside it.
 
 How: the document is rewritten as a document with one module definition (the model's nodes,
 a module_input per data input, one module_output) and one instance of it (`as_model`), and
-export_classes.ClassWriter writes that; the script says so in MARK, and the importer reads it
+classes.ClassWriter writes that; the script says so in MARK, and the importer reads it
 back as the flat graph (importing/model_graph.py, before the training loop is read, so that
 the loop's loss and output name flat nodes). The script prints under the original ids:
 the data, the prediction and the loss with their gradients, every parameter's gradient (what a
@@ -33,10 +33,10 @@ flat form.
 
 import re
 
-from . import registry
-from .document import Edge, ModuleDef, Node
-from .modules import INPUT_OP, MODULE_OP, OUTPUT_OP, SEP
-from .validate import resolved_params, topological_order
+from .. import registry
+from ..document import Edge, ModuleDef, Node
+from ..modules import INPUT_OP, MODULE_OP, OUTPUT_OP, SEP
+from ..validate import resolved_params, topological_order
 
 # the line that tells the importer to read the class back as the flat graph
 MARK = "# (the graph as one model: Wiregrad reads this script back as its flat graph)"
@@ -140,12 +140,12 @@ def _fresh(base, taken):
 
 
 def model_writer(doc, ex, names):
-    """The ClassWriter of the graph as a model (export_classes.py imports this module's
+    """The ClassWriter of the graph as a model (export/classes.py imports this module's
     document), or (None, why) where the graph stays flat."""
     mdoc, found = as_model(doc)
     if mdoc is None:
         return None, found
-    from .export_classes import ClassWriter
+    from .classes import ClassWriter
 
     class ModelWriter(ClassWriter):
         """Writes the model document, prints under the flat graph's ids."""
@@ -173,13 +173,13 @@ def model_writer(doc, ex, names):
                 '"grad <parameter> <json>")'
             )
             output = doc.training.output if doc.training is not None else None
-            self.training_output = output  # written in the loop's hint (export_training.py)
+            self.training_output = output  # written in the loop's hint (export/training_loop.py)
 
         def reads_back(self, source):
             """Whether `source` imports as the flat graph it was exported from (ids, ops,
             params, places, labels, wires, target); where not, the comments left
             out are placed again (the caller writes the script once more)."""
-            from .importer import ImportFailed, from_python
+            from ..importer import ImportFailed, from_python
 
             try:
                 same = _same_flat(doc, from_python(source))
@@ -222,7 +222,7 @@ def model_writer(doc, ex, names):
 
 def _same_flat(a, b):
     """Whether documents a and b have the same nodes (id, op, params, position, label), wires
-    and target (the training loop is written, and read back, after: export_training.py)."""
+    and target (the training loop is written, and read back, after: export/training_loop.py)."""
 
     def nodes(d):
         out = {}

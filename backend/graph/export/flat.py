@@ -1,4 +1,4 @@
-"""Documents with modules that the classes (export_classes.py) cannot say exactly are exported
+"""Documents with modules that the classes (export/classes.py) cannot say exactly are exported
 as their flat graph (modules.flatten: what every run runs), with the flat ids made plain: `d1/w`,
 the node `w` inside the instance `d1`, becomes `d1_w` (the importer reads ids back from the node
 comments, and a `/` is no id a document may have).
@@ -6,8 +6,8 @@ comments, and a `/` is no id a document may have).
 
 import re
 
-from .document import ID_PATTERN
-from .modules import SEP, flatten
+from ..document import ID_PATTERN
+from ..modules import SEP, flatten
 
 _ID = re.compile(ID_PATTERN)
 
