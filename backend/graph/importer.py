@@ -11,7 +11,7 @@ does nothing. Each assignment becomes a node and its inputs become edges:
     z = eg.exp(y) / F.relu(y) / y.sum(dim=0)   calls of the op registry's functions and methods
     fc = nn.Linear(3, 2); h = fc(x)            a linear node (seed from reset_parameters)
     if cond: ... y = a  else: ... y = b        an `if` node (both branches end assigning y)
-    x.add_(1.0); x[0:2] = v; x += 1            in-place nodes, and v = x[0:2] (import_inplace.py)
+    x.add_(1.0); x[0:2] = v; x += 1            in-place nodes, and v = x[0:2] (importing/inplace_lines.py)
     x.T / x.mT / x.item()                      transpose (registry CallForm.attributes), detach
     for i in range(a, b, step): ...            unrolled, i read as its number in each step
     act = nn.ReLU(); loss_fn = nn.MSELoss()    the op of the same name where called
@@ -33,7 +33,7 @@ position and what the code cannot say (op, label, params). Header docstring, imp
 the line and the reason.
 
 This module walks the statements; the readers of each kind of line or expression are in
-`importing/` (see its __init__), the in-place lines in import_inplace.py.
+`importing/` (see its __init__), the in-place lines in importing/inplace_lines.py.
 """
 
 import ast
@@ -42,7 +42,7 @@ import time
 from . import registry
 from .document import GraphDocument
 from .export.model import MARK
-from .import_inplace import InplaceLines
+from .importing.inplace_lines import InplaceLines
 from .importing.branches import IfReader
 from .importing.calls import CallReader
 from .importing.classes import ClassReader
@@ -179,7 +179,7 @@ class _Importer:
         self.tensor_lists = TensorLists(self)  # outs.append(h); torch.cat(outs, dim=-1)
         self.random = RandomDraws(self)  # torch.randn(..., generator=g): PyTorch's numbers
 
-    # -- what the readers call back (import_inplace.InplaceLines too) ---------------------------
+    # -- what the readers call back (inplace_lines.InplaceLines too) ---------------------------
     def problem(self, stmt, message):
         line = getattr(stmt, "lineno", 0)
         self.problems.append(ImportProblem(line, message, self.graph.code_at(line)))

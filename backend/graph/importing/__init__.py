@@ -26,5 +26,5 @@ statements): each module reads one kind of line or expression into nodes.
     module_modes.py  model.eval() / model.train() on a class instance: a definition variant
     random_draws.py  torch.randn / rand with a generator or after manual_seed: PyTorch's values
 
-The in-place lines (`x.add_(1)`, `x[0] = v`, `x += 1`) are `backend/graph/import_inplace.py`.
+    inplace_lines.py x.add_(1), x[0] = v, x += 1: in-place nodes, and views read as x[0:2]
 """

@@ -1,5 +1,5 @@
 """Expressions read from code: a variable, `+ - * / ** @`, unary minus, a comparison,
-`a if c else b`, a call (calls.py), `x[...]` (import_inplace.py); numbers as operands (a
+`a if c else b`, a call (calls.py), `x[...]` (inplace_lines.py); numbers as operands (a
 constant arithmetic expression such as 1 / 3 is folded into one)."""
 
 import ast

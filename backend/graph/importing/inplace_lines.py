@@ -14,7 +14,7 @@ the nodes, which is the order the document runs them in.
 
 import ast
 
-from .ops.inplace import index_code, parse_index
+from ..ops.inplace import index_code, parse_index
 
 METHODS = {"add_", "sub_", "mul_", "div_", "clamp_", "relu_", "zero_", "fill_"}
 _AUG = {ast.Add: "add_", ast.Sub: "sub_", ast.Mult: "mul_", ast.Div: "div_"}
