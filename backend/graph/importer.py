@@ -11,7 +11,7 @@ does nothing. Each assignment becomes a node and its inputs become edges:
     z = eg.exp(y) / F.relu(y) / y.sum(dim=0)   calls of the op registry's functions and methods
     fc = nn.Linear(3, 2); h = fc(x)            a linear node (seed from reset_parameters)
     if cond: ... y = a  else: ... y = b        an `if` node (both branches end assigning y)
-    x.add_(1.0); x[0:2] = v; x += 1            in-place nodes, and v = x[0:2] (importing/inplace_lines.py)
+    x.add_(1.0); x[0:2] = v; x += 1            in-place nodes, v = x[0:2] (importing/inplace_lines)
     x.T / x.mT / x.item()                      transpose (registry CallForm.attributes), detach
     for i in range(a, b, step): ...            unrolled, i read as its number in each step
     act = nn.ReLU(); loss_fn = nn.MSELoss()    the op of the same name where called
@@ -42,7 +42,6 @@ import time
 from . import registry
 from .document import GraphDocument
 from .export.model import MARK
-from .importing.inplace_lines import InplaceLines
 from .importing.branches import IfReader
 from .importing.calls import CallReader
 from .importing.classes import ClassReader
@@ -50,6 +49,7 @@ from .importing.constants import ConstantLines, Constants
 from .importing.dataset_lines import DATA, DatasetReader
 from .importing.expressions import ExpressionReader
 from .importing.functions import Functions
+from .importing.inplace_lines import InplaceLines
 from .importing.layers import LayerReader
 from .importing.loops import LoopReader
 from .importing.model_graph import inlined
