@@ -10,7 +10,7 @@ import numpy as np
 from editor import open_editor, run_backward, run_forward
 from playwright.sync_api import expect
 
-from backend.graph.executor import run_records
+from backend.graph.running.executor import run_records
 from backend.graph.templates import load_template
 
 BAD_COLOUR = "rgb(192, 38, 211)"  # overlayScores.ts BAD_COLOUR
@@ -64,6 +64,13 @@ def test_gradient_norm_overlay_on_lenet(page):
     heading = page.get_by_label("inspector").get_by_role("heading", level=2)
     expect(heading).to_contain_text(name)
     expect(page.locator(".react-flow__node.selected")).to_have_count(1)
+    # and the view is centred on it (after the short pan)
+    page.wait_for_timeout(600)
+    canvas = page.get_by_label("graph canvas").bounding_box()
+    node = page.locator(".react-flow__node.selected").bounding_box()
+    dx = node["x"] + node["width"] / 2 - (canvas["x"] + canvas["width"] / 2)
+    dy = node["y"] + node["height"] / 2 - (canvas["y"] + canvas["height"] / 2)
+    assert abs(dx) < 0.1 * canvas["width"] and abs(dy) < 0.1 * canvas["height"], (dx, dy)
     page.screenshot(path="e2e/artifacts/overlay-grad-lenet-selected.png")
 
     # closing it gives the usual colours back
