@@ -5,6 +5,7 @@ the NaN first and draws it in the alarm colour. Dead ReLUs count the zeros of `m
 relu, checked against the engine's own forward run of the template."""
 
 import json
+import re
 
 import numpy as np
 from editor import open_editor, run_backward, run_forward
@@ -151,3 +152,29 @@ def test_dead_relu_overlay_counts_zeros(page):
     expect(legend).to_contain_text("0%")
     expect(legend).to_contain_text("100%")
     page.screenshot(path="e2e/artifacts/overlay-dead-relu.png")
+
+
+def test_update_size_overlay_after_training_lenet(page):
+    page.set_viewport_size({"width": 1440, "height": 900})
+    open_editor(page, "lenet-digits")
+    close_lesson(page)
+    page.get_by_role("tab", name="training").click()
+    training = page.get_by_role("region", name="training")
+    training.get_by_role("button", name="Train", exact=True).click()
+    expect(training.get_by_label("training status")).to_have_attribute(
+        "data-status", "ok", timeout=90_000
+    )
+    panel = open_overlay(page)
+    panel.get_by_label("overlay statistic").select_option(label="update size |Δw|/|w|")
+    legend = panel.get_by_label("overlay legend")
+    # between the training's last two snapshots; the layers whose snapshots carry every
+    # element (up to 1,024) are scored, the others said to be unknown
+    expect(legend).to_contain_text(re.compile(r"steps \d+ → \d+"))
+    expect(legend).to_contain_text("over 1,024 elements not known")
+    entries = panel.get_by_role("list", name="worst 10").get_by_role("listitem")
+    expect(entries.first).to_be_visible()
+    names = [e.locator(".overlay-name").inner_text() for e in entries.all()]
+    assert "conv1" in names, names
+    values = [float(v) for v in worst_values(panel)]
+    assert values == sorted(values, reverse=True) and all(0 < v < 1 for v in values), values
+    page.screenshot(path="e2e/artifacts/overlay-update-lenet.png")

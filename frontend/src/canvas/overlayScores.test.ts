@@ -133,7 +133,7 @@ describe("update size overlay", () => {
     const r = scoreOverlay("update", { annotations: emptyAnnotations(), ops: {}, snapshot: now, previous: before });
     expect(r.scores).toEqual([]);
     expect(r.unknown).toEqual(["fc"]);
-    expect(r.note).toMatch(/1 parameter over 1,024 elements/);
+    expect(r.note).toMatch(/1 layer with a parameter over 1,024 elements not known/);
   });
 
   it("asks for a training when there is no snapshot before", () => {

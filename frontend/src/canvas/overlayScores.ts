@@ -172,7 +172,7 @@ export function scoreOverlay(stat: OverlayStat, input: OverlayInput): OverlayRes
       const u = [...new Set(unknown)];
       unknown.length = 0;
       unknown.push(...u);
-      if (u.length) note += `; ${u.length} parameter${u.length > 1 ? "s" : ""} over 1,024 elements not known`;
+      if (u.length) note += `; ${u.length} layer${u.length > 1 ? "s" : ""} with a parameter over 1,024 elements not known`;
     }
   }
   scores.sort((x, y) => Number(y.bad > 0) - Number(x.bad > 0) || y.bad - x.bad || y.value - x.value);
