@@ -166,7 +166,7 @@ def _shape(t):
 
 
 def cmd_run(args):
-    from backend.graph.executor import run
+    from backend.graph.running.executor import run
 
     doc = _load(args.graph)
     mode = "backward" if args.backward is not None else "forward"

@@ -56,8 +56,8 @@ import numpy as np  # noqa: E402
 
 import engine as eg  # noqa: E402
 from backend.graph import ForwardCache, edit_nodes, parse, run, validate  # noqa: E402
-from backend.graph.executor import plan_for  # noqa: E402
-from backend.graph.summary import summary_tables  # noqa: E402
+from backend.graph.running.executor import plan_for  # noqa: E402
+from backend.graph.running.summary import summary_tables  # noqa: E402
 from engine.autograd.graph import observe_backward  # noqa: E402
 
 validation = importlib.import_module("backend.graph.validate")  # (`validate` is the function)

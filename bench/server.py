@@ -40,7 +40,7 @@ import requests  # noqa: E402
 from _server_helpers import connect, wide_graph  # noqa: E402
 
 from backend.graph import parse, run  # noqa: E402
-from backend.graph.records import expand_records  # noqa: E402
+from backend.graph.running.records import expand_records  # noqa: E402
 
 
 def graph_bench_module():

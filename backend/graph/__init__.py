@@ -1,12 +1,12 @@
 """Graph documents: the format, the op registry, validation, execution with traces, export."""
 
 from .document import GraphDocument, json_schema, parse
-from .executor import Cancelled, ForwardCache, LeafGrads, RunResult, run, run_records
 from .limits import DEFAULT as DEFAULT_LIMITS
 from .limits import LimitExceeded, Limits
 from .registry import all_ops
 from .registry import get as get_op
-from .snapshot import EditError, edit_nodes
+from .running.executor import Cancelled, ForwardCache, LeafGrads, RunResult, run, run_records
+from .running.snapshot import EditError, edit_nodes
 from .validate import GraphInvalid, Problem, validate
 
 __all__ = [

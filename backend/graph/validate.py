@@ -17,7 +17,7 @@ from engine.watch import array_of
 from . import modules, registry, stale
 from .limits import DEFAULT
 from .op_context import OpContext
-from .snapshot import Snapshot
+from .running.snapshot import Snapshot
 
 _META_ELEMENTS = 1_000_000  # bigger stand-ins are skipped: their shape is checked when run
 

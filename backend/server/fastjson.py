@@ -2,7 +2,7 @@
 
 A backward run of a 1,000-node graph sends thousands of floats in its trace; the json module
 takes a quarter of a second to write them, orjson about a hundredth. Summaries carry their
-previews as numpy arrays (see backend/graph/summary.py), which orjson writes as nested lists
+previews as numpy arrays (see backend/graph/running/summary.py), which orjson writes as nested lists
 straight from memory; the few it declines (arrays that are not C-contiguous) go through
 `tolist`. Anything else orjson declines goes through the json module: integers past 64 bits
 to write, strings with lone surrogates to read (only a hostile message carries either); what

@@ -35,7 +35,7 @@ from flask_socketio import join_room, leave_room
 
 from ..graph import parse
 from ..graph.document import invalid_text
-from ..graph.records import count as record_count
+from ..graph.running.records import count as record_count
 from . import room_quiz
 from .auth import key_hash
 from .room_registry import MemoryRegistry
@@ -69,7 +69,7 @@ class _LastRun:
 
     def __init__(self, started):
         self.run_id = started.get("run_id")
-        self.kept = 0  # the records they stand for (see backend/graph/records.py)
+        self.kept = 0  # the records they stand for (see backend/graph/running/records.py)
         self.truncated = False
 
 

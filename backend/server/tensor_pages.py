@@ -7,7 +7,7 @@ and takes the stats of the whole from here (docs/protocol.md, "tensor")."""
 
 import numpy as np
 
-from ..graph.summary import _host, _json_values, dtype_name, summarize
+from ..graph.running.summary import _host, _json_values, dtype_name, summarize
 
 
 def tensor_reply(t, request, where, max_page):

@@ -25,7 +25,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from ..graph import GraphInvalid
-from ..graph.summary import summarize_many
+from ..graph.running.summary import summarize_many
 from ..graph.training import Control, Trainer, TrainingError, settings_for
 from .events import on_message, problems_reply, read_graph
 from .protocol import TrainControlRequest, TrainRequest

@@ -55,9 +55,11 @@ def test_alias_has_its_own_node_and_passes_the_gradient_through():
     assert "AliasBackward0" in seen and "AccumulateGrad" not in seen
 
 
-# the executor and its parts reach the engine through engine.watch and PyTorch's names only
-_EXECUTOR = ("executor", "run_plan", "forward_paths", "forward_cache", "recorder")
-_EXECUTOR += ("backward_watch", "inplace_run", "run_errors", "autograd_view", "summary")
+# the executor and its parts (backend/graph/running/) reach the engine through engine.watch and
+# PyTorch's names only
+_EXECUTOR = sorted(
+    p.stem for p in (Path(__file__).resolve().parents[2] / "backend/graph/running").glob("*.py")
+)
 _PRIVATE = re.compile(
     r"engine\._|engine\.autograd\.graph|engine\.ops\.|\._(data|requires_grad|version|vc|output_nr"
     r"|saved|versions|seq)\b"
@@ -66,7 +68,7 @@ _PRIVATE = re.compile(
 
 @pytest.mark.parametrize("name", _EXECUTOR)
 def test_the_executor_uses_no_private_engine_name(name):
-    path = Path(__file__).resolve().parents[2] / "backend" / "graph" / f"{name}.py"
+    path = Path(__file__).resolve().parents[2] / "backend" / "graph" / "running" / f"{name}.py"
     code = "\n".join(
         line for line in path.read_text().splitlines() if not line.lstrip().startswith("#")
     )

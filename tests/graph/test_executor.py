@@ -12,19 +12,10 @@ import torch.nn.functional as tF
 from _docs import doc, edge, long_chain, node, tensor
 
 import engine as eg
-from backend.graph import (
-    ForwardCache,
-    GraphInvalid,
-    Limits,
-    executor,
-    parse,
-    recorder,
-    run,
-    run_records,
-    validate,
-)
-from backend.graph.records import expand_records
-from backend.graph.summary import summarize
+from backend.graph import ForwardCache, GraphInvalid, Limits, parse, run, run_records, validate
+from backend.graph.running import executor, recorder
+from backend.graph.running.records import expand_records
+from backend.graph.running.summary import summarize
 from backend.server import fastjson
 
 
@@ -980,7 +971,7 @@ def test_a_cached_forward_run_sends_the_same_autograd_view_as_a_fresh_one():
 
 
 def test_a_backward_run_sends_the_same_autograd_view_as_a_first_run():
-    from backend.graph import executor
+    from backend.graph.running import executor
 
     def backward_graph(b):
         d = cache_graph(b)

@@ -14,11 +14,11 @@ import pytest
 import engine
 from backend import cli
 from backend.graph import parse
-from backend.graph.executor import run_records
 from backend.graph.export import to_python
 from backend.graph.export.model import MARK, as_model, class_name
 from backend.graph.importer import ImportFailed, from_python
 from backend.graph.registry import get as get_op
+from backend.graph.running.executor import run_records
 from backend.graph.validate import GraphInvalid, resolved_params
 
 ROOT = Path(__file__).parents[2]

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backend.graph.executor import run_records
 from backend.graph.export import stores_weights, to_python
+from backend.graph.running.executor import run_records
 from backend.graph.templates import load_template
 from backend.graph.training import Trainer
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backend.graph.executor import run_records
 from backend.graph.importer import ImportFailed, from_python
+from backend.graph.running.executor import run_records
 
 ROOT = Path(__file__).parents[2]
 HEAD = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n"

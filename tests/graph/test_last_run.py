@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from _docs import doc, edge, node, tensor
 
-from backend.graph import ForwardCache, parse, recorder, run, run_records
-from backend.graph.executor import _LastRun
-from backend.graph.records import expand_records
+from backend.graph import ForwardCache, parse, run, run_records
+from backend.graph.running import recorder
+from backend.graph.running.executor import _LastRun
+from backend.graph.running.records import expand_records
 from backend.server import fastjson
 
 UNARY = ("tanh", "sigmoid", "sin", "relu")

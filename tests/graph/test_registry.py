@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from backend.graph import parse
-from backend.graph.executor import run_records
 from backend.graph.export import to_python
 from backend.graph.importer import ImportFailed, from_python
 from backend.graph.registry import (
@@ -24,6 +23,7 @@ from backend.graph.registry import (
     by_operator,
     register,
 )
+from backend.graph.running.executor import run_records
 from backend.graph.validate import resolved_params
 
 # ops whose lines the exporter writes itself (a layer, a dataset's generator): tested in

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import engine as eg
-from backend.graph import summary
+from backend.graph.running import summary
 from backend.server import fastjson
 
 

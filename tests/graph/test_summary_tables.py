@@ -10,8 +10,8 @@ from _docs import doc, edge, node, tensor
 
 import engine as eg
 from backend.graph import ForwardCache, run, run_records
-from backend.graph.records import expand_records, unpack_all
-from backend.graph.summary import STATS, gather_rows, row_summary, summarize, summary_tables
+from backend.graph.running.records import expand_records, unpack_all
+from backend.graph.running.summary import STATS, gather_rows, row_summary, summarize, summary_tables
 from backend.server import fastjson
 
 

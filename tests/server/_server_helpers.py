@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import engineio
 import socketio
 
-from backend.graph.records import expand_records
+from backend.graph.running.records import expand_records
 from backend.server import fastjson
 
 EVENTS = ("run_started", "trace", "run_finished")

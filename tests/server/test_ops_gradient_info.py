@@ -29,6 +29,8 @@ def test_ops_say_through_which_inputs_no_gradient_flows_and_why(server):
         },
         ("where", "condition"): CONDITION,
         ("if", "condition"): CONDITION,
+        ("masked_fill", "mask"): "the mask of {op} has no gradient: it only says where the value "
+        "is written, so nothing flows back to {source}.",
         (
             "labels",
             "dataset",

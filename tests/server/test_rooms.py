@@ -7,8 +7,8 @@ import time
 import pytest
 from _server_helpers import slow_chain, times_k, wide_graph
 
-from backend.graph.records import count as record_count
-from backend.graph.records import expand_records
+from backend.graph.running.records import count as record_count
+from backend.graph.running.records import expand_records
 from backend.graph.templates import load_template
 from backend.server.rooms import OWNER_ONLY
 

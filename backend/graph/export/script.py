@@ -447,7 +447,7 @@ class _Exporter(GraphIndex):
     def _target(self):
         if self.doc.target is not None:
             return self.doc.target, True
-        from ..executor import run
+        from ..running.executor import run
 
         try:
             res = run(self.doc, "forward", validated=True)

@@ -18,14 +18,14 @@ soon as it exists, in compute order:
 This module holds a run's core (which node runs when, how one node runs and what is kept of
 it) and the entry points; the parts it is made of each have one job:
 
-- run_plan.py: what a run needs of a document that no value changes (a Plan, kept across runs)
+- plan.py: what a run needs of a document that no value changes (a Plan, kept across runs)
 - forward_paths.py: the forward pass in a fixed order, as tight loops, with or without a cache
 - forward_cache.py: the ForwardCache and the last run of each structure through it
 - recorder.py: records batched and sent with their summary tables; cancel and the time limit
 - backward_watch.py: the gradient on every edge, from one observer of the backward pass
-- inplace_run.py: documents with in-place ops (statement order, versions)
+- inplace.py: documents with in-place ops (statement order, versions)
 - autograd_view.py: the engine's recorded graph mapped to editor nodes, reused across runs
-- run_errors.py: how a run fails, and how its failures read
+- errors.py: how a run fails, and how its failures read
 """
 
 import gc
@@ -38,21 +38,22 @@ from typing import NamedTuple
 import engine as eg
 from engine.watch import accumulator_of, array_of, version
 
-from . import backward_watch, forward_paths, inplace_run, modules
+from .. import modules
+from ..limits import DEFAULT, LimitExceeded
+from ..validate import GraphInvalid, Problem, check
+from . import backward_watch, forward_paths, inplace
 from .autograd_view import _VIEWS, view_of_run  # noqa: F401 (_VIEWS: tests clear it)
 from .backward_watch import BackwardWatch, LeafGrads
 from .backward_watch import lined_up as _lined_up  # noqa: F401 (the Python version, for tests)
+from .errors import Cancelled, NodeError, check_numel, message, too_many_bytes
 from .forward_cache import ForwardCache
 from .forward_cache import LastRun as _LastRun  # noqa: F401 (tests build one)
-from .limits import DEFAULT, LimitExceeded
+from .plan import plan_for
 from .recorder import CACHED, GRAD, PLAIN, VALUE, Recorder
 from .records import expand_records
-from .run_errors import Cancelled, NodeError, check_numel, message, too_many_bytes
-from .run_plan import plan_for
-from .validate import GraphInvalid, Problem, check
 
 try:  # the watch on the backward pass in C (_observe.c, built by `pip install`; optional)
-    from . import _observe
+    from .. import _observe
 except ImportError:  # not built: backward_watch's Python versions do the same, slower
     _observe = None
 
@@ -153,7 +154,7 @@ class _Run:
         self.mode, self.limits, self.device = mode, limits, device
         self.teaching = teaching
         self.no_grad = no_grad  # the forward pass under no_grad (a teaching option)
-        # A document with in-place ops runs uncached (see inplace_run.py).
+        # A document with in-place ops runs uncached (see inplace.py).
         self.cache = cache if mode == "forward" and not plan.inplace else None
         self.backward = mode == "backward"
         self.target = target or doc.target
@@ -189,7 +190,7 @@ class _Run:
         order = self.plan.static_order
         try:
             if self.plan.inplace:
-                inplace_run.forward_statements(self, order)
+                inplace.forward_statements(self, order)
             elif order is not None and self.cache is not None:
                 forward_paths.forward_cached(self, order)
             elif order is not None:
@@ -468,7 +469,7 @@ def _execute(r, res, t0):
                     # consumer's edge, which is not on the way back from it
                     out.register_hook(r.watch.node_hook(res.target))
                 graph = view_of_run(r, res.target)
-                backward_watch.run_backward(r, res.target, inplace_run.version_error)
+                backward_watch.run_backward(r, res.target, inplace.version_error)
                 res.timings["backward_ms"] = (time.perf_counter() - t1) * 1e3
             else:
                 graph = view_of_run(r, None)

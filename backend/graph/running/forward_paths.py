@@ -18,9 +18,9 @@ import numpy as np
 import engine as eg
 from engine.watch import accumulator_of, array_of, requires_grad_of
 
+from .errors import Cancelled, NodeError, check_numel, too_many_bytes
 from .forward_cache import LastRun, SentRows
 from .recorder import CACHED, VALUE
-from .run_errors import Cancelled, NodeError, check_numel, too_many_bytes
 
 CHECK_EVERY = 32  # cache hits between checks for cancel and the time limit
 # a forward run after an edit starts from the last run when at most this share of its nodes
@@ -161,7 +161,7 @@ def forward_fresh(r, rows):
     """A run without a cache in a fixed order (every backward run): what run_node does, in one
     loop, for the usual node (each input port one edge or none, and in a backward run no
     composite); other nodes take run_node. The loop reads each node's plan as one tuple
-    (run_plan.Step.row) and checks its engine node's edges with lined_up itself (as
+    (plan.Step.row) and checks its engine node's edges with lined_up itself (as
     BackwardWatch.edges does)."""
     values, metas, get = r.values, r.metas, r.values.get
     add, checkpoint, ctx, watch = r.recorder.add, r.checkpoint, r.ctx, r.watch.watch

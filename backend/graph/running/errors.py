@@ -2,7 +2,7 @@
 (its forward paths, its recorder, its backward watch) can raise from without importing the
 executor itself."""
 
-from .limits import LimitExceeded
+from ..limits import LimitExceeded
 
 
 class Cancelled(Exception):
@@ -15,7 +15,7 @@ class NodeError(Exception):
 
     def __init__(self, node, exc):
         self.node, self.exc = node, exc
-        self.extra = None  # fields the error record adds (a version error's: inplace_run.py)
+        self.extra = None  # fields the error record adds (a version error's: inplace.py)
 
 
 # the start of the engine's (and PyTorch's) error when a saved tensor was written in place

@@ -18,7 +18,7 @@ import numpy as np
 from engine.watch import array_of, requires_grad_of
 
 try:  # the per-tensor loops in C (_tables.c, built by `pip install`; optional)
-    from . import _tables
+    from .. import _tables
 except ImportError:  # not built: the numpy path below does the same, slower
     _tables = None
 

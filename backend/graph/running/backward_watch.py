@@ -19,10 +19,10 @@ from dataclasses import dataclass
 import engine as eg
 from engine.watch import accumulator_of, alias, observe_backward
 
-from .limits import LimitExceeded
+from ..limits import LimitExceeded
+from .errors import MODIFIED, Cancelled, NodeError
+from .plan import watched_edge
 from .recorder import GRAD
-from .run_errors import MODIFIED, Cancelled, NodeError
-from .run_plan import watched_edge
 
 CHECK_EVERY_OBSERVED = 8  # watched nodes between checks for cancel and the time limit
 
@@ -42,7 +42,7 @@ def needs_grad(t):
 
 
 def lined_up(next_functions, inputs, watched, flat, accumulator_of):
-    """The watched edges (run_plan.watched_edge) whose gradients an op's engine node sends
+    """The watched edges (plan.watched_edge) whose gradients an op's engine node sends
     back, or None when its next_functions do not line up with the op's inputs (then the run
     gives it an alias per edge instead). Edge k's input is flat[k] or, where flat is None (no
     variadic ports, whose inputs are lists), inputs[its position]: no flattening, which costs

@@ -10,8 +10,8 @@ import engine as eg
 from engine.watch import stale_saved, version, version_counter
 
 from .backward_watch import grad_edge
+from .errors import NodeError
 from .recorder import PLAIN
-from .run_errors import NodeError
 
 
 def forward_statements(r, order):

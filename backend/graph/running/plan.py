@@ -8,9 +8,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .index import GraphIndex
+from ..index import GraphIndex
+from ..validate import resolved_params
 from .snapshot import Snapshot
-from .validate import resolved_params
 
 
 class Port(NamedTuple):
@@ -71,7 +71,7 @@ class Step:
             tuple(p.edges[0].source if p.edges else None for p in self.ports) if simple else None
         )
         # (with in-place ops every node gets its own gradient hook: an edge into a write may
-        # not be watchable, see inplace_run.write_node)
+        # not be watchable, see inplace.write_node)
         self.one_consumer = len(index.outgoing[nid]) == 1 and not index.inplace
         # what the backward observer needs of each edge in (see watched_edge)
         self.watched = tuple(watched_edge(index, e, pos) for e, pos in positions)

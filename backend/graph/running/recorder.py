@@ -16,8 +16,8 @@ from itertools import groupby
 
 import numpy as np
 
-from .limits import LimitExceeded
-from .run_errors import Cancelled
+from ..limits import LimitExceeded
+from .errors import Cancelled
 from .summary import gather_rows, summary_tables, table_of_row, take_rows
 
 FLUSH_FIRST = 1024  # records in the first batch (the executor passes its own setting in)
