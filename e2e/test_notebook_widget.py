@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-from harness import CHROMIUM, CHROMIUM_FLAGS, JupyterLab, notebook_file, run_cell
-from playwright.sync_api import expect, sync_playwright
+from harness import JupyterLab, notebook_file, run_cell
+from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -41,60 +41,60 @@ def lab(tmp_path_factory):
     server.stop()
 
 
-def test_the_editor_in_jupyterlab(lab):
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        errors = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        try:
-            page.goto(lab)
-            expect(page.locator(".jp-Notebook .jp-Cell")).to_have_count(3, timeout=60_000)
-            # a cell run before the kernel is connected is dropped: wait for it to be idle
-            expect(page.get_by_text(re.compile(r"Python 3 \(ipykernel\) \| Idle"))).to_be_visible(
-                timeout=60_000
-            )
-            # the kernel is up when the first cell has run
-            first = run_cell(page, 0)
-            expect(first.locator(".jp-InputPrompt")).to_have_text("[1]:", timeout=60_000)
-            cell = run_cell(page, 1)
-            widget = cell.locator(".jp-OutputArea-output")
-            # the editor, in the cell's output: its canvas and the traced graph's nodes
-            expect(widget.locator(".app.ready")).to_be_visible(timeout=60_000)
-            nodes = widget.locator(".react-flow__node")
-            expect(nodes).to_have_count(3)
-            ids = sorted(nodes.evaluate_all("els => els.map(e => e.getAttribute('data-id'))"))
-            assert ids == ["model", "sum", "x"]
+def test_the_editor_in_jupyterlab(lab, browser):
+    # (the session's browser: a second sync_playwright in one worker is refused)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(lab)
+        expect(page.locator(".jp-Notebook .jp-Cell")).to_have_count(3, timeout=60_000)
+        # a cell run before the kernel is connected is dropped: wait for it to be idle
+        expect(page.get_by_text(re.compile(r"Python 3 \(ipykernel\) \| Idle"))).to_be_visible(
+            timeout=60_000
+        )
+        # the kernel is up when the first cell has run
+        first = run_cell(page, 0)
+        expect(first.locator(".jp-InputPrompt")).to_have_text("[1]:", timeout=60_000)
+        cell = run_cell(page, 1)
+        widget = cell.locator(".jp-OutputArea-output")
+        # the editor, in the cell's output: its canvas and the traced graph's nodes
+        expect(widget.locator(".app.ready")).to_be_visible(timeout=60_000)
+        nodes = widget.locator(".react-flow__node")
+        expect(nodes).to_have_count(3)
+        ids = sorted(nodes.evaluate_all("els => els.map(e => e.getAttribute('data-id'))"))
+        assert ids == ["model", "sum", "x"]
 
-            # Backward on the canvas: the gradient of the loss on the wire x -> model (e1) is
-            # the layer's weight row, [0.5, -2]; wires carry labels once zoomed in
-            status = widget.get_by_label("run status")
-            widget.get_by_role("button", name="Backward", exact=True).click()
-            expect(status).to_have_attribute("data-status", "ok")
-            canvas = widget.get_by_label("graph canvas")
-            for _ in range(8):
-                if widget.locator(".canvas.lod-full").count():
-                    break
-                canvas.get_by_role("button", name="zoom in").click()
-                page.wait_for_timeout(250)
-            grad = widget.get_by_test_id("edge-grad-e1")
-            expect(grad).to_have_text(re.compile(r"\[0\.5,\s*-2\]"))
+        # Backward on the canvas: the gradient of the loss on the wire x -> model (e1) is
+        # the layer's weight row, [0.5, -2]; wires carry labels once zoomed in
+        status = widget.get_by_label("run status")
+        widget.get_by_role("button", name="Backward", exact=True).click()
+        expect(status).to_have_attribute("data-status", "ok")
+        canvas = widget.get_by_label("graph canvas")
+        for _ in range(8):
+            if widget.locator(".canvas.lod-full").count():
+                break
+            canvas.get_by_role("button", name="zoom in").click()
+            page.wait_for_timeout(250)
+        grad = widget.get_by_test_id("edge-grad-e1")
+        expect(grad).to_have_text(re.compile(r"\[0\.5,\s*-2\]"))
 
-            # change the input on the canvas, then read it and the new loss from Python
-            widget.get_by_test_id("node-x").locator(".op-node-title").click()
-            field = widget.get_by_label("inspector").get_by_label("value", exact=True)
-            field.fill("[1, 3]")
-            field.press("Enter")
-            time.sleep(0.5)  # (the edit reaches the kernel 150 ms after it is made)
-            after = run_cell(page, 2)
-            out = after.locator(".jp-OutputArea-output")
-            # 0.5 * 1 - 2 * 3 + 0.25
-            expect(out).to_contain_text("LOSS -5.25", timeout=30_000)
-            expect(out).to_contain_text("X [1, 3]")
-            # the run from Python shows on the canvas too: the loss node's new value
-            expect(widget.get_by_test_id("value-sum")).to_have_text("-5.25")
-            assert not errors, errors
-        finally:
-            ARTIFACTS.mkdir(exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / "notebook_widget.png"))
-            browser.close()
+        # change the input on the canvas, then read it and the new loss from Python
+        widget.get_by_test_id("node-x").locator(".op-node-title").click()
+        field = widget.get_by_label("inspector").get_by_label("value", exact=True)
+        field.fill("[1, 3]")
+        field.press("Enter")
+        time.sleep(0.5)  # (the edit reaches the kernel 150 ms after it is made)
+        after = run_cell(page, 2)
+        out = after.locator(".jp-OutputArea-output")
+        # 0.5 * 1 - 2 * 3 + 0.25
+        expect(out).to_contain_text("LOSS -5.25", timeout=30_000)
+        expect(out).to_contain_text("X [1, 3]")
+        # the run from Python shows on the canvas too: the loss node's new value
+        expect(widget.get_by_test_id("value-sum")).to_have_text("-5.25")
+        assert not errors, errors
+    finally:
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "notebook_widget.png"))
+        context.close()

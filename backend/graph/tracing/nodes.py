@@ -99,12 +99,11 @@ class Built:
 
 
 class NodeBuilder:
-    def __init__(self, capture, layer_ops, input_names=None):
+    def __init__(self, capture, layer_ops):
         self.cap = capture
         self.layer_ops = layer_ops  # nn class -> its layer OpSpec
         self.built = Built()
         self.notes = []  # what the document says of the run it cannot give back
-        self.input_names = input_names or {}
 
     # -- the walk ------------------------------------------------------------------------------
     def build(self):
