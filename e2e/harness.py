@@ -2,6 +2,7 @@
 free loopback port, and how to start Debian's Chromium. (Not in conftest.py: tests/server has
 a conftest of its own, and a plain `import conftest` would find either.)"""
 
+import json
 import os
 import socket
 import subprocess
@@ -55,12 +56,17 @@ class Server:
             time.sleep(0.05)
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        stop_process(self.proc)
+
+
+def stop_process(proc):
+    """Ask a server process to stop, and make it stop after 10 s."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
 
 
 class JupyterLab:
@@ -117,18 +123,11 @@ class JupyterLab:
         return f"{self.base}/lab/tree/{notebook}?token={self.token}"
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        stop_process(self.proc)
 
 
 def notebook_file(path, sources):
     """A notebook of code cells with `sources`, for the python3 kernel."""
-    import json
-
     cells = [
         {
             "id": f"c{i}",

@@ -104,9 +104,10 @@ class Editor(anywidget.AnyWidget):
             and data.get("run_id") == self.last_run[0][1].get("run_id")
         ):
             self.last_run.append((event, data))
-        if event in ("run_finished", "train_finished"):
-            with self._ending:
-                self._ended[data.get("run_id") or data.get("train_id")] = data
+        key = data.get("run_id") or data.get("train_id")
+        if event in ("run_finished", "train_finished") and key in self._adopted:
+            with self._ending:  # (only Python's own runs are waited for, so only they are kept)
+                self._ended[key] = data
                 self._ending.notify_all()
 
     def _on_message(self, _widget, content, _buffers):
@@ -126,6 +127,7 @@ class Editor(anywidget.AnyWidget):
         with self._ending:
             if not self._ending.wait_for(lambda: key in self._ended, timeout):
                 raise TimeoutError(f"{key} did not finish in {timeout} s")
+            self._adopted.discard(key)
             return self._ended.pop(key)
 
     def run(self, mode="forward", target=None, timeout=600):
