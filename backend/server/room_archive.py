@@ -13,17 +13,12 @@ rows not touched for ROOM_TTL (a day) are forgotten.
 A data directory that cannot be written does not stop rooms (logged once), as with claims.
 """
 
-import logging
 import sqlite3
-import threading
 import time
-from contextlib import closing
-from pathlib import Path
 
 from . import fastjson
 from .room_registry import ROOM_TTL
-
-log = logging.getLogger(__name__)
+from .rooms_file import RoomsFile
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS room_state (
@@ -36,25 +31,12 @@ CREATE TABLE IF NOT EXISTS room_state (
 """
 
 
-class RoomArchive:
-    def __init__(self, data_dir):
-        self.path = Path(data_dir) / "rooms.sqlite3"
-        self.lock = threading.Lock()
-        self.broken = False
-        try:
-            with self._connect() as db:
-                db.executescript(SCHEMA)
-        except (sqlite3.Error, OSError) as exc:
-            self._failed(exc)
-
-    def _connect(self):
-        return closing(sqlite3.connect(self.path, timeout=10, isolation_level=None))
-
-    def _failed(self, exc):
-        if not self.broken:
-            log.warning("room state cannot be kept in %s (%s): after a restart", self.path, exc)
-            log.warning("students see the room's graph again but not its last run")
-        self.broken = True
+class RoomArchive(RoomsFile):
+    SCHEMA = SCHEMA
+    LOST = (
+        "room state cannot be kept in %s (%s): after a restart",
+        "students see the room's graph again but not its last run",
+    )
 
     def put(self, code, field, value):
         """Keep `field` of room `code` (any JSON value; None is kept as null)."""

@@ -12,16 +12,11 @@ A data directory that cannot be written does not stop rooms: the room opens, it 
 be claimed back after a restart (logged once).
 """
 
-import logging
 import sqlite3
-import threading
 import time
-from contextlib import closing
-from pathlib import Path
 
 from .room_registry import ROOM_TTL
-
-log = logging.getLogger(__name__)
+from .rooms_file import RoomsFile
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS room_claims (
@@ -32,26 +27,12 @@ CREATE TABLE IF NOT EXISTS room_claims (
 """
 
 
-class RoomClaims:
-    def __init__(self, data_dir):
-        self.path = Path(data_dir) / "rooms.sqlite3"
-        self.lock = threading.Lock()
-        self.broken = False  # writes failed once: said in the log, rooms go on without claims
-        try:
-            with self._connect() as db:
-                db.executescript(SCHEMA)
-        except (sqlite3.Error, OSError) as exc:
-            self._failed(exc)
-
-    def _connect(self):
-        # one short-lived connection per call, closed at the end of its block
-        return closing(sqlite3.connect(self.path, timeout=10, isolation_level=None))
-
-    def _failed(self, exc):
-        if not self.broken:
-            log.warning("room claims cannot be kept in %s (%s): rooms will not be", self.path, exc)
-            log.warning("claimable after a restart until the data dir is writable")
-        self.broken = True
+class RoomClaims(RoomsFile):
+    SCHEMA = SCHEMA
+    LOST = (
+        "room claims cannot be kept in %s (%s): rooms will not be",
+        "claimable after a restart until the data dir is writable",
+    )
 
     def add(self, code, secret_hash):
         """Claim `code` for the owner of `secret_hash`; False when a live claim holds it."""
