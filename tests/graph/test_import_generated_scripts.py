@@ -114,10 +114,7 @@ def script(s):
         "mean_square": "loss = out.pow(2).mean()",
         "sum": "loss = out.sum()",
         "mse": f"loss = F.mse_loss(out, torch.zeros({s['batch']}, {last}))",
-        # (a module's output has no shape while reading: torch.ones of its sizes there)
-        "mse_like": "loss = F.mse_loss(out, torch.ones_like(out) * 0.5)"
-        if not s["in_class"]
-        else f"loss = F.mse_loss(out, torch.ones({s['batch']}, {last}) * 0.5)",
+        "mse_like": "loss = F.mse_loss(out, torch.ones_like(out) * 0.5)",
     }[s["loss"]]
     if s["in_class"]:
         body = ["class Net(nn.Module):", "    def __init__(self):", "        super().__init__()"]

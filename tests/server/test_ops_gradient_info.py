@@ -29,6 +29,11 @@ def test_ops_say_through_which_inputs_no_gradient_flows_and_why(server):
         },
         ("where", "condition"): CONDITION,
         ("if", "condition"): CONDITION,
+        **{
+            (op, "input"): "{op} reads only the shape and dtype of its input: no gradient flows "
+            "back to {source}."
+            for op in ("zeros_like", "ones_like")
+        },
         ("masked_fill", "mask"): "the mask of {op} has no gradient: it only says where the value "
         "is written, so nothing flows back to {source}.",
         (

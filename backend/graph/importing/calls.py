@@ -72,11 +72,14 @@ class CallReader:
         return head in self.imp.modules.mods["other"] or self.imp.constants.lookup(head) is not NOT
 
     def _like(self, node, fn, meta):
-        """torch.zeros_like(x) / ones_like(x): a zeros / ones source of x's shape and dtype
-        (worked out while reading, shapes.py); no path back to x, as in PyTorch."""
+        """torch.zeros_like(x) / ones_like(x): the registry's op of that name (x's shape at run
+        time); with dtype= or requires_grad=, a zeros / ones source of x's shape worked out
+        while reading (shapes.py), a leaf of its own. No path back to x, as in PyTorch."""
         kwargs = {k.arg: k.value for k in node.keywords}
         if len(node.args) != 1 or None in kwargs or set(kwargs) - {"dtype", "requires_grad"}:
             raise Unsupported(f"write torch.{fn}(x), with dtype= or requires_grad= if needed")
+        if not kwargs:  # the registry's op: the shape read when it runs, as PyTorch reads it
+            return self.make_op(fn, fn, {"input": node.args[0]}, meta, False)
         t = self.imp.shapes.stand_in(self.imp.exprs.operand_node(node.args[0]))
         if t is None:
             raise Unsupported(

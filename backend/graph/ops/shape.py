@@ -202,6 +202,29 @@ for _name, _doc, _aliases, _derivative in (
             ),
         )
     )
+# zeros_like / ones_like: a fresh tensor of input's shape and dtype, read at run time (so an
+# imported `torch.ones_like(out)` needs no shape while reading); no gradient flows back
+for _name, _fill in (("zeros_like", "zeros"), ("ones_like", "ones")):
+    register(
+        OpSpec(
+            _name,
+            "shape",
+            f"a tensor of {_fill} with input's shape and dtype (no gradient flows back)",
+            (
+                Port(
+                    "input",
+                    no_grad=(
+                        "{op} reads only the shape and dtype of its input: no gradient flows "
+                        "back to {source}."
+                    ),
+                ),
+            ),
+            run=lambda ctx, ins, p, f=_name: getattr(eg, f)(ins[0]),
+            code=lambda lib, args, p, f=_name: f"{lib}.{f}({args[0]})",
+            call=CallForm(forms=("function",)),
+        )
+    )
+
 register(
     OpSpec(
         "detach",
