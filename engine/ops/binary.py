@@ -303,7 +303,10 @@ class FmodBackward0(_Binary):
         return (g, None)
 
 
-class FmodBackward1(_Binary):
+class _QuotientBackward(_Binary):
+    """a - q * b for a quotient q that is piecewise constant: the gradient to a is g, to b
+    -g * q. `quotient(m, a, b)` says which q (fmod truncates, remainder floors)."""
+
     __slots__ = ()
 
     def backward(self, g):
@@ -311,9 +314,16 @@ class FmodBackward1(_Binary):
         gb = None
         if self.needs_grad(1):
             ad, bd = a._data, b._data
-            q = const(xp(ad).trunc(ad / bd))  # piecewise constant
-            gb = self.reduce(-g * q, 1)
+            gb = self.reduce(-g * const(self.quotient(xp(ad), ad, bd)), 1)
         return (self.reduce(g, 0) if self.needs_grad(0) else None, gb)
+
+
+class FmodBackward1(_QuotientBackward):
+    __slots__ = ()
+
+    @staticmethod
+    def quotient(m, a, b):
+        return m.trunc(a / b)
 
 
 def fmod(input, other):
@@ -342,17 +352,12 @@ class RemainderBackward0(FmodBackward0):
     __slots__ = ()
 
 
-class RemainderBackward1(_Binary):
+class RemainderBackward1(_QuotientBackward):
     __slots__ = ()
 
-    def backward(self, g):
-        a, b = self.unpack()
-        gb = None
-        if self.needs_grad(1):
-            ad, bd = a._data, b._data
-            q = const(xp(ad).floor_divide(ad, bd))  # piecewise constant
-            gb = self.reduce(-g * q, 1)
-        return (self.reduce(g, 0) if self.needs_grad(0) else None, gb)
+    @staticmethod
+    def quotient(m, a, b):
+        return m.floor_divide(a, b)
 
 
 def remainder(input, other):

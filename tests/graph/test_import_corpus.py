@@ -11,6 +11,7 @@ the reading of the code. The scripts not yet read are listed in NOT_YET with the
 importer stops at."""
 
 import inspect
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -111,6 +112,16 @@ def test_corpus_script_imports_to_pytorchs_numbers(name, tmp_path, request):
     want = _pytorch(text, fixed=name not in SEEDED)
     assert marker.exists()  # (the line runs where the script does)
     assert_same_numbers(doc, want)
+
+
+def script_text(src):
+    """A script written indented inside a test file, as the file it stands for."""
+    return textwrap.dedent(src).lstrip()
+
+
+def pytorch_numbers_of(scripts):
+    """PyTorch's numbers for each of {name: indented script} (one runner call each)."""
+    return {name: _pytorch(script_text(src)) for name, src in scripts.items()}
 
 
 def assert_same_numbers(doc, want):

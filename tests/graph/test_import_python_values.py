@@ -5,10 +5,13 @@ names that hide them). Each script runs in PyTorch (its layers from the corpus t
 fill, on both sides) and its import must give the same loss and gradients; the forms that are
 not read are a problem at their line."""
 
-import textwrap
-
 import pytest
-from test_import_corpus import _pytorch, assert_same_numbers, fixed_layers  # noqa: F401
+from test_import_corpus import (  # noqa: F401
+    assert_same_numbers,
+    fixed_layers,
+    pytorch_numbers_of,
+    script_text,
+)
 
 from backend.graph.importer import ImportFailed, from_python
 
@@ -160,24 +163,20 @@ SCRIPTS = {
 }
 
 
-def _text(src):
-    return textwrap.dedent(src).lstrip()
-
-
 @pytest.fixture(scope="module")
 def pytorch_results():
-    return {name: _pytorch(_text(src)) for name, src in SCRIPTS.items()}
+    return pytorch_numbers_of(SCRIPTS)
 
 
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_python_values_import_to_pytorchs_numbers(name, pytorch_results, fixed_layers):  # noqa: F811
-    doc = from_python(_text(SCRIPTS[name]))
+    doc = from_python(script_text(SCRIPTS[name]))
     assert_same_numbers(doc, pytorch_results[name])
 
 
 def _problems(src):
     with pytest.raises(ImportFailed) as failed:
-        from_python(_text(src))
+        from_python(script_text(src))
     return [(p.line, p.message) for p in failed.value.problems]
 
 
@@ -246,7 +245,7 @@ def test_math_with_a_huge_argument_is_no_number_and_costs_nothing():
 
 def test_a_layer_class_in_a_variable_is_called_as_the_class():
     doc = from_python(
-        _text(
+        script_text(
             """
             import torch
             import torch.nn as nn

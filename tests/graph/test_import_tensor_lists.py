@@ -3,10 +3,13 @@
 PyTorch (layers from the corpus test's fixed fill on both sides) and its import must give the
 same loss and gradients; a list changed in a way not read is a problem at its line."""
 
-import textwrap
-
 import pytest
-from test_import_corpus import _pytorch, assert_same_numbers, fixed_layers  # noqa: F401
+from test_import_corpus import (  # noqa: F401
+    assert_same_numbers,
+    fixed_layers,
+    pytorch_numbers_of,
+    script_text,
+)
 
 from backend.graph.importer import ImportFailed, from_python
 
@@ -123,23 +126,19 @@ SCRIPTS = {
 }
 
 
-def _text(src):
-    return textwrap.dedent(src).lstrip()
-
-
 @pytest.fixture(scope="module")
 def pytorch_results():
-    return {name: _pytorch(_text(src)) for name, src in SCRIPTS.items()}
+    return pytorch_numbers_of(SCRIPTS)
 
 
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_script_imports_to_pytorchs_numbers(name, pytorch_results, fixed_layers):  # noqa: F811
-    doc = from_python(_text(SCRIPTS[name]))
+    doc = from_python(script_text(SCRIPTS[name]))
     assert_same_numbers(doc, pytorch_results[name])
 
 
 def test_eval_makes_a_variant_and_the_train_definition_is_left_out():
-    doc = from_python(_text(SCRIPTS["eval before the call"]))
+    doc = from_python(script_text(SCRIPTS["eval before the call"]))
     assert [d.name for d in doc.modules] == ["Net_eval"]
     modes = {n.id: n.params.get("mode") for n in doc.modules[0].nodes}
     assert (modes["bn"], modes["drop"]) == ("auto", "auto")
@@ -147,7 +146,7 @@ def test_eval_makes_a_variant_and_the_train_definition_is_left_out():
 
 def _problems(src):
     with pytest.raises(ImportFailed) as failed:
-        from_python(_text(src))
+        from_python(script_text(src))
     return [(p.line, p.message) for p in failed.value.problems]
 
 
