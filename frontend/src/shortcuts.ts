@@ -1,7 +1,7 @@
-// The keyboard shortcuts (listed for users in panels/HelpPanel.tsx).
+// The keyboard shortcuts (listed for users in panels/dialogs/HelpPanel.tsx).
 import { useEffect } from "react";
 import { saveToServer } from "./doc/files";
-import { runBackward } from "./panels/RunControls";
+import { runBackward } from "./panels/toolbar/RunControls";
 import { useEditor } from "./store/editor";
 import { askToMake, unpack } from "./store/modules";
 import { useRun } from "./store/run";

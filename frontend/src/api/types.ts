@@ -9,7 +9,7 @@ export interface PortSpec {
    * `{op}` and `{source}` to fill in (backend/graph/registry.py, Port.no_grad). */
   no_grad?: string;
   /** Set where gradients flow back through this input: its local derivative ∂out/∂port as the
-   * chain-rule panel writes it (Port.derivative; panels/chainRule.ts fills in its params). */
+   * chain-rule panel writes it (Port.derivative; panels/analysis/chainRule.ts fills in its params). */
   derivative?: PortDerivative;
 }
 

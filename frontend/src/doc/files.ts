@@ -60,7 +60,7 @@ export function downloadDocument() {
 
 /** An uploaded file: read and checked (JSON, then the server's validation) before the open
  * graph is replaced; only a file that is a graph document gets as far as "Discard the unsaved
- * changes?". What is wrong with it is shown as a list (panels/UploadReport.tsx). */
+ * changes?". What is wrong with it is shown as a list (panels/dialogs/UploadReport.tsx). */
 export async function uploadDocument(file: File) {
   const check = await checkUpload(await file.text(), (doc) => api.validate(doc));
   if (check.kind === "ok") openDocument(check.doc);

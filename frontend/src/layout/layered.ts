@@ -1,5 +1,5 @@
 // Layered layouts, the one implementation the canvas (canvas/layout.ts) and the autograd view
-// (panels/agLayout.ts) both use: data or gradients flow along one axis, layer by layer.
+// (panels/analysis/agLayout.ts) both use: data or gradients flow along one axis, layer by layer.
 // Graphs people read closely get elkjs's careful layout (`elkLayered`); graphs too big for elk
 // to lay out while the user waits get a linear-time layout of our own: longest-path layers
 // (`layersOf`), then each layer ordered and placed level with the nodes it is wired to, in

@@ -142,7 +142,7 @@ export function openInstance(id: string) {
   const frame: Frame = { instance: id, module: def.name, nodes: ed.nodes, edges: ed.edges };
   const nodes = def.nodes.map(flowNode);
   const meta = { ...ed.meta, open: [...(ed.meta.open ?? []), frame] };
-  ed.setLevel({ nodes, edges: def.edges.map(toFlowEdge), meta }, false); // fitted: Breadcrumbs.tsx
+  ed.setLevel({ nodes, edges: def.edges.map(toFlowEdge), meta }, false); // fitted: panels/onCanvas/Breadcrumbs.tsx
   useRun.getState().selectEdge(null); // an edge of the level left
 }
 

@@ -13,7 +13,7 @@ vi.mock("../api/socket", () => ({
   },
 }));
 
-import { refusalSummary } from "../panels/RunControls";
+import { refusalSummary } from "../panels/toolbar/RunControls";
 import { emptyAnnotations } from "./annotations";
 import { useEditor } from "./editor";
 import { refusalOf, useRun } from "./run";

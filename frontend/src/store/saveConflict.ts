@@ -2,7 +2,7 @@
 // conflicts"): every save names the revision it was based on; the server refuses one based on
 // an old head with 409 and the head's number, and this store holds that until the person picks
 // "Keep mine as a new revision" (the same graph saved again, based on the head, so theirs stays
-// in the history) or "Open theirs" (the head loaded). panels/SaveConflict.tsx shows it.
+// in the history) or "Open theirs" (the head loaded). panels/dialogs/SaveConflict.tsx shows it.
 import { create } from "zustand";
 import { api, ApiError } from "../api/http";
 import { useEditor } from "./editor";

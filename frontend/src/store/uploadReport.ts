@@ -1,5 +1,5 @@
 // What an upload found that keeps it from opening at once (doc/files.ts's `uploadDocument`),
-// shown by panels/UploadReport.tsx until the person closes it or opens the file anyway.
+// shown by panels/dialogs/UploadReport.tsx until the person closes it or opens the file anyway.
 import { create } from "zustand";
 import type { UploadCheck } from "../doc/uploadCheck";
 
