@@ -23,6 +23,7 @@ import { addInstance, openInstance } from "../store/modules";
 import ModuleMenu, { type MenuAt } from "./ModuleMenu";
 import NodeSwitch from "./ModuleNodeView";
 import QuickAdd from "./QuickAdd";
+import { DRAG_TYPE, MODULE_DRAG_TYPE } from "./dragTypes";
 import { dropQueuedFit, OPEN_FIT, useShowOpened } from "./showOpened";
 import WireEdgeView from "./WireEdgeView";
 
@@ -30,8 +31,6 @@ const nodeTypes = { op: NodeSwitch }; // an op, or a module instance (ModuleNode
 const edgeTypes = { wire: WireEdgeView };
 const NO_NODES: OpNode[] = [];
 const NO_EDGES: WireEdge[] = [];
-export const DRAG_TYPE = "application/x-wiregrad-op";
-export const MODULE_DRAG_TYPE = "application/x-wiregrad-module"; // a module of the document
 
 export default function Canvas({ presenter = false }: { presenter?: boolean }) {
   const nodes = useEditor((s) => s.nodes);

@@ -1,7 +1,7 @@
 // Double-click on the canvas: type to find an op, Enter adds it where you clicked.
 import { useMemo, useState } from "react";
 import { useEditor } from "../store/editor";
-import { matchOps } from "../panels/palette/Palette";
+import { matchOps } from "../panels/palette/matchOps";
 
 export default function QuickAdd(props: {
   at: { x: number; y: number };

@@ -4,24 +4,12 @@ import { hostChannel } from "../../api/host";
 import { useReactFlow } from "@xyflow/react";
 import { useMemo, useState } from "react";
 import type { OpSpec } from "../../api/types";
-import { DRAG_TYPE } from "../../canvas/Canvas";
+import { DRAG_TYPE } from "../../canvas/dragTypes";
 import { useEditor } from "../../store/editor";
 import { useRun } from "../../store/run";
 import PaletteLibrary from "./PaletteLibrary";
+import { matchOps } from "./matchOps";
 import PaletteModules, { useModuleNames } from "./PaletteModules";
-
-/** Ops whose name, category or doc match every word of `query`, names that start with it first. */
-export function matchOps(ops: OpSpec[], query: string): OpSpec[] {
-  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  if (!words.length) return ops;
-  const hits = ops.filter((op) => {
-    const text = `${op.name} ${op.category} ${op.doc}`.toLowerCase();
-    return words.every((w) => text.includes(w));
-  });
-  const q = words[0];
-  const rank = (op: OpSpec) => (op.name === q ? 0 : op.name.startsWith(q) ? 1 : op.name.includes(q) ? 2 : 3);
-  return hits.sort((a, b) => rank(a) - rank(b));
-}
 
 export default function Palette() {
   const following = useRun((s) => s.following);

@@ -3,7 +3,7 @@
 // right-click it (or the menu key) to rename or delete the module.
 import { useCallback, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
-import { MODULE_DRAG_TYPE } from "../../canvas/Canvas";
+import { MODULE_DRAG_TYPE } from "../../canvas/dragTypes";
 import { useEditor } from "../../store/editor";
 import { addInstance } from "../../store/modules";
 import { ModuleDefMenu } from "../dialogs/ModuleDefDialog";

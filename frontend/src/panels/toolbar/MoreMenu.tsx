@@ -7,7 +7,7 @@
 // nothing is ever off screen. Keyboard: the first item takes the focus, ↑/↓ move, Escape
 // closes and gives the focus back to More.
 import { type KeyboardEvent, type RefObject, useCallback, useEffect, useRef, useState } from "react";
-import type { DialogName } from "./Toolbar";
+import type { DialogName } from "../dialogs/dialogName";
 import { downloadDocument, saveToServer, uploadDocument } from "../../doc/files";
 import { usePopover } from "./usePopover";
 import { askToMake } from "../../store/modules";

@@ -9,8 +9,7 @@ import MoreMenu from "./MoreMenu";
 import RunControls from "./RunControls";
 import UploadReport from "../dialogs/UploadReport";
 import SaveConflict from "../dialogs/SaveConflict";
-
-export type DialogName = "templates" | "open" | "export" | "import" | "help" | "classroom" | null;
+import type { DialogName } from "../dialogs/dialogName";
 
 export default function Toolbar(props: {
   open: (d: DialogName) => void;
