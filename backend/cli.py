@@ -210,7 +210,7 @@ def cmd_export(args):
 
 
 def cmd_import(args):
-    from backend.graph.importer import ImportFailed, from_python
+    from backend.graph.importing.importer import ImportFailed, from_python
 
     text = _read(args.script)
     try:

@@ -9,9 +9,9 @@ import time
 import numpy as np
 
 import engine as eg
-from backend.graph import datasets
-from backend.graph.templates import load_template
-from backend.graph.training import Trainer
+from backend.graph.document.templates import load_template
+from backend.graph.ops import datasets
+from backend.graph.running.trainer import Trainer
 
 
 def document(steps, batch_size):
@@ -84,7 +84,8 @@ def engine_loop(steps, batch_size):
 
 
 def trainer_loop(steps, batch_size):
-    """steps/s of backend.graph.training.Trainer on the template; its last loss and accuracy."""
+    """steps/s of backend.graph.running.trainer.Trainer on the template; its last loss and
+    accuracy."""
     from backend.graph import parse
 
     tr = Trainer(parse(document(steps, batch_size)))

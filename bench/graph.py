@@ -60,7 +60,8 @@ from backend.graph.running.executor import plan_for  # noqa: E402
 from backend.graph.running.summary import summary_tables  # noqa: E402
 from engine.autograd.graph import observe_backward  # noqa: E402
 
-validation = importlib.import_module("backend.graph.validate")  # (`validate` is the function)
+# (`validate` is the function)
+validation = importlib.import_module("backend.graph.document.validate")
 
 N_NODES = 1000
 TRACED_TARGET = 1.3  # the traced run against the same code run directly (issue 36)

@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from backend.graph import parse, run  # noqa: E402
+from backend.graph.document.modules import flatten  # noqa: E402
 from backend.graph.limits import DEFAULT  # noqa: E402
-from backend.graph.modules import flatten  # noqa: E402
 from backend.server.events import checked  # noqa: E402
 
 WIDTH = 16

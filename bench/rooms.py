@@ -288,7 +288,7 @@ def main(argv=None):
     if args.graph == "wide200":
         doc = wide_graph(200)
     else:
-        from backend.graph.templates import load_template
+        from backend.graph.document.templates import load_template
 
         doc = load_template("mlp-mse").model_dump(mode="json")
 

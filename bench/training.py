@@ -5,7 +5,8 @@ cross-entropy, Adam) on 1,000 points of a 2-D dataset, and the LeNet-on-digits t
 (a) through the server with live streaming: a Socket.IO client sends `train` and counts the
     steps of the `train_progress` packets until `train_finished` (the server in this process,
     on loopback, as in the tests);
-(b) the same loop directly on the engine: backend.graph.training.Trainer without a server, and
+(b) the same loop directly on the engine: backend.graph.running.trainer.Trainer without a server,
+    and
     a hand-written engine loop (eg.nn.Linear, eg.optim.Adam);
 (c) the same hand-written loop in PyTorch (CPU, one thread: the tensors are small).
 
@@ -36,8 +37,8 @@ import torch  # noqa: E402
 
 import engine as eg  # noqa: E402
 from backend.graph import parse  # noqa: E402
-from backend.graph.datasets import make  # noqa: E402
-from backend.graph.training import Trainer  # noqa: E402
+from backend.graph.ops.datasets import make  # noqa: E402
+from backend.graph.running.trainer import Trainer  # noqa: E402
 
 N, HIDDEN = 1000, 16
 
@@ -220,7 +221,7 @@ def lenet_table(server, steps, repeats, batch_size=64):
     document's, evaluated by a Trainer)."""
     import _lenet
 
-    from backend.graph.training import Trainer as _Trainer
+    from backend.graph.running.trainer import Trainer as _Trainer
 
     def server_run(steps, batch_size):
         rate = server.run(steps, batch_size, _lenet.document)

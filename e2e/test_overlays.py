@@ -11,8 +11,8 @@ import numpy as np
 from editor import open_editor, run_backward, run_forward
 from playwright.sync_api import expect
 
+from backend.graph.document.templates import load_template
 from backend.graph.running.executor import run_records
-from backend.graph.templates import load_template
 
 BAD_COLOUR = "rgb(192, 38, 211)"  # overlayScores.ts BAD_COLOUR
 

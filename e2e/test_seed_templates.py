@@ -10,7 +10,7 @@ from editor import grad_of, open_editor, run_backward, value_of
 from playwright.sync_api import expect
 
 from backend.graph import run_records
-from backend.graph.templates import load_template
+from backend.graph.document.templates import load_template
 
 # template -> {node: value text}, {leaf: .grad text}
 TEXT_NUMBERS = {

@@ -48,8 +48,9 @@ def trace(fn, *example_inputs, name=None):
 
 def from_code(text):
     """The document a PyTorch (or engine) script describes, read without running it. Raises
-    `backend.graph.importer.ImportFailed` with the problem at each line it could not read."""
-    from backend.graph.importer import from_python
+    `backend.graph.importing.problems.ImportFailed` with the problem at each line it could not
+    read."""
+    from backend.graph.importing.importer import from_python
 
     return from_python(text).model_dump(mode="json", exclude_none=False)
 

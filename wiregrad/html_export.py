@@ -12,6 +12,8 @@ from pathlib import Path
 from backend.graph import all_ops
 from backend.server import fastjson
 
+from .page_script import built
+
 # the page: the widget's module loaded from a blob, a channel with no kernel behind it
 _PAGE = Path(__file__).with_name("view.html")
 
@@ -22,9 +24,7 @@ def _script_text(value):
 
 
 def export_html(editor, path):
-    from .widget import STATIC
-
-    source = (STATIC / "widget.js").read_text(encoding="utf-8")
+    source = built().read_text(encoding="utf-8")
     run = [
         {"event": e, "data": {**d, "adopt": True} if e == "run_started" else d}
         for e, d in editor.last_run

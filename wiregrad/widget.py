@@ -19,10 +19,10 @@ from backend.server.config import Settings
 from backend.server.protocol import RunRequest, TrainRequest
 
 from .documents import DocumentError, as_document, save
+from .html_export import export_html
 from .kernel import PAGE, KernelSession
+from .page_script import WIDGET_JS, built
 from .running import RunOutput, outputs_of
-
-STATIC = Path(__file__).parent / "static"
 
 
 def _document_of(obj, example_inputs):
@@ -49,7 +49,7 @@ def _document_of(obj, example_inputs):
 
 
 class Editor(anywidget.AnyWidget):
-    _esm = STATIC / "widget.js"
+    _esm = WIDGET_JS
     document = traitlets.Dict().tag(sync=True)
     height = traitlets.Int(640).tag(sync=True)
 
@@ -59,10 +59,7 @@ class Editor(anywidget.AnyWidget):
         return cls(doc, **options)
 
     def __init__(self, document=None, *, height=640, data_dir=None, device=None, **kw):
-        if not (STATIC / "widget.js").is_file():
-            raise FileNotFoundError(
-                f"the widget's page is not built ({STATIC / 'widget.js'}): run `make widget`"
-            )
+        built()
         super().__init__(document=document or {}, height=height, **kw)
         settings = Settings(
             **({"data_dir": Path(data_dir)} if data_dir else {}),
@@ -178,8 +175,6 @@ class Editor(anywidget.AnyWidget):
 
     def export_html(self, path):
         """One self-contained HTML file: the graph and its last run, view-only, offline."""
-        from .html_export import export_html
-
         return export_html(self, path)
 
     def close(self):

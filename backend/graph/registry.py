@@ -48,6 +48,11 @@ def placeholders(text):
     return found
 
 
+class Unsupported(Exception):
+    """A call a CallForm cannot bind, or one line code import cannot read; the message says why
+    (the importer reports it at its line)."""
+
+
 @dataclass(frozen=True)
 class Port:
     name: str
@@ -319,6 +324,3 @@ def by_attribute(name) -> OpSpec | None:
 
 def all_ops():
     return list(REGISTRY.values())
-
-
-from . import ops  # noqa: E402, F401 - importing the op families is what fills the registry

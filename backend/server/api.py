@@ -4,9 +4,9 @@ import, health. Errors are JSON: {"error": message} and, for graphs, {"node_erro
 from flask import Blueprint, current_app, jsonify, request
 
 from ..graph import all_ops, parse, validate
-from ..graph.document import invalid_text
-from ..graph.templates import list_templates, load_template
-from ..graph.validate import inferred_shapes
+from ..graph.document.format import invalid_text
+from ..graph.document.templates import list_templates, load_template
+from ..graph.document.validate import inferred_shapes
 from . import auth
 from .fastjson import strict_loads
 from .store import BadId, Conflict, NotFound
@@ -126,7 +126,7 @@ def template(template_id):
 
 @api.get("/module-library")
 def module_library():
-    from ..graph.module_library import describe
+    from ..graph.document.module_library import describe
 
     return jsonify({"modules": describe()})
 
@@ -135,7 +135,7 @@ def module_library():
 def module_from_library(name):
     """The definition of library entry `name` built from the body's argument values; a 400
     naming each bad argument (`field_errors`), a 404 for no such entry."""
-    from ..graph.module_library import BY_NAME, LibraryArgsError, build
+    from ..graph.document.module_library import BY_NAME, LibraryArgsError, build
 
     if name not in BY_NAME:
         raise ApiError(f"no module {name!r} in the library (it has {', '.join(BY_NAME)})", 404)

@@ -10,8 +10,8 @@ from flask import request
 
 from ..graph import Problem, edit_nodes, validate
 from ..graph import parse as parse_document
-from ..graph.document import invalid_text
-from ..graph.modules import ModuleProblems, flatten
+from ..graph.document.format import invalid_text
+from ..graph.document.modules import ModuleProblems, flatten
 from .protocol import parse
 
 UNREACHABLE_QUEUE = (

@@ -38,7 +38,7 @@ def _context():
     with _CONTEXT_LOCK:
         if _CONTEXT is None:
             ctx = multiprocessing.get_context("forkserver")
-            ctx.set_forkserver_preload(["backend.graph.importer"])
+            ctx.set_forkserver_preload(["backend.graph.importing.importer"])
             _CONTEXT = ctx
         return _CONTEXT
 
@@ -102,7 +102,7 @@ def _memory_problem(max_bytes):
 def _child(send, code, max_seconds, max_bytes):
     """The child's work: limit its own address space, read, send the outcome back."""
     _limit_memory(max_bytes)
-    from backend.graph.importer import ImportFailed, from_python
+    from backend.graph.importing.importer import ImportFailed, from_python
 
     try:
         doc = from_python(code, max_seconds)

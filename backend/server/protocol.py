@@ -214,7 +214,7 @@ def parse(model, data, max_bytes=None):
         if size > max_bytes:
             return None, {"error": f"the message has {size:,} bytes; the limit is {max_bytes:,}"}
     try:
-        check_message_lists(data)  # before pydantic builds an error per item (graph/limits.py)
+        check_message_lists(data)  # before pydantic builds an error per item (limits.py)
     except StructureError as exc:
         return None, {"error": f"invalid {model.__name__}: {exc}"}
     try:

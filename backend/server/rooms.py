@@ -34,7 +34,7 @@ import time
 from flask_socketio import join_room, leave_room
 
 from ..graph import parse
-from ..graph.document import invalid_text
+from ..graph.document.format import invalid_text
 from ..graph.running.records import count as record_count
 from . import room_quiz
 from .auth import key_hash

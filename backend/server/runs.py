@@ -5,7 +5,7 @@ A run's records go out as `trace` packets: collected as the executor emits them 
 dozen packets rather than thousands. A new `run` from a client cancels its run in progress;
 a disconnect cancels all of them. The last few runs' tensors stay for `tensor` requests, and
 their graphs for runs sent as an edit of one (only the edited nodes travel, and only they are
-read again: see graph/running/snapshot.py)."""
+read again: see graph/document/snapshot.py)."""
 
 import ctypes
 import threading

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from ..graph import GraphInvalid
 from ..graph.running.summary import summarize_many
-from ..graph.training import Control, Trainer, TrainingError, settings_for
+from ..graph.running.trainer import Control, Trainer, TrainingError, settings_for
 from .events import on_message, problems_reply, read_graph
 from .protocol import TrainControlRequest, TrainRequest
 from .training_queue import TrainingQueue

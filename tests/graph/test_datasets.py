@@ -13,9 +13,9 @@ import torch.nn.functional as TF
 
 import engine as eg
 from backend.graph import Limits, parse, run_records, validate
-from backend.graph.datasets import CLASSIFICATION, GENERATORS, from_csv, load, make
 from backend.graph.export import to_python
-from backend.graph.importer import from_python
+from backend.graph.importing.importer import from_python
+from backend.graph.ops.datasets import CLASSIFICATION, GENERATORS, from_csv, load, make
 
 ROOT = Path(__file__).parents[2]
 KINDS = sorted(GENERATORS)
@@ -301,8 +301,8 @@ def test_exported_scripts_run_standalone_and_read_back(case, flavor):
 
 
 def _same(a, b):
+    from backend.graph.document.validate import resolved_params
     from backend.graph.registry import get
-    from backend.graph.validate import resolved_params
 
     bn = {n.id: n for n in b.nodes}
     for n in a.nodes:
@@ -357,7 +357,7 @@ def test_import_handwritten_dataset_code():
     ],
 )
 def test_import_explains_dataset_lines_it_cannot_read(lines, words):
-    from backend.graph.importer import ImportFailed
+    from backend.graph.importing.importer import ImportFailed
 
     with pytest.raises(ImportFailed) as info:
         from_python("import engine as eg\n" + lines)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import engine as eg
+from backend.graph.document.validate import resolved_params
 from backend.graph.op_context import OpContext
 from backend.graph.registry import (
     DERIVATIVE_KINDS,
@@ -23,7 +24,6 @@ from backend.graph.registry import (
     placeholders,
     register,
 )
-from backend.graph.validate import resolved_params
 
 DIFFERENTIABLE = [(s.name, p.name) for s in all_ops() for p in s.inputs if not p.no_grad]
 

@@ -14,9 +14,10 @@ import torch.nn.functional as TF
 from sklearn.datasets import load_digits
 
 import engine as eg
-from backend.graph import Limits, datasets, parse, run_records, validate
+from backend.graph import Limits, parse, run_records, validate
 from backend.graph.export import to_python
-from backend.graph.training import Trainer
+from backend.graph.ops import datasets
+from backend.graph.running.trainer import Trainer
 
 ROOT = Path(__file__).parents[2]
 

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from backend.graph import GraphDocument, json_schema, parse
-from backend.graph.schema import render
+from backend.graph.document.schema import render
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "docs" / "graph-format.schema.json"
@@ -50,13 +50,13 @@ EXAMPLE = {
 def test_committed_schema_is_the_models_schema():
     committed = SCHEMA.read_text()
     assert json.loads(committed) == json_schema(), (
-        "regenerate: python -m backend.graph.schema > docs/graph-format.schema.json"
+        "regenerate: python -m backend.graph.document.schema > docs/graph-format.schema.json"
     )
     assert committed == render()  # indent 2 and a trailing newline, as the module writes it
 
 
 def test_schema_module_prints_it(capsys):
-    from backend.graph import schema
+    from backend.graph.document import schema
 
     schema.main()
     assert capsys.readouterr().out == SCHEMA.read_text()

@@ -10,8 +10,8 @@ from test_last_run import assert_same_as_without_a_cache, dag
 from test_revalidate import from_nothing, graph
 
 from backend.graph import EditError, ForwardCache, edit_nodes, run, run_records, validate
+from backend.graph.document.snapshot import Snapshot
 from backend.graph.running.executor import plan_for
-from backend.graph.running.snapshot import Snapshot
 
 
 def b_node(d, value):

@@ -14,12 +14,14 @@ import pytest
 import engine
 from backend import cli
 from backend.graph import parse
+from backend.graph.document.problems import GraphInvalid
+from backend.graph.document.validate import resolved_params
 from backend.graph.export import to_python
-from backend.graph.export.model import MARK, as_model, class_name
-from backend.graph.importer import ImportFailed, from_python
+from backend.graph.export.model import as_model, class_name
+from backend.graph.importing.importer import ImportFailed, from_python
+from backend.graph.importing.model_graph import MARK
 from backend.graph.registry import get as get_op
 from backend.graph.running.executor import run_records
-from backend.graph.validate import GraphInvalid, resolved_params
 
 ROOT = Path(__file__).parents[2]
 FLAVORS = ("engine", "torch")
@@ -252,7 +254,7 @@ def _own_docs():
 def _cases():
     cases = {}
     try:
-        from backend.graph.templates import list_templates, load_template
+        from backend.graph.document.templates import list_templates, load_template
 
         for t in list_templates():
             # documents with in-place ops print values as each statement leaves them and only

@@ -15,12 +15,13 @@ from _docs import edge, node, tensor, two_in_a_row
 from test_export_training import _layer_module
 from test_modules import affine_module, twice_module, two_blocks
 
-from backend.graph import module_library, parse, registry, run_records
+from backend.graph import parse, registry, run_records
+from backend.graph.document import module_library
+from backend.graph.document.modules import OUTPUT_OP, SEP, flatten
+from backend.graph.document.validate import resolved_params
 from backend.graph.export import to_python
-from backend.graph.importer import from_python
-from backend.graph.modules import OUTPUT_OP, SEP, flatten
-from backend.graph.training import Trainer
-from backend.graph.validate import resolved_params
+from backend.graph.importing.importer import from_python
+from backend.graph.running.trainer import Trainer
 
 ROOT = Path(__file__).parents[2]
 FLAVORS = ("torch", "engine")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from backend.graph.document.templates import list_templates, load_template
 from backend.graph.export import to_python
 from backend.graph.export.style import LIMIT, wrapped
-from backend.graph.templates import list_templates, load_template
 
 ROOT = Path(__file__).parents[2]
 RUFF = str(ROOT / ".venv" / "bin" / "ruff")

@@ -1,6 +1,6 @@
 """The training loop of an exported script: run as a real PyTorch (and engine) process, it prints
-the editor's losses (backend.graph.training.Trainer) step for step, with the same optimizer and
-the same minibatches."""
+the editor's losses (backend.graph.running.trainer.Trainer) step for step, with the same optimizer
+and the same minibatches."""
 
 import re
 import subprocess
@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 from _docs import edge, node
 
-from backend.graph import module_library, parse
+from backend.graph import parse
+from backend.graph.document import module_library
+from backend.graph.document.problems import GraphInvalid
+from backend.graph.document.templates import load_template
 from backend.graph.export import to_python
 from backend.graph.export.training_loop import parse_losses, print_every
-from backend.graph.importer import from_python
-from backend.graph.templates import load_template
-from backend.graph.training import Trainer
-from backend.graph.validate import GraphInvalid
+from backend.graph.importing.importer import from_python
+from backend.graph.running.trainer import Trainer
 
 ROOT = Path(__file__).parents[2]
 FLAVORS = ("torch", "engine")

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from backend.graph.document.templates import load_template
 from backend.graph.export import stores_weights, to_python
 from backend.graph.running.executor import run_records
-from backend.graph.templates import load_template
-from backend.graph.training import Trainer
+from backend.graph.running.trainer import Trainer
 
 ROOT = Path(__file__).parents[2]
 

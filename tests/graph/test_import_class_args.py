@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from test_import_pytorch import HEAD, _script, compare, pytorch_numbers, run_imported
 
-from backend.graph.importer import ImportFailed, from_python
+from backend.graph.importing.importer import ImportFailed, from_python
 
 # a Linear whose weights are set for the sizes it is built with (an `if` on the arguments)
 _BLOCK = """

@@ -19,7 +19,7 @@ import pytest
 from test_import_pytorch import run_imported, run_pytorch
 
 import engine
-from backend.graph.importer import ImportFailed, from_python
+from backend.graph.importing.importer import ImportFailed, from_python
 
 ROOT = Path(__file__).parents[2]
 CORPUS = Path(__file__).parent / "import_corpus"

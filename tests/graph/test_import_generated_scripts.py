@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_import_corpus import _fill, assert_same_numbers, fixed_layers  # noqa: F401
 
-from backend.graph.importer import from_python
+from backend.graph.importing.importer import from_python
 
 # activation -> (F. function, torch. function or None, method or None, nn. module)
 ACTS = {

@@ -6,7 +6,7 @@ tv_basicblock.py (test_import_corpus.py)."""
 
 import pytest
 
-from backend.graph.importer import ImportFailed, from_python
+from backend.graph.importing.importer import ImportFailed, from_python
 
 HEAD = (
     "import torch\nimport torch.nn as nn\nrelu = nn.ReLU(inplace=True)\n"

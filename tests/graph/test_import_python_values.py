@@ -13,7 +13,7 @@ from test_import_corpus import (  # noqa: F401
     script_text,
 )
 
-from backend.graph.importer import ImportFailed, from_python
+from backend.graph.importing.importer import ImportFailed, from_python
 
 SCRIPTS = {
     "dataclass-config": """

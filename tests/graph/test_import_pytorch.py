@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backend.graph.importer import ImportFailed, from_python
+from backend.graph.importing.importer import ImportFailed, from_python
 from backend.graph.running.executor import run_records
 
 ROOT = Path(__file__).parents[2]

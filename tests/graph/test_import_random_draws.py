@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from test_import_pytorch import run_imported, run_pytorch
 
-from backend.graph.importer import from_python
+from backend.graph.importing.importer import from_python
 
 SCRIPT = textwrap.dedent(
     """
@@ -83,7 +83,7 @@ def test_a_draw_too_large_to_write_out_says_so():
 
 
 def test_a_generator_in_another_form_is_a_problem():
-    from backend.graph.importer import ImportFailed
+    from backend.graph.importing.importer import ImportFailed
 
     with pytest.raises(ImportFailed) as failed:
         from_python("import torch\ng = make()\nx = torch.randn(3, generator=g)\n")

@@ -8,7 +8,7 @@ that is refused at the line, saying what to write."""
 import pytest
 from test_import_pytorch import HEAD, _script, compare, pytorch_numbers, run_imported
 
-from backend.graph.importer import ImportFailed, from_python
+from backend.graph.importing.importer import ImportFailed, from_python
 
 _GATE = """
 class Gate(nn.Module):

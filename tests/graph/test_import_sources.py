@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from test_import_pytorch import run_imported, run_pytorch
 
-from backend.graph.importer import ImportFailed, from_python
+from backend.graph.importing.importer import ImportFailed, from_python
 
 SCRIPT = """import math
 import torch

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from backend.graph import run_records
-from backend.graph.importer import ImportFailed, from_python
-from backend.graph.modules import flatten
+from backend.graph.document.modules import flatten
+from backend.graph.importing.importer import ImportFailed, from_python
 
 ROOT = Path(__file__).parents[2]
 

@@ -6,7 +6,7 @@ scalar PyTorch requires there is itself); with a gradient it is a problem."""
 
 import pytest
 
-from backend.graph.importer import ImportFailed, from_python
+from backend.graph.importing.importer import ImportFailed, from_python
 
 HEAD = (
     "import torch\nimport torch.nn as nn\nfc = nn.Linear(2, 1)\n"

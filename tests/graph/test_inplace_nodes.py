@@ -13,10 +13,10 @@ import pytest
 import torch
 
 from backend.graph import ForwardCache, parse, run_records, validate
+from backend.graph.document.templates import load_template
 from backend.graph.export import to_python
-from backend.graph.importer import from_python
+from backend.graph.importing.importer import from_python
 from backend.graph.ops.inplace import parse_index
-from backend.graph.templates import load_template
 
 ROOT = Path(__file__).resolve().parents[2]
 LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -399,7 +399,7 @@ def test_import_reads_writes_in_order_and_runs_as_torch_does():
 
 
 def test_import_refuses_what_it_cannot_read_as_a_write():
-    from backend.graph.importer import ImportFailed
+    from backend.graph.importing.importer import ImportFailed
 
     for line, why in [
         ("x[i] = 1.0", "integers, slices"),

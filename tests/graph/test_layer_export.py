@@ -17,10 +17,10 @@ import pytest
 from test_model_layers import _cnn_doc, _seq_doc
 
 from backend.graph import parse, registry, run_records
+from backend.graph.document.validate import resolved_params
 from backend.graph.export import to_python
-from backend.graph.importer import from_python
-from backend.graph.training import Trainer
-from backend.graph.validate import resolved_params
+from backend.graph.importing.importer import from_python
+from backend.graph.running.trainer import Trainer
 
 ROOT = Path(__file__).parents[2]
 

@@ -6,7 +6,7 @@ import torch
 
 from backend.graph import parse, run, validate
 from backend.graph.export import to_python
-from backend.graph.importer import from_python
+from backend.graph.importing.importer import from_python
 
 
 def _doc(value, op="masked_fill"):

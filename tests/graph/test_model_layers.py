@@ -13,7 +13,7 @@ import engine as eg
 from backend.graph import parse, registry, run_records, validate
 from backend.graph.op_context import OpContext
 from backend.graph.ops.layer_kit import attribute
-from backend.graph.training import Trainer
+from backend.graph.running.trainer import Trainer
 
 
 def npy(t):
@@ -353,7 +353,7 @@ def test_trained_values_of_an_old_size_are_stale_in_pytorchs_words():
 
 # -- the LeNet template ----------------------------------------------------------------------------
 def test_lenet_template_trains_to_95_percent_on_digits_within_its_steps():
-    from backend.graph.templates import load_template
+    from backend.graph.document.templates import load_template
 
     d = load_template("lenet-digits")
     assert d.training.steps <= 300
@@ -369,7 +369,7 @@ def test_lenet_template_trains_to_95_percent_on_digits_within_its_steps():
 
 @pytest.mark.parametrize("template_id", ["residual-block-digits", "transformer-block"])
 def test_residual_and_transformer_templates_learn_their_task(template_id):
-    from backend.graph.templates import load_template
+    from backend.graph.document.templates import load_template
 
     d = load_template(template_id)
     assert d.training.steps <= 200

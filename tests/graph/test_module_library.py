@@ -1,5 +1,5 @@
-"""The module library (backend/graph/module_library.py): each entry, built with its defaults
-and with other arguments, is a definition that validates and runs forward and backward, and
+"""The module library (backend/graph/document/module_library.py): each entry, built with its
+defaults and with other arguments, is a definition that validates and runs forward and backward, and
 an instance of it gives the values and gradients of the PyTorch it mirrors (nn.Sequential of
 the layers, nn.MultiheadAttention, nn.TransformerEncoderLayer, ...) loaded with the weights
 the instance's layers started from. Bad arguments are refused, each named, in PyTorch's
@@ -19,13 +19,14 @@ from _docs import edge, node, tensor
 from torch import nn
 
 import engine as eg
-from backend.graph import GraphInvalid, module_library, parse, registry, run_records, validate
+from backend.graph import GraphInvalid, parse, registry, run_records, validate
+from backend.graph.document import module_library
+from backend.graph.document.module_library import LibraryArgsError, build
+from backend.graph.document.modules import flatten
+from backend.graph.document.validate import resolved_params
 from backend.graph.export import to_python
-from backend.graph.module_library import LibraryArgsError, build
-from backend.graph.modules import flatten
 from backend.graph.op_context import OpContext
-from backend.graph.training import Trainer
-from backend.graph.validate import resolved_params
+from backend.graph.running.trainer import Trainer
 
 ROOT = Path(__file__).parents[2]
 

@@ -9,7 +9,7 @@ import torch
 from _docs import edge, node, tensor
 
 from backend.graph import parse, run_records, validate
-from backend.graph.modules import ModuleProblems, flatten, write_state
+from backend.graph.document.modules import ModuleProblems, flatten, write_state
 
 
 def arr(t):
@@ -231,7 +231,7 @@ def test_validation_checks_the_flat_form_and_names_the_node_inside_the_module():
 
 
 def test_training_writes_each_instances_trained_values_into_its_own_state():
-    from backend.graph.training import Trainer
+    from backend.graph.running.trainer import Trainer
 
     d = two_blocks(seed=7)
     d = parse(

@@ -14,9 +14,9 @@ from _docs import doc, edge, long_chain, node, tensor
 
 import engine as eg
 from backend.graph import run, run_records
+from backend.graph.document.templates import list_templates, load_template
 from backend.graph.running import executor
 from backend.graph.running.executor import GRAD
-from backend.graph.templates import list_templates, load_template
 from backend.server import fastjson
 from engine.autograd.graph import accumulator_of
 

@@ -11,7 +11,7 @@ from _docs import doc, edge, node, tensor
 from test_revalidate import from_nothing
 
 from backend.graph import ForwardCache, edit_nodes, run_records, validate
-from backend.graph.running.snapshot import Snapshot, params_keys
+from backend.graph.document.snapshot import Snapshot, params_keys
 
 
 def reciprocal_of(x):

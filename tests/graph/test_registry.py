@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from backend.graph import parse
+from backend.graph.document.validate import resolved_params
 from backend.graph.export import to_python
-from backend.graph.importer import ImportFailed, from_python
+from backend.graph.importing.importer import ImportFailed, from_python
 from backend.graph.registry import (
     CALLS,
     FORMS,
@@ -24,7 +25,6 @@ from backend.graph.registry import (
     register,
 )
 from backend.graph.running.executor import run_records
-from backend.graph.validate import resolved_params
 
 # ops whose lines the exporter writes itself (a layer, a dataset's generator): tested in
 # test_export_import.py's documents

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from _docs import doc, edge, node, tensor
 
+from backend.graph.document.validate import validate
 from backend.graph.limits import Limits
-from backend.graph.validate import validate
 
 # the module (backend.graph's `validate` is the function)
-validation = importlib.import_module("backend.graph.validate")
+validation = importlib.import_module("backend.graph.document.validate")
 
 
 def graph(x=None, w_shape=(3, 4), scalar=2.0, dim=None, target="loss", n_tail=30):

@@ -1,5 +1,5 @@
-"""Trained values of an earlier size (backend/graph/stale.py): a layer trained, written back and
-then resized is a validation problem at the stale param, with the code `stale_values` and
+"""Trained values of an earlier size (backend/graph/document/stale.py): a layer trained, written
+back and then resized is a validation problem at the stale param, with the code `stale_values` and
 PyTorch's own words for loading a state dict of the wrong size; taking the values out (what
 the editor's reset does) makes the graph run again with fresh values of the new size."""
 
@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from backend.graph import parse, run, validate
-from backend.graph.stale import STALE_VALUES, shape_of
-from backend.graph.templates import load_template
-from backend.graph.training import Trainer
+from backend.graph.document.stale import STALE_VALUES, shape_of
+from backend.graph.document.templates import load_template
+from backend.graph.running.trainer import Trainer
 
 
 def trained_xor():

@@ -11,7 +11,7 @@ from test_observer_kernel import as_json
 
 import engine as eg
 from backend.graph import ForwardCache, parse, run_records
-from backend.graph.templates import load_template
+from backend.graph.document.templates import load_template
 
 BACKWARD_TWICE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "

@@ -11,7 +11,7 @@ import torch.nn.functional as TF
 
 import engine as eg
 from backend.graph import GraphDocument, parse, run_records, validate
-from backend.graph.templates import FOLDER, list_templates, load_template
+from backend.graph.document.templates import FOLDER, list_templates, load_template
 
 IDS = [t["id"] for t in list_templates()]
 TEXT_EXAMPLES = [
@@ -466,7 +466,7 @@ def test_load_template_rejects_unknown_ids(bad):
 
 
 def test_load_template_never_leaves_its_folder(tmp_path, monkeypatch):
-    import backend.graph.templates as templates
+    import backend.graph.document.templates as templates
 
     inner = tmp_path / "templates"
     inner.mkdir()

@@ -1,4 +1,4 @@
-"""Training a document (backend/graph/training.py) against the same loop written in PyTorch:
+"""Training a document (backend/graph/running/trainer.py) against the same loop written in PyTorch:
 the same initial weights, the same minibatches, the same losses step for step."""
 
 import threading
@@ -12,7 +12,7 @@ from pydantic import ValidationError
 import engine as eg
 from backend.graph import GraphInvalid, parse, registry, run
 from backend.graph.registry import OpSpec, Port
-from backend.graph.training import Control, Trainer, TrainingError
+from backend.graph.running.trainer import Control, Trainer, TrainingError
 
 N = 100
 _rng = np.random.default_rng(7)
@@ -401,7 +401,7 @@ def test_the_executor_still_makes_layers_anew():
 
 def test_the_xor_template_learns_xor():
     """The dataset and labels ops: the template trains in its 300 steps of 32 points."""
-    from backend.graph.templates import load_template
+    from backend.graph.document.templates import load_template
 
     doc = load_template("mlp-xor")
     assert doc.lesson[-1].run == "train"

@@ -7,7 +7,7 @@ import requests
 from _server_helpers import edge, graph, node, tensor, times_k
 
 from backend.graph import parse, run
-from backend.graph.templates import list_templates, load_template
+from backend.graph.document.templates import list_templates, load_template
 
 JSON = {"Content-Type": "application/json"}
 

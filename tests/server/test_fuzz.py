@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backend.graph import Limits
-from backend.graph.templates import list_templates, load_template
+from backend.graph.document.templates import list_templates, load_template
 
 SETTINGS = settings(
     max_examples=100,

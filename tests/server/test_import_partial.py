@@ -5,7 +5,7 @@ runs; null where nothing valid is left (a syntax error)."""
 import requests
 
 from backend.graph import run
-from backend.graph.document import parse
+from backend.graph.document.format import parse
 
 SCRIPT = """import torch
 x = torch.tensor([1.0, 2.0], requires_grad=True)

@@ -4,7 +4,7 @@ once (it validates, with its shapes), and refuses bad arguments with each one na
 
 import requests
 
-from backend.graph.module_library import build, describe
+from backend.graph.document.module_library import build, describe
 
 JSON = {"Content-Type": "application/json"}
 

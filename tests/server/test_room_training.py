@@ -8,7 +8,7 @@ import pytest
 from test_rooms import TRAIN_EVENTS, events, join
 from test_rooms import create as room
 
-from backend.graph.templates import load_template
+from backend.graph.document.templates import load_template
 from backend.server.room_training import TrainingRecord
 
 

@@ -7,9 +7,9 @@ import time
 import pytest
 from _server_helpers import slow_chain, times_k, wide_graph
 
+from backend.graph.document.templates import load_template
 from backend.graph.running.records import count as record_count
 from backend.graph.running.records import expand_records
-from backend.graph.templates import load_template
 from backend.server.rooms import OWNER_ONLY
 
 TRAIN_EVENTS = ("train_started", "train_progress", "train_snapshot", "train_finished")

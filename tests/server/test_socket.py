@@ -25,8 +25,8 @@ from _server_helpers import (
 )
 
 from backend.graph import parse, run, run_records
+from backend.graph.document.templates import list_templates, load_template
 from backend.graph.running.records import unpack_all
-from backend.graph.templates import list_templates, load_template
 
 TEMPLATES = [t["id"] for t in list_templates()]
 

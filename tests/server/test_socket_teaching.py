@@ -9,7 +9,7 @@ import pytest
 import torch
 from _server_helpers import edge, find, graph, node, one, preview, tensor
 
-from backend.graph.templates import load_template
+from backend.graph.document.templates import load_template
 
 
 def torch_backward_twice_message():

@@ -6,8 +6,8 @@ import numpy as np
 from test_training_socket import finished, packets, train, trainer_client, xor_mlp
 
 from backend.graph import parse, run_records
-from backend.graph.templates import load_template
-from backend.graph.training import Trainer
+from backend.graph.document.templates import load_template
+from backend.graph.running.trainer import Trainer
 
 
 def test_lenet_template_trains_to_95_percent_through_the_server(server, sio_client):

@@ -8,7 +8,7 @@ import pytest
 from _server_helpers import connect, edge, graph, node, tensor, times_k
 
 from backend.graph import parse
-from backend.graph.training import Trainer, TrainingError
+from backend.graph.running.trainer import Trainer, TrainingError
 from backend.server.training import in_progress
 
 TRAIN_EVENTS = (

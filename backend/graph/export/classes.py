@@ -38,15 +38,16 @@ inside a module, a definition without outputs. `Unwritable` names why.
 
 import engine as eg
 
-from .. import datasets, registry
-from ..document import Node
+from .. import registry
+from ..document.format import Node
+from ..document.modules import INPUT_OP, MODULE_OP, OUTPUT_OP, SEP, flatten
+from ..document.validate import resolved_params, topological_order
 from ..importing.port_comments import ports_comment
-from ..modules import INPUT_OP, MODULE_OP, OUTPUT_OP, SEP, flatten
 from ..op_context import OpContext
+from ..ops import datasets
 from ..ops.sources import tensor_code
-from ..validate import resolved_params, topological_order
 from . import layers as export_layers
-from .script import node_comment, retain_lines
+from .lines import node_comment, retain_lines
 
 _MODULE_ATTRS = {a for a in dir(eg.nn.Module()) if not a.startswith("__")} | {"self"}
 

@@ -6,8 +6,8 @@ comments, and a `/` is no id a document may have).
 
 import re
 
-from ..document import ID_PATTERN
-from ..modules import SEP, flatten
+from ..document.format import ID_PATTERN
+from ..document.modules import SEP, flatten
 
 _ID = re.compile(ID_PATTERN)
 

@@ -34,12 +34,12 @@ flat form.
 import re
 
 from .. import registry
-from ..document import Edge, ModuleDef, Node
-from ..modules import INPUT_OP, MODULE_OP, OUTPUT_OP, SEP
-from ..validate import resolved_params, topological_order
-
-# the line that tells the importer to read the class back as the flat graph
-MARK = "# (the graph as one model: Wiregrad reads this script back as its flat graph)"
+from ..document.format import Edge, ModuleDef, Node
+from ..document.modules import INPUT_OP, MODULE_OP, OUTPUT_OP, SEP
+from ..document.validate import resolved_params, topological_order
+from ..importing.importer import ImportFailed, from_python
+from ..importing.model_graph import MARK
+from .classes import ClassWriter
 
 
 def class_name(text):
@@ -145,7 +145,6 @@ def model_writer(doc, ex, names):
     mdoc, found = as_model(doc)
     if mdoc is None:
         return None, found
-    from .classes import ClassWriter
 
     class ModelWriter(ClassWriter):
         """Writes the model document, prints under the flat graph's ids."""
@@ -179,7 +178,6 @@ def model_writer(doc, ex, names):
             """Whether `source` imports as the flat graph it was exported from (ids, ops,
             params, places, labels, wires, target); where not, the comments left
             out are placed again (the caller writes the script once more)."""
-            from ..importer import ImportFailed, from_python
 
             try:
                 same = _same_flat(doc, from_python(source))

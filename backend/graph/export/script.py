@@ -30,21 +30,25 @@ Sources use their op's code (ops/sources.py). Random sources draw the editor's n
 
 import builtins
 import inspect
-import json
 import keyword
 import re
 import textwrap
 
 import engine as eg
 
-from .. import datasets, registry
-from ..index import GraphIndex
-from ..modules import flatten
+from .. import registry
+from ..document.index import GraphIndex
+from ..document.modules import flatten
+from ..document.problems import GraphInvalid
+from ..document.validate import check, resolved_params
+from ..importing.importer import ImportFailed, _import
 from ..op_context import OpContext
+from ..ops import datasets
 from ..ops.sources import as_floats
-from ..validate import check, resolved_params
 from . import layers as export_layers
+from .classes import ClassWriter, Unwritable
 from .flat import flat_for_export
+from .lines import node_comment, retain_lines
 from .model import model_writer
 from .style import styled
 from .training_loop import with_training
@@ -98,8 +102,6 @@ def to_python(doc, flavor="engine", training=None, model=True, weights=None) -> 
     writer = source = None
     names = (_ident, _is_good_name)
     if doc.modules:
-        from .classes import ClassWriter, Unwritable
-
         ex = _Exporter(flatten(doc), flavor, weights)
         try:
             writer = ClassWriter(doc, ex, names)
@@ -123,8 +125,6 @@ def to_python(doc, flavor="engine", training=None, model=True, weights=None) -> 
         ex.note = note
         source = _self_checked(ex)
     if training is not False and doc.training is not None:
-        from ..validate import GraphInvalid
-
         try:
             source = _trains(with_training(ex, ex.doc, source, writer))
         except GraphInvalid as bad:
@@ -239,7 +239,6 @@ def tidy_imports(source):
 def _self_checked(writer):
     """The script of `writer` (an _Exporter or a ClassWriter), read back by the importer:
     whatever the code cannot carry goes into the node comments."""
-    from ..importer import ImportFailed, _import
 
     hints = writer.initial_hints()
     source = writer.script(hints)
@@ -283,40 +282,6 @@ def _text_literal(text):
     if plain and text and '"""' not in text and "\\" not in text and not text.endswith('"'):
         return f'"""{text}"""'
     return repr(text)
-
-
-def _num(v):
-    v = float(v)
-    return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
-
-
-def node_comment(nid, position, hint):
-    """`# node <id> (x, y)` and, where the code cannot say it, the hint's JSON: what the
-    importer reads back a node's id, place, op and params from."""
-    text = f"# node {nid} ({_num(position.x)}, {_num(position.y)})"
-    if hint:
-        text += " " + json.dumps(hint, separators=(", ", ": "))
-    return text
-
-
-def retain_lines(names, maybe=False, pad=""):
-    """`x.retain_grad()` for each variable (`maybe`: those that require grad)."""
-    if len(names) == 1 and not maybe:
-        return [f"{pad}{names[0]}.retain_grad()"]
-    out = []
-    text = ", ".join(names) + ("," if len(names) == 1 else "")
-    if len(pad) + len(text) + 12 <= 99:
-        out.append(f"{pad}for t in ({text}):")
-    else:
-        wrapped = textwrap.wrap(text, 95 - len(pad), break_on_hyphens=False)
-        out += [f"{pad}for t in ("] + [f"{pad}    {w}" for w in wrapped]
-        out.append(f"{pad}):")
-    if maybe:
-        out.append(f"{pad}    if t.requires_grad:")
-        out.append(f"{pad}        t.retain_grad()")
-    else:
-        out.append(f"{pad}    t.retain_grad()")
-    return out
 
 
 class _Exporter(GraphIndex):
@@ -744,7 +709,7 @@ class _Exporter(GraphIndex):
         lines += _SHOW.strip("\n").splitlines() + ["", ""]
         kinds = dict.fromkeys(self.params[n]["kind"] for n in self.arrays)
         if kinds:
-            lines.append("# -- datasets: Wiregrad's own code (backend/graph/datasets.py)")
+            lines.append("# -- datasets: Wiregrad's own code (backend/graph/ops/datasets.py)")
             for kind in kinds:
                 fn = datasets.FUNCTIONS[kind]
                 lines += inspect.getsource(fn).rstrip("\n").splitlines() + ["", ""]

@@ -12,7 +12,7 @@ it, for a document with `training` settings (docs/training.md).
         opt.step()
         print(...)
 
-The loop is the editor's training step for step (backend/graph/training.py): the same
+The loop is the editor's training step for step (backend/graph/running/trainer.py): the same
 parameters (leaves that require grad, then each layer's, in node order), the same optimizer,
 and the same minibatches: with `batch_size` 0 (or at least the number of rows) every step
 takes all rows in order; else each epoch draws `rng.permutation(n)` from
@@ -28,8 +28,8 @@ layer, not its declaration), with the data nodes' variables replaced by their mi
 import json
 import re
 
-from ..modules import SEP
-from ..training import Trainer
+from ..document.modules import SEP
+from ..running.trainer import Trainer
 
 LOSS_LINE = re.compile(r"^step (\d+) loss (\S+)$")  # what the loop prints (tests read it)
 

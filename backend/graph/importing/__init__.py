@@ -1,4 +1,4 @@
-"""The parts of code import (`backend/graph/importer.py` is the entry point and walks the
+"""The parts of code import (`backend/graph/importing/importer.py` is the entry point and walks the
 statements): each module reads one kind of line or expression into nodes.
 
     problems.py      ImportProblem / ImportFailed (what the user sees), Unsupported (one line)

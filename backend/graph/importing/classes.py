@@ -1,4 +1,4 @@
-"""`nn.Module` classes read from code, as module definitions (backend/graph/modules.py):
+"""`nn.Module` classes read from code, as module definitions (backend/graph/document/modules.py):
 
     class Block(nn.Module):
         def __init__(self, d_in, d_out, act=True):           constructor arguments: constants

@@ -1,10 +1,10 @@
 """Datasets read from code: `X, y = circle(n=200, noise=0.1, seed=0)` (a generator of
-backend/graph/datasets.py, or from_csv) names a dataset's arrays; eg.tensor(X) is then the
+backend/graph/ops/datasets.py, or from_csv) names a dataset's arrays; eg.tensor(X) is then the
 `dataset` node and eg.tensor(y[:, None]) or eg.tensor(y, dtype=eg.int64) its `labels` node."""
 
 import ast
 
-from ..datasets import GENERATORS, IMAGES
+from ..ops.datasets import GENERATORS, IMAGES
 from .problems import Unsupported
 from .syntax import is_new_axis, literal
 

@@ -1,9 +1,12 @@
-"""A script that says its graph as one model (model.MARK) read back as the flat graph it
+"""A script that says its graph as one model (MARK) read back as the flat graph it
 was exported from: the one instance of the one class unpacked (modules.flatten), its port nodes
 spliced out (an edge into an input port comes from the data node, one out of the output port
 from the prediction) and the ids inside it without the instance's prefix."""
 
-from ..modules import INPUT_OP, OUTPUT_OP, SEP, flatten
+from ..document.modules import INPUT_OP, OUTPUT_OP, SEP, flatten
+
+# the line export/model.py writes to have the class read back as the flat graph
+MARK = "# (the graph as one model: Wiregrad reads this script back as its flat graph)"
 
 
 def inlined(doc):

@@ -8,7 +8,7 @@ import re
 import time
 
 from .. import registry
-from ..document import ID_PATTERN, parse
+from ..document.format import ID_PATTERN, parse
 from ..limits import DEFAULT
 from .problems import GraphTooBig, ImportFailed, ImportProblem, Unsupported
 from .syntax import COMMENT, comments, split_lines
@@ -228,8 +228,8 @@ class ImportedGraph:
     def _check(self, doc):
         """Structural problems of the document (of its flat form, modules unpacked), each at
         the line of its node (of the instance holding it)."""
-        from ..modules import ModuleProblems, flatten, instance_of
-        from ..validate import structural_problems
+        from ..document.modules import ModuleProblems, flatten, instance_of
+        from ..document.validate import structural_problems
 
         try:
             flat = flatten(doc)

@@ -14,7 +14,7 @@ import json
 import math
 import re
 
-from ..document import ID_PATTERN
+from ..document.format import ID_PATTERN
 from .problems import Unsupported
 
 PREFIX = "# ports "

@@ -4,6 +4,8 @@ ImportFailed holding them, and Unsupported, which a reader raises for the line i
 
 from dataclasses import dataclass
 
+from ..registry import Unsupported  # noqa: F401 - a call form's refusal is a line's problem too
+
 
 @dataclass
 class ImportProblem:
@@ -33,10 +35,6 @@ class ImportFailed(ValueError):
 class GraphTooBig(ImportFailed):
     """The script makes more nodes or edges than a document may hold (a loop says so at its
     own line: loops.py)."""
-
-
-class Unsupported(Exception):
-    """One line cannot be read; the message says why."""
 
 
 def number_problem(exc):

@@ -4,17 +4,18 @@ when the script runs, so that `B, T, C = x.size()`, `x.view(x.size(0), -1)` and 
 them are constants (constants.py). Define-by-run records the numbers a shape gave; so does the
 graph.
 
-A node's shape is found as the validator's dry run finds it (backend/graph/validate.py): the
-op run on zero-filled stand-ins of its inputs, worked out for the nodes a shape read needs and
-kept, so that a script is run on stand-ins at most once node by node. A module_input of a
-class's forward has the shape of the tensor the instance is called on (classes.py builds a
-forward that reads shapes where the instance is called); a module node's outputs and a stand-in
-too big to make have no known shape: a shape read of them is a problem at its line."""
+A node's shape is found as the validator's dry run finds it
+(backend/graph/document/validate.py): the op run on zero-filled stand-ins of its inputs, worked
+out for the nodes a shape read needs and kept, so that a script is run on stand-ins at most once
+node by node. A module_input of a class's forward has the shape of the tensor the instance is
+called on (classes.py builds a forward that reads shapes where the instance is called); a module
+node's outputs and a stand-in too big to make have no known shape: a shape read of them is a
+problem at its line."""
 
 import ast
 
 from .. import registry
-from ..validate import dry_run_stand_in
+from ..document.validate import dry_run_stand_in
 from .constants import literal_node
 from .nodes import PORT
 from .problems import Unsupported

@@ -18,7 +18,7 @@ other layer ops store theirs in the node) and the parameters of a module used in
 instance called twice is refused at the line, saying what to write."""
 
 from .. import registry
-from ..modules import SEED_RANGE
+from ..document.modules import SEED_RANGE
 from .problems import Unsupported
 
 SHAREABLE = ("tensor", "parameter", "scalar")  # source ops whose node can feed several calls

@@ -21,7 +21,7 @@ import ast
 import re
 
 from .. import registry
-from ..modules import SEED_RANGE
+from ..document.modules import SEED_RANGE
 from .layer_forms import state_param
 from .nodes import ImportedGraph
 from .problems import Unsupported

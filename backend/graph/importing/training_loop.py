@@ -28,7 +28,7 @@ from collections import Counter
 
 import pydantic
 
-from ..document import TrainingSettings
+from ..document.format import TrainingSettings
 from .syntax import dotted, literal
 
 _HINT = "# training "

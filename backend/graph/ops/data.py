@@ -4,8 +4,8 @@ importing/dataset_lines.py reads them back."""
 
 import engine as eg
 
-from .. import datasets
 from ..registry import OpSpec, Param, Port, register
+from . import datasets
 
 _DATA = "labels has no gradient: a dataset's labels are data, not a function of it."
 

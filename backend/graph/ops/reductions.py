@@ -2,8 +2,7 @@
 
 import engine as eg
 
-from ..importing.problems import Unsupported
-from ..registry import CallForm, OpSpec, Param, Port, register
+from ..registry import CallForm, OpSpec, Param, Port, Unsupported, register
 from .common import call_code, on_input
 
 DIM = Param("dim", "dims", None, nullable=True, doc="dim or dims to reduce; empty for all")

@@ -9,8 +9,7 @@ import numpy as np
 import engine as eg
 from engine.watch import array_of
 
-from ..importing.problems import Unsupported
-from ..registry import CallForm, OpSpec, Param, Port, register
+from ..registry import CallForm, OpSpec, Param, Port, Unsupported, register
 from .common import call_code, operator_code
 
 # the elements keep their order: each output element is one input element

@@ -38,9 +38,10 @@ from typing import NamedTuple
 import engine as eg
 from engine.watch import accumulator_of, array_of, version
 
-from .. import modules
+from ..document import modules
+from ..document.problems import GraphInvalid, Problem
+from ..document.validate import check
 from ..limits import DEFAULT, LimitExceeded
-from ..validate import GraphInvalid, Problem, check
 from . import backward_watch, forward_paths, inplace
 from .autograd_view import _VIEWS, view_of_run  # noqa: F401 (_VIEWS: tests clear it)
 from .backward_watch import BackwardWatch, LeafGrads

@@ -8,9 +8,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..index import GraphIndex
-from ..validate import resolved_params
-from .snapshot import Snapshot
+from ..document.index import GraphIndex
+from ..document.snapshot import Snapshot
+from ..document.validate import resolved_params
 
 
 class Port(NamedTuple):

@@ -25,6 +25,8 @@ Edits to a definition reach every instance; `state` entries whose node is gone a
 
 import copy
 
+from .problems import GraphInvalid, Problem
+
 MODULE_OP = "module"
 INPUT_OP = "module_input"
 OUTPUT_OP = "module_output"
@@ -51,7 +53,7 @@ def flatten(doc, max_nodes=None, max_edges=None):
     problems = definition_problems(doc)
     if problems:
         raise ModuleProblems(problems)
-    from .limits import DEFAULT  # (limits.py imports nothing of the graph layer)
+    from ..limits import DEFAULT  # (limits.py imports nothing of the graph layer)
 
     max_nodes = DEFAULT.max_nodes if max_nodes is None else max_nodes
     max_edges = DEFAULT.max_edges if max_edges is None else max_edges
@@ -81,8 +83,6 @@ def flat_or_invalid(doc, limits):
     try:
         return flatten(doc, limits.max_nodes, limits.max_edges)
     except ModuleProblems as bad:
-        from .validate import GraphInvalid
-
         raise GraphInvalid(bad.problems) from None
 
 
@@ -298,7 +298,6 @@ def _state_under(state, instance_id):
 
 
 def _problem(message, **where):
-    from .validate import Problem  # validate.py imports this module: import when needed
 
     return Problem(message, **where)
 

@@ -2,12 +2,12 @@
 
 Regenerate the file after changing the models in document.py:
 
-    python -m backend.graph.schema > docs/graph-format.schema.json
+    python -m backend.graph.document.schema > docs/graph-format.schema.json
 """
 
 import json
 
-from .document import json_schema
+from .format import json_schema
 
 
 def render() -> str:

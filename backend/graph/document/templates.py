@@ -7,7 +7,7 @@ of the texts come first, in the texts' order; any file not listed in ORDER follo
 import re
 from pathlib import Path
 
-from .document import GraphDocument, parse
+from .format import GraphDocument, parse
 
 FOLDER = Path(__file__).resolve().parent / "templates"
 ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

@@ -2,7 +2,7 @@
 
 from collections import defaultdict
 
-from . import registry
+from .. import registry
 from .validate import resolved_params, topological_order
 
 

@@ -15,7 +15,7 @@ import marshal
 from itertools import compress, repeat
 from operator import attrgetter, is_, itemgetter, ne, not_
 
-from ..document import Node
+from .format import Node
 
 # Read straight from each model's __dict__ (where pydantic keeps a model's fields), a third
 # cheaper than reading them as attributes

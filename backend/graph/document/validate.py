@@ -9,42 +9,18 @@ stand-ins under no_grad, so a shape that cannot work fails with exactly PyTorch'
 import math
 import threading
 from collections import defaultdict
-from dataclasses import asdict, dataclass
 
 import engine as eg
 from engine.watch import array_of
 
-from . import modules, registry, stale
-from .limits import DEFAULT
-from .op_context import OpContext
-from .running.snapshot import Snapshot
+from .. import registry
+from ..limits import DEFAULT
+from ..op_context import OpContext
+from . import modules, stale
+from .problems import GraphInvalid, Problem
+from .snapshot import Snapshot
 
 _META_ELEMENTS = 1_000_000  # bigger stand-ins are skipped: their shape is checked when run
-
-
-@dataclass
-class Problem:
-    message: str
-    node: str | None = None
-    edge: str | None = None
-    port: str | None = None
-    param: str | None = None
-    code: str | None = None  # for problems the editor offers a fix for: stale.STALE_VALUES
-
-    def to_dict(self):
-        return {k: v for k, v in asdict(self).items() if v is not None}
-
-
-class GraphInvalid(ValueError):
-    """A document that cannot run; `.problems` lists why, each tied to where it is."""
-
-    def __init__(self, problems):
-        self.problems = problems
-        super().__init__(
-            "; ".join(
-                (f"{p.node or p.edge}: " if p.node or p.edge else "") + p.message for p in problems
-            )
-        )
 
 
 # -- params ----------------------------------------------------------------------------------

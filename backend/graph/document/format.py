@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from .limits import capped, check_document_lists
+from ..limits import capped, check_document_lists
 
 FORMAT = "wiregrad.graph"
 VERSION = 2  # 2 added `modules`; a version 1 document (without them) still loads as it is

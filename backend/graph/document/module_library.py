@@ -22,9 +22,9 @@ PyTorch has them ("embed_dim must be divisible by num_heads").
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..registry import Param
+from ..registry import get as get_op
 from .modules import INPUT_OP, OUTPUT_OP
-from .registry import Param
-from .registry import get as get_op
 from .validate import param_problem  # the op params' own checks and words
 
 IN, OUT = "x", "y"  # the ports of every entry: forward(x) -> y

@@ -14,7 +14,7 @@ the shapes after the node are still checked.
 
 from dataclasses import dataclass
 
-from . import registry
+from .. import registry
 
 STALE_VALUES = "stale_values"
 

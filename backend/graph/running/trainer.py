@@ -28,13 +28,15 @@ import engine.nn.functional as F
 from engine import nn, optim
 from engine.watch import array_of, from_array
 
-from . import modules, registry
-from .document import TrainingSettings
-from .index import GraphIndex
-from .limits import DEFAULT
-from .op_context import OpContext
-from .ops.layer_kit import attribute
-from .validate import GraphInvalid, Problem, check
+from .. import registry
+from ..document import modules
+from ..document.format import TrainingSettings
+from ..document.index import GraphIndex
+from ..document.problems import GraphInvalid, Problem
+from ..document.validate import check
+from ..limits import DEFAULT
+from ..op_context import OpContext
+from ..ops.layer_kit import attribute
 
 MAX_POINTS = 500  # data points sent with a decision boundary
 MARGIN = 0.1  # the boundary's grid spans the data and this fraction of its range on each side

@@ -39,36 +39,35 @@ This module walks the statements; the readers of each kind of line or expression
 import ast
 import time
 
-from . import registry
-from .document import GraphDocument
-from .export.model import MARK
-from .importing.branches import IfReader
-from .importing.calls import CallReader
-from .importing.classes import ClassReader
-from .importing.constants import ConstantLines, Constants
-from .importing.dataset_lines import DATA, DatasetReader
-from .importing.expressions import ExpressionReader
-from .importing.functions import Functions
-from .importing.inplace_lines import InplaceLines
-from .importing.layers import LayerReader
-from .importing.loops import LoopReader
-from .importing.model_graph import inlined
-from .importing.module_lists import ModuleLists
-from .importing.module_modes import set_instance_mode
-from .importing.modules import ModuleNames
-from .importing.nn_layers import NnLayers
-from .importing.nodes import PORT, ImportedGraph
-from .importing.problems import ImportFailed, ImportProblem, Unsupported, number_problem
-from .importing.random_draws import RandomDraws
-from .importing.shapes import NeedsShapes, ShapeModel
-from .importing.skipped import Notes, SkippedLines
-from .importing.sources import SourceReader
-from .importing.state_loads import StateLoads
-from .importing.syntax import assigned, dotted, is_literal, is_main_guard, literal, only_output
-from .importing.tensor_lists import TensorLists
-from .importing.training_loop import TrainingLoop
-from .importing.unpacking import TupleLines
-from .limits import DEFAULT
+from .. import registry
+from ..document.format import GraphDocument
+from ..limits import DEFAULT
+from .branches import IfReader
+from .calls import CallReader
+from .classes import ClassReader
+from .constants import ConstantLines, Constants
+from .dataset_lines import DATA, DatasetReader
+from .expressions import ExpressionReader
+from .functions import Functions
+from .import_lines import ModuleNames
+from .inplace_lines import InplaceLines
+from .layers import LayerReader
+from .loops import LoopReader
+from .model_graph import MARK, inlined
+from .module_lists import ModuleLists
+from .module_modes import set_instance_mode
+from .nn_layers import NnLayers
+from .nodes import PORT, ImportedGraph
+from .problems import ImportFailed, ImportProblem, Unsupported, number_problem
+from .random_draws import RandomDraws
+from .shapes import NeedsShapes, ShapeModel
+from .skipped import Notes, SkippedLines
+from .sources import SourceReader
+from .state_loads import StateLoads
+from .syntax import assigned, dotted, is_literal, is_main_guard, literal, only_output
+from .tensor_lists import TensorLists
+from .training_loop import TrainingLoop
+from .unpacking import TupleLines
 
 __all__ = ["MAX_SOURCE", "ImportFailed", "ImportProblem", "from_python"]
 
@@ -91,7 +90,7 @@ _BACKWARD_ARGS = (
 def from_python(source: str, max_seconds: float = DEFAULT.max_import_seconds) -> GraphDocument:
     """The graph document a script describes (see the module doc); ImportFailed when a line
     cannot be read, or when reading takes longer than `max_seconds`. A script that says its
-    graph as one model (model.MARK) reads back as its flat graph."""
+    graph as one model (model_graph.MARK) reads back as its flat graph."""
     return _import(source, max_seconds, flat=MARK in source.splitlines())
 
 
@@ -139,7 +138,7 @@ class _Importer:
 
     def __init__(self, source, max_seconds=DEFAULT.max_import_seconds, flat=False):
         self.source = source
-        self.flat = flat  # the graph as one model (model.MARK): read back flat
+        self.flat = flat  # the graph as one model (model_graph.MARK): read back flat
         self.graph = ImportedGraph(source)
         self.env = {}  # variable -> node id (None: defined by a line that failed)
         self.problems = []
