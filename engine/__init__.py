@@ -50,7 +50,19 @@ from ._creation import (
 from ._device import cuda_available as _cuda_available
 from ._device import device
 from ._dtype import bool_ as bool  # PyTorch's name, shadowing the builtin inside this namespace
-from ._dtype import dtype, float16, float32, float64, int8, int16, int32, int64, uint8
+from ._dtype import (
+    dtype,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    uint8,
+)
+from ._dtype import tensor_result_type as result_type
 from ._tensor import Size, Tensor
 from ._threads import get_num_threads, set_num_threads
 from .autograd import (
@@ -62,62 +74,6 @@ from .autograd import (
     set_grad_enabled,
 )
 from .ops import family_modules as _family_modules
-from .ops.compare import (
-    bitwise_and,
-    bitwise_not,
-    bitwise_or,
-    bitwise_xor,
-    eq,
-    ge,
-    gt,
-    isinf,
-    isnan,
-    le,
-    logical_not,
-    lt,
-    ne,
-)
-from .ops.elementwise import (
-    abs,
-    add,
-    clamp,
-    cos,
-    div,
-    exp,
-    log,
-    mul,
-    neg,
-    pow,
-    reciprocal,
-    relu,
-    sigmoid,
-    sin,
-    sqrt,
-    sub,
-    tanh,
-)
-from .ops.linalg import bmm, dot, matmul, mm, mv, outer
-from .ops.reduce import amax, amin, argmax, argmin, max, mean, min, std, sum, var
-from .ops.select import masked_fill, maximum, minimum, where
-from .ops.shape import (
-    broadcast_to,
-    cat,
-    clone,
-    concat,
-    concatenate,
-    flatten,
-    narrow,
-    permute,
-    reshape,
-    select,
-    squeeze,
-    stack,
-    t,
-    transpose,
-    unflatten,
-    unsqueeze,
-)
-from .ops.softmax import log_softmax, softmax
 from .random import get_rng_state, initial_seed, seed, set_rng_state
 
 for _family in _family_modules():  # the op families' public functions (engine/ops/__init__.py)
@@ -132,8 +88,6 @@ _numpy_names.wrap_namespace(vars(nn.functional), list(vars(nn.functional)))
 
 half, float, double, long = float16, float32, float64, int64  # PyTorch's aliases
 short, int = int16, int32  # noqa: A001 - PyTorch's names, shadowing the builtin here
-clip = clamp
-divide, multiply, subtract, negative = div, mul, sub, neg
 
 
 def detach(input):

@@ -11,10 +11,11 @@ import numbers
 import warnings
 
 from .. import _creation
-from ..ops.elementwise import relu, sigmoid, tanh
+from ..ops.activations import relu, sigmoid
 from ..ops.linalg import linear
 from ..ops.normalization import dropout as _dropout
 from ..ops.shape import cat, stack
+from ..ops.trig import tanh
 from . import init
 from .module import Module
 from .parameter import Parameter

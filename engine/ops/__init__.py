@@ -1,39 +1,61 @@
-"""The ops: each module pairs forwards with their backward nodes (see engine/_methods.py for
-how they become Tensor methods).
+"""The ops: each module pairs forwards with their backward nodes, one concept per module.
 
-Op families added after the first five declare what they export instead of being listed by hand
-in three places. A family module may define:
+Every op module is a family: it declares what it exports, and engine/__init__.py,
+engine/_methods.py and engine/nn/functional.py read these declarations (no other list of op
+names exists). A family module defines:
 
 - ``__all__``: functions exported as ``engine.<name>`` (PyTorch's ``torch.<name>``);
-- ``METHODS``: ``{name: fn}`` bound onto Tensor as methods (``fn(self, ...)``);
+- ``METHODS``: ``{name: fn}`` bound onto Tensor as methods (``fn(self, ...)``), operators
+  (``__add__``, ``__radd__``, ...) included;
 - ``PROPERTIES``: ``{name: fn}`` bound onto Tensor as read-only properties;
 - ``INPLACE``: ``{name: fn}`` out-of-place ops whose ``name_`` method writes the result into the
   tensor (checked and versioned as every in-place op is);
+- ``INPLACE_OPERATORS``: ``{"__iadd__": "add"}``: an in-place operator that is the ``name_``
+  method INPLACE made;
 - ``FUNCTIONAL``: ``{name: fn}`` exported in ``engine.nn.functional``.
 
-``FAMILIES`` lists them; engine/__init__.py, engine/_methods.py and engine/nn/functional.py read
-it, so a new family is one module and one line here.
+All but ``__all__`` may be left out. ``FAMILIES`` lists them all; a name is declared by one
+family only (tests/engine/test_op_families.py checks both). The private modules (``_common``,
+``_binary``, ``_unary``, ``_scatter``, ...) are the machinery the families share.
 """
 
+import importlib
+
 FAMILIES = (
-    "writes",
-    "view_ops",
-    "pointwise",
-    "binary",
+    # pointwise math
+    "arithmetic",
+    "division",
+    "powers",
+    "exp_log",
+    "trig",
+    "erf",
+    "rounding",
+    "compare",
+    "bitwise",
+    "select",
     "activations",
-    "losses",
+    # reductions and scans
+    "reduce",
     "scans",
-    "gather",
+    "softmax",
+    # shapes, views, copies in another order, indexing, writes
+    "shape",
+    "view_ops",
     "reorder",
+    "gather",
+    "writes",
+    # linear algebra, layers, losses
+    "linalg",
+    "contract",
     "conv",
     "pool",
     "normalization",
     "attention",
+    "loss_basics",
+    "losses",
 )
 
 
 def family_modules():
     """The family modules, imported (in FAMILIES order)."""
-    import importlib
-
     return [importlib.import_module(f"{__name__}.{name}") for name in FAMILIES]

@@ -1,9 +1,10 @@
-"""What every op module shares: operand promotion, error wording, and gradient reshaping."""
+"""What every op module shares: operand promotion, PyTorch's argument checks and error wording,
+the node of an op without a derivative."""
 
 import numpy as np
 
 from .._device import xp
-from .._dtype import result_type, scalar_result
+from .._dtype import from_numpy, result_type, scalar_result
 from .._tensor import Tensor, wrap, wrap_dim
 from ..autograd.grad_mode import STATE
 from ..autograd.graph import Node
@@ -23,8 +24,14 @@ __all__ = [
     "const",
     "dims_of",
     "is_number",
-    "sum_to",
     "grad_casts",
+    "check_tensor",
+    "tensor_arg",
+    "type_name",
+    "not_implemented",
+    "tensor_other_method",
+    "NotImplementedBackward",
+    "no_derivative",
 ]
 
 _NUMBER = (int, float)  # bool is an int
@@ -136,15 +143,57 @@ def dims_of(dim, ndim):
     return (wrap_dim(dim, ndim),)
 
 
-reduce_sum = None  # engine.ops.reduce.sum, set there (it imports this module)
+# -- arguments and PyTorch's messages about them ---------------------------------------------------
+def check_tensor(name, x):
+    tensor_arg(name, x, "input", 1)
 
 
-def sum_to(grad, shape):
-    """Reduce a gradient back to an input's shape: the reverse of broadcasting it."""
-    gs = grad._data.shape
-    if gs == shape:
-        return grad
-    lead = len(gs) - len(shape)
-    dims = [*range(lead)] + [i + lead for i, s in enumerate(shape) if s == 1 and gs[i + lead] != 1]
-    r = reduce_sum(grad, tuple(dims), True) if dims else grad
-    return r if r._data.shape == shape else r.reshape(shape)
+def tensor_arg(name, x, arg, pos):
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}"
+        )
+
+
+def type_name(dtype):
+    """PyTorch's short scalar-type name in kernel messages: Float, Double, Long, Bool..."""
+    return from_numpy(dtype).legacy_name[:-6]
+
+
+def not_implemented(kernel, dtype):
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{type_name(dtype)}'")
+
+
+def tensor_other_method(fn, name):
+    """The method form of an op that takes tensors only: PyTorch counts `other` as position 1."""
+
+    def method(self, other, *args, **kwargs):
+        tensor_arg(name, other, "other", 1)
+        return fn(self, other, *args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+# -- ops without a derivative ----------------------------------------------------------------------
+class NotImplementedBackward(Node):
+    """PyTorch's grad_fn for an op with no derivative: recorded, but backward raises."""
+
+    __slots__ = ("op",)
+
+    def name(self):
+        return "torch::autograd::NotImplemented"
+
+    def backward(self, g):
+        raise RuntimeError(f"derivative for aten::{self.op} is not implemented")
+
+
+NotImplementedBackward.__name__ = NotImplementedBackward.__qualname__ = "NotImplemented"
+
+
+def no_derivative(out, op, a, b):
+    if requires_grad(a, b):
+        node = NotImplementedBackward((a, b))
+        node.op = op
+        track(out, node)
+    return out

@@ -11,13 +11,17 @@ import warnings
 import numpy as np
 
 from .._device import scatter_add as _add_at
-from ._common import STATE, Node, Tensor, const, track, wrap, wrap_dim, xp
-
-
-def _type_name(dtype):
-    from .._dtype import from_numpy
-
-    return from_numpy(dtype).legacy_name[:-6]
+from ._common import (
+    STATE,
+    Node,
+    NotImplementedBackward,
+    Tensor,
+    const,
+    track,
+    wrap,
+    wrap_dim,
+    xp,
+)
 
 
 def _zeros(shape, like):
@@ -207,8 +211,6 @@ def _scatter_reduce_legacy(input, dim, index, src, reduce):
     out = wrap(out_arr.reshape(input._data.shape))
     is_tensor = isinstance(src, Tensor)
     if STATE.enabled and (input._requires_grad or (is_tensor and src._requires_grad)):
-        from .binary import NotImplementedBackward
-
         node = NotImplementedBackward((input, src) if is_tensor else (input,))
         node.op = "scatter"
         track(out, node)

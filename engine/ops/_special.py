@@ -1,4 +1,4 @@
-"""The error function on arrays: erf and erfc (for the erf family, pointwise.py), the normal CDF
+"""The error function on arrays: erf and erfc (for the erf family, erf.py), the normal CDF
 built on the same erf (for gelu, activations.py), and exp(-x*x) without the rounding error of x*x.
 
 numpy has no erf, so on the CPU it is evaluated here from rational approximations fitted for this

@@ -1,6 +1,7 @@
-"""The activation functions of torch.nn.functional beyond relu/sigmoid/tanh/leaky_relu: gelu, silu,
-the elu family, softplus, hardtanh/relu6, the hard- and log-sigmoids, mish, glu, prelu, softsign,
-tanhshrink, softmin and normalize.
+"""The activation functions of torch.nn.functional: relu (split over the threads when large),
+leaky_relu, sigmoid (with its fused backward), gelu, silu, the elu family, softplus,
+hardtanh/relu6, the hard- and log-sigmoids, mish, glu, prelu, softsign, tanhshrink, softmin and
+normalize. tanh lives with the hyperbolic functions in trig.py.
 
 Each forward is computed on arrays; each backward is written with engine ops, so a create_graph
 backward differentiates it again. Ops that PyTorch writes as a composite (softsign, tanhshrink,
@@ -10,10 +11,13 @@ softmin, normalize) are composites here too, so their grad_fn is the same node a
 import math
 import warnings
 
+import numpy as np
+
 from .. import _threads
 from .._views import inplace
 from . import _special
-from ._common import STATE, Node, const, requires_grad, track, wrap, wrap_dim, xp
+from ._common import STATE, Node, const, float_data, requires_grad, track, wrap, wrap_dim, xp
+from ._unary import unary
 from .select import where
 from .softmax import softmax
 
@@ -51,6 +55,107 @@ def _record(out, node_cls, inputs, saved, **attrs):
 def _mask(cond, like):
     """A constant 0/1 tensor of `like`'s dtype: where a piecewise derivative takes a branch."""
     return const(cond.astype(like._data.dtype))
+
+
+# -- relu, leaky_relu, sigmoid ------------------------------------------------------------------
+class ReluBackward0(Node):
+    __slots__ = ()
+    saves_output = True
+
+    # y is relu's output: 0, positive or NaN. PyTorch passes the gradient where y <= 0 is
+    # false, NaN included, so the mask is y != 0 (not y > 0, which would stop it at a NaN)
+    def backward(self, g):
+        (y,) = self.unpack()
+        if STATE.enabled:  # create_graph: keep it an engine op on g
+            return (g * const((y._data != 0).astype(g._data.dtype)),)
+        gd, yd = g._data, y._data
+        if gd.size >= _threads.MIN_WORK and gd.dtype == yd.dtype and _threads.can_split(gd, yd):
+            return (wrap(_threads.elementwise(_relu_grad, np.empty(gd.shape, gd.dtype), gd, yd)),)
+        return (wrap(gd * (yd != 0)),)  # one pass, the mask stays boolean
+
+
+def _relu_grad(out, g, y):
+    np.multiply(g, y != 0, out=out)
+
+
+def _relu(out, d):
+    np.maximum(d, 0, out=out)
+
+
+def relu(input):
+    d = input._data
+    if d.dtype == bool:
+        data = d
+    elif d.size >= _threads.MIN_WORK and _threads.can_split(d):
+        data = _threads.elementwise(_relu, np.empty(d.shape, d.dtype), d)
+    else:
+        data = xp(d).maximum(d, 0)
+    out = wrap(data)
+    if STATE.enabled and input._requires_grad:
+        track(out, ReluBackward0((input,), (out.detach(),)))
+    return out
+
+
+class LeakyReluBackward0(Node):
+    __slots__ = ("negative_slope",)
+
+    def backward(self, g):
+        (x,) = self.unpack()
+        d = x._data
+        return (g * const(xp(d).where(d > 0, 1.0, self.negative_slope).astype(d.dtype)),)
+
+
+def leaky_relu(input, negative_slope=0.01):
+    d = float_data(input)
+    out = wrap(xp(d).where(d > 0, d, d * negative_slope))
+    if STATE.enabled and input._requires_grad:
+        node = LeakyReluBackward0((input,), (input,))
+        node.negative_slope = negative_slope
+        track(out, node)
+    return out
+
+
+class SigmoidBackward0(Node):
+    __slots__ = ()
+    saves_output = True
+
+    def backward(self, g):
+        (y,) = self.unpack()
+        return (sigmoid_backward(g, y),)
+
+
+def sigmoid_backward(grad, output):
+    """grad * output * (1 - output) as one op."""
+    gd, yd = grad._data, output._data
+    out = wrap(gd * (yd - yd * yd))
+    if STATE.enabled and (grad._requires_grad or output._requires_grad):
+        track(out, SigmoidBackwardBackward0((grad, output), (grad, output)))
+    return out
+
+
+class SigmoidBackwardBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, gg):
+        g, y = self.unpack()
+        (ng, _), (ny, _) = self.next_functions
+        return (
+            gg * y * (1 - y) if ng is not None else None,
+            gg * g * (1 - 2 * y) if ny is not None else None,
+        )
+
+
+def sigmoid(input):
+    return unary(input, _np_sigmoid, SigmoidBackward0, True)
+
+
+def _np_sigmoid(d):
+    m = xp(d)
+    e = m.exp(-d)
+    if d.ndim == 0:
+        return 1 / (1 + e)
+    e += 1
+    return m.reciprocal(e, out=e)
 
 
 # -- gelu -----------------------------------------------------------------------------------------
@@ -550,10 +655,13 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return result
 
 
-__all__ = ["celu", "celu_", "prelu", "selu", "selu_"]
-METHODS = {"prelu": prelu}
-INPLACE = {}
+__all__ = ["relu", "sigmoid", "celu", "celu_", "prelu", "selu", "selu_"]
+METHODS = {"relu": relu, "sigmoid": sigmoid, "prelu": prelu}
+INPLACE = {"relu": relu, "sigmoid": sigmoid}
 FUNCTIONAL = {
+    "relu": relu,
+    "leaky_relu": leaky_relu,
+    "sigmoid": sigmoid,
     "celu": celu,
     "celu_": celu_,
     "elu": elu,

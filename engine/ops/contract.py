@@ -3,8 +3,9 @@ tensordot. Exported through the `reorder` family."""
 
 import numpy as np
 
-from ._common import Node, const, requires_grad, sum_to, track, wrap, wrap_dim, xp
+from ._common import Node, const, requires_grad, track, wrap, wrap_dim, xp
 from .linalg import matmul
+from .reduce import sum_to
 
 
 def _name(d):
@@ -276,3 +277,9 @@ def tensordot(a, b, dims=2, out=None):
     a2 = a.permute(*free_a, *da).reshape(-1, k) if free_a else a.permute(*da).reshape(1, k)
     b2 = b.permute(*db, *free_b).reshape(k, -1) if free_b else b.permute(*db).reshape(k, 1)
     return matmul(a2, b2).reshape([sa[d] for d in free_a] + [sb[d] for d in free_b])
+
+
+__all__ = ["einsum", "tensordot"]
+METHODS = {}
+INPLACE = {}
+FUNCTIONAL = {}

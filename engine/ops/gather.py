@@ -9,17 +9,28 @@ scatter_add)."""
 import numpy as np
 
 from .._device import scatter_add as _add_at
-from ._common import STATE, Node, Tensor, broadcast_error, const, sum_to, track, wrap, wrap_dim, xp
+from ._common import (
+    STATE,
+    Node,
+    Tensor,
+    broadcast_error,
+    const,
+    track,
+    type_name,
+    wrap,
+    wrap_dim,
+    xp,
+)
 from ._scatter import (
     _check_range,
     _out_of_bounds,
-    _type_name,
     _zeros,
     gather,
     scatter,
     scatter_add,
     scatter_reduce,
 )
+from .reduce import sum_to
 
 __all__ = [
     "gather",
@@ -140,17 +151,17 @@ def index_add(input, dim, index, source, *, alpha=1):
         index,
         "index_add_",
         lambda dt: RuntimeError(
-            f"index_add_(): Expected dtype int32/int64 for index but got: {_type_name(dt)}"
+            f"index_add_(): Expected dtype int32/int64 for index but got: {type_name(dt)}"
         ),
         lambda i: IndexError(
             "index_add_(): Index is supposed to be a vector, but got dim: "
-            f"{i.ndim} with type: {_type_name(i.dtype)} and size: {list(i.shape)}"
+            f"{i.ndim} with type: {type_name(i.dtype)} and size: {list(i.shape)}"
         ),
     )
     s = source._data
     if s.dtype != d.dtype:
         raise RuntimeError(
-            f"index_add_(): self ({_type_name(d.dtype)}) and source ({_type_name(s.dtype)}) "
+            f"index_add_(): self ({type_name(d.dtype)}) and source ({type_name(s.dtype)}) "
             "must have the same scalar type"
         )
     _source_checks("index_add_", d, dim, idx, s)
@@ -230,7 +241,7 @@ def index_copy(input, dim, index, source):
         index,
         "index_copy_",
         lambda dt: RuntimeError(
-            f"index_copy_(): Expected a long tensor for index, but got {_type_name(dt)}"
+            f"index_copy_(): Expected a long tensor for index, but got {type_name(dt)}"
         ),
         lambda i: IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {i.ndim})"),
         int64_only=True,
@@ -239,7 +250,7 @@ def index_copy(input, dim, index, source):
     if s.dtype != d.dtype:
         raise RuntimeError(
             "index_copy_(): self and source expected to have the same dtype, but got (self) "
-            f"{_type_name(d.dtype)} and (source) {_type_name(s.dtype)}"
+            f"{type_name(d.dtype)} and (source) {type_name(s.dtype)}"
         )
     if s.ndim and d.ndim and s.ndim != d.ndim:
         raise IndexError(
@@ -327,12 +338,12 @@ def masked_scatter(input, mask, source):
     if md.dtype != bool:
         raise RuntimeError(
             "masked_scatter_ only supports boolean masks, but got mask with dtype "
-            f"{_type_name(md.dtype)}"
+            f"{type_name(md.dtype)}"
         )
     if s.dtype != d.dtype:
         raise RuntimeError(
             "masked_scatter: expected self and source to have same dtypes but got"
-            f"{_type_name(d.dtype)} and {_type_name(s.dtype)}"
+            f"{type_name(d.dtype)} and {type_name(s.dtype)}"
         )
     shape = _broadcast(d, md)
     m = xp(d)
@@ -365,7 +376,7 @@ def take(input, index):
     i = index._data
     if i.dtype != np.int64:
         raise RuntimeError(
-            f"take(): Expected a long tensor for index, but got {_type_name(i.dtype)}"
+            f"take(): Expected a long tensor for index, but got {type_name(i.dtype)}"
         )
     n = d.size
     i = _check_range(
@@ -392,7 +403,7 @@ def take_along_dim(input, indices, dim=None):
     i = indices._data
     if i.dtype != np.int64:
         raise RuntimeError(
-            f"torch.take_along_dim(): dtype of indices should be Long but got {_type_name(i.dtype)}"
+            f"torch.take_along_dim(): dtype of indices should be Long but got {type_name(i.dtype)}"
         )
     if dim is None:
         flat = input.reshape(-1)

@@ -7,16 +7,17 @@ import numpy as np
 from ._common import (
     STATE,
     Node,
+    Tensor,
     broadcast_error,
     grad_casts,
     operands,
     requires_grad,
-    sum_to,
     track,
     wrap,
     wrap_dim,
     xp,
 )
+from .reduce import sum_to
 from .shape import SqueezeBackward4, UnsafeViewBackward0
 
 
@@ -489,3 +490,35 @@ def cross(input, other, dim=None):
         node.casts = grad_casts(out, input, other)
         track(out, node)
     return out
+
+
+# -- exports ---------------------------------------------------------------------------------------
+__all__ = [
+    "matmul",
+    "mm",
+    "bmm",
+    "dot",
+    "mv",
+    "outer",
+    "addmm",
+    "baddbmm",
+    "addmv",
+    "addbmm",
+    "kron",
+    "cross",
+]
+
+
+def _swap(fn):
+    """The reflected form of a binary op: `number op tensor`."""
+
+    def reflected(self, other):
+        return fn(wrap(np.asarray(other)) if not isinstance(other, Tensor) else other, self)
+
+    return reflected
+
+
+METHODS = {name: globals()[name] for name in __all__}
+METHODS.update(__matmul__=matmul, __rmatmul__=_swap(matmul))
+INPLACE = {n: globals()[n] for n in ("addmm", "baddbmm", "addmv", "addbmm")}
+FUNCTIONAL = {"linear": linear}

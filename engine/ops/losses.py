@@ -13,22 +13,24 @@ import warnings
 
 import numpy as np
 
+from ._binary import binary
 from ._common import (
     Node,
     broadcast_error,
     const,
     grad_casts,
     requires_grad,
-    sum_to,
     track,
     wrap,
     wrap_dim,
     xp,
 )
 from .activations import vector_norm
-from .binary import xlogy
-from .elementwise import DivBackward0, MulBackward0, _binary
+from .arithmetic import MulBackward0
+from .division import DivBackward0
+from .exp_log import xlogy
 from .loss_basics import _check_same_size
+from .reduce import sum_to
 from .select import where
 from .softmax import log_softmax
 
@@ -75,11 +77,11 @@ class MulBackward1(MulBackward0):
 
 
 def _div_number(t, number):
-    return _binary(t, number, operator.truediv, DivBackward1, True)
+    return binary(t, number, operator.truediv, DivBackward1, True)
 
 
 def _mul_number(t, number):
-    return _binary(t, number, operator.mul, MulBackward1, True)
+    return binary(t, number, operator.mul, MulBackward1, True)
 
 
 # -- nll_loss -------------------------------------------------------------------------------------

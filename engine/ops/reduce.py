@@ -1,4 +1,5 @@
-"""Reductions: sum, mean, max/min (with indices), amax/amin, var/std, argmax/argmin.
+"""Reductions: sum, mean, max/min (with indices), amax/amin, var/std, argmax/argmin, and
+`sum_to`, a broadcast gradient summed back to its input's shape.
 
 Each backward spreads the incoming gradient back over the reduced dims: `_spread` restores the
 dims that keepdim=False removed, then expands, so the formulas stay differentiable."""
@@ -9,7 +10,6 @@ from collections import namedtuple
 
 import numpy as np
 
-from . import _common
 from ._common import STATE, Node, const, dims_of, float_data, track, wrap, xp
 
 values_indices = {name: namedtuple(name, ["values", "indices"]) for name in ("max", "min")}
@@ -62,6 +62,18 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
             node.casts = (d.dtype,)
         track(out, node)
     return out
+
+
+def sum_to(grad, shape):
+    """Reduce a gradient back to an input's shape: the reverse of broadcasting it (every
+    broadcasting op's backward)."""
+    gs = grad._data.shape
+    if gs == shape:
+        return grad
+    lead = len(gs) - len(shape)
+    dims = [*range(lead)] + [i + lead for i, s in enumerate(shape) if s == 1 and gs[i + lead] != 1]
+    r = sum(grad, tuple(dims), True) if dims else grad
+    return r if r._data.shape == shape else r.reshape(shape)
 
 
 class MeanBackward0(_ReduceNode):
@@ -316,4 +328,7 @@ def _moment(input, dim, correction, keepdim, node_cls, root):
     return out
 
 
-_common.reduce_sum = sum
+__all__ = ["sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std"]
+METHODS = {name: globals()[name] for name in __all__}
+INPLACE = {}
+FUNCTIONAL = {}

@@ -3,14 +3,10 @@ repeat_interleave, tile, tril/triu, diag, diag_embed, rot90, one_hot and nn.func
 
 Several of them move elements by an index array along one dim. `_take` (gather along a dim) and
 `_put` (scatter-add along a dim) are each other's backward, so every order of gradient works.
-
-This family also exports the extra linear algebra of engine/ops/linalg.py, the int8/int16 dtypes
-and the promotion API (engine.promote_types, engine.result_type), and Tensor.type/char/short.
 """
 
 import numpy as np
 
-from .. import _dtype
 from .._device import scatter_add
 from ._common import (
     Node,
@@ -21,8 +17,6 @@ from ._common import (
     wrap_dim,
     xp,
 )
-from .contract import einsum, tensordot
-from .linalg import addbmm, addmm, addmv, baddbmm, cross, kron
 
 __all__ = [
     "flip",
@@ -36,23 +30,7 @@ __all__ = [
     "diag",
     "diag_embed",
     "rot90",
-    "einsum",
-    "addmm",
-    "baddbmm",
-    "addmv",
-    "addbmm",
-    "tensordot",
-    "kron",
-    "cross",
-    "int8",
-    "int16",
-    "promote_types",
-    "result_type",
 ]
-
-int8, int16 = _dtype.int8, _dtype.int16
-promote_types = _dtype.promote_types
-result_type = _dtype.tensor_result_type
 
 
 def _ints(args, name):
@@ -622,25 +600,6 @@ def _circular_steps(d, pad, mode, k):
     return steps
 
 
-# -- Tensor.type and the int8/int16 casts ------------------------------------------------------
-def type_(self, dtype=None, non_blocking=False, **kwargs):
-    """Tensor.type(): the legacy type string; Tensor.type(dtype or string): a cast."""
-    if dtype is None:
-        dtype = kwargs.pop("dtype", None)
-    if dtype is None:
-        prefix = "torch.cuda." if self.is_cuda else "torch."
-        return prefix + self.dtype.legacy_name
-    if isinstance(dtype, str):
-        dtype, device = _dtype.from_type_string(dtype)
-        out = self if device == self.device.type else self.to(device)
-        return out.to(dtype)
-    if isinstance(dtype, type):
-        raise ValueError(f"invalid type: '{dtype.__name__}'")
-    if not isinstance(dtype, _dtype.dtype):
-        raise TypeError("dtype must be a type, str, or dtype object")
-    return self.to(dtype)
-
-
 METHODS = {
     "flip": flip,
     "fliplr": fliplr,
@@ -654,22 +613,9 @@ METHODS = {
     "triu": triu,
     "diag": diag,
     "diag_embed": diag_embed,
-    "addmm": addmm,
-    "baddbmm": baddbmm,
-    "addmv": addmv,
-    "addbmm": addbmm,
-    "kron": kron,
-    "cross": cross,
-    "type": type_,
-    "char": lambda self, memory_format=None: self.to(_dtype.int8),
-    "short": lambda self, memory_format=None: self.to(_dtype.int16),
 }
 INPLACE = {
     "tril": tril,
     "triu": triu,
-    "addmm": addmm,
-    "baddbmm": baddbmm,
-    "addmv": addmv,
-    "addbmm": addbmm,
 }
 FUNCTIONAL = {"one_hot": one_hot, "pad": pad}

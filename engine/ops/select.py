@@ -1,22 +1,27 @@
 """Ops that pick, element by element, between two sources: maximum, minimum, where,
-masked_fill. Each input gets the gradient where its value was picked."""
+masked_fill, clamp (the input or a bound) and nan_to_num (the input or a replacement). Each
+input gets the gradient where its value was picked."""
 
 import numpy as np
 
 from .._dtype import from_numpy
 from ._common import (
+    STATE,
     Node,
     Tensor,
     broadcast_error,
+    check_tensor,
     const,
     grad_casts,
     operands,
     requires_grad,
-    sum_to,
     track,
     wrap,
     xp,
 )
+from .reduce import sum_to
+
+__all__ = ["maximum", "minimum", "where", "masked_fill", "clamp", "clip", "nan_to_num"]
 
 
 # -- maximum, minimum, where ----------------------------------------------------------------------
@@ -171,3 +176,83 @@ def masked_fill(input, mask, value):
         node.in_shape = d.shape  # a mask of more dims broadcasts the result to its shape
         track(out, node)
     return out
+
+
+# -- clamp, nan_to_num -----------------------------------------------------------------------------
+class ClampBackward1(Node):
+    """Gradient passes where min <= input <= max (inclusive, as in PyTorch)."""
+
+    __slots__ = ("min", "max")
+
+    def backward(self, g):
+        (x,) = self.unpack()
+        d = x._data
+        keep = xp(d).ones(d.shape, dtype=bool)
+        if self.min is not None:
+            keep &= d >= self.min
+        if self.max is not None:
+            keep &= d <= self.max
+        return (g * const(keep.astype(g._data.dtype)),)
+
+
+def clamp(input, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # tensor bounds: compose the two ops
+        out = input
+        if min is not None:
+            out = maximum(out, min if isinstance(min, Tensor) else wrap(np.asarray(min)))
+        if max is not None:
+            out = minimum(out, max if isinstance(max, Tensor) else wrap(np.asarray(max)))
+        return out
+    d = input._data
+    if d.dtype.kind != "f" and any(isinstance(v, float) for v in (min, max)):
+        d = d.astype(np.float32)
+    out = wrap(xp(d).clip(d, min, max))
+    if STATE.enabled and input._requires_grad:
+        node = ClampBackward1((input,), (input,))
+        node.min, node.max = min, max
+        track(out, node)
+    return out
+
+
+clip = clamp
+
+
+class NanToNumBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.unpack()
+        d = x._data
+        return (g * const(xp(d).isfinite(d).astype(g._data.dtype)),)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    """nan, +inf and -inf replaced; the infinities default to the dtype's largest finite values.
+    Integers and bools come back unchanged (a copy)."""
+    check_tensor("nan_to_num", input)
+    for arg, v in (("nan", nan), ("posinf", posinf), ("neginf", neginf)):
+        if v is not None and not isinstance(v, (int, float)):
+            raise TypeError(f"nan_to_num(): argument '{arg}' must be float, not {type(v).__name__}")
+    d = input._data
+    if d.dtype.kind != "f":
+        return wrap(d.copy())
+    m = xp(d)
+    info = np.finfo(d.dtype)
+    hi = info.max if posinf is None else posinf
+    lo = info.min if neginf is None else neginf
+    data = m.where(m.isnan(d), nan if nan is not None else 0.0, d)
+    data = m.where(data == np.inf, hi, data)
+    data = m.where(data == -np.inf, lo, data).astype(d.dtype, copy=False)
+    out = wrap(data)
+    if STATE.enabled and input._requires_grad:
+        track(out, NanToNumBackward0((input,), (input,)))
+    return out
+
+
+# -- exports ---------------------------------------------------------------------------------------
+METHODS = {name: globals()[name] for name in __all__}
+METHODS["where"] = lambda self, condition, other: where(condition, self, other)
+INPLACE = {n: globals()[n] for n in ("clamp", "clip", "masked_fill", "nan_to_num")}
+FUNCTIONAL = {}

@@ -7,7 +7,8 @@ import numpy as np
 from .._device import is_device_array, scatter_add
 from .._dtype import get as get_dtype
 from .._views import make_view
-from ._common import STATE, Node, Tensor, const, grad_casts, sum_to, track, wrap, wrap_dim, xp
+from ._common import STATE, Node, Tensor, const, grad_casts, track, wrap, wrap_dim, xp
+from .reduce import sum_to
 
 _view_of = make_view
 
@@ -702,3 +703,31 @@ def index_put(input, key, value):
         node.key, node.value_shape = key, np.shape(v)
         track(out, node)
     return out
+
+
+# -- exports ---------------------------------------------------------------------------------------
+__all__ = [
+    "reshape",
+    "flatten",
+    "unflatten",
+    "transpose",
+    "permute",
+    "t",
+    "unsqueeze",
+    "squeeze",
+    "broadcast_to",
+    "clone",
+    "select",
+    "narrow",
+    "cat",
+    "concat",
+    "concatenate",
+    "stack",
+]
+_NOT_METHODS = ("cat", "concat", "concatenate", "stack")  # functions of several tensors
+_METHODS_ONLY = ("view", "view_as", "expand", "expand_as", "contiguous")
+METHODS = {n: globals()[n] for n in (*__all__, *_METHODS_ONLY) if n not in _NOT_METHODS}
+METHODS.update(swapaxes=transpose, __getitem__=getitem)
+PROPERTIES = {"T": T, "mT": mT}
+INPLACE = {}
+FUNCTIONAL = {}

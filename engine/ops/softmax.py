@@ -89,3 +89,9 @@ def _softmax_dim(dim, ndim):
         dim = 0 if ndim in (0, 1, 3) else 1
     dim = wrap_dim(dim, ndim)
     return dim if ndim else None  # a 0-d tensor: over no axis at all
+
+
+__all__ = ["softmax", "log_softmax"]
+METHODS = {name: globals()[name] for name in __all__}
+INPLACE = {}
+FUNCTIONAL = {name: globals()[name] for name in __all__}

@@ -6,7 +6,8 @@ Each is an out-of-place op with its backward node, run in place by engine/_views
 
 from .._tensor import Tensor
 from .._views import inplace
-from ._common import STATE, Node, broadcast_error, sum_to, track, wrap, xp
+from ._common import STATE, Node, broadcast_error, track, wrap, xp
+from .reduce import sum_to
 from .shape import _index_key, getitem, index_put
 
 __all__ = []

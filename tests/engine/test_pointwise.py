@@ -1,5 +1,6 @@
-"""The pointwise math family (engine/ops/pointwise.py, binary.py) against torch: values,
-dtypes, every input's .grad, grad_fn names, errors, gradcheck and double backward."""
+"""The pointwise math ops (engine/ops/arithmetic.py, division.py, powers.py, exp_log.py,
+trig.py, erf.py, rounding.py, compare.py, bitwise.py, select.py) against torch:
+values, dtypes, every input's .grad, grad_fn names, errors, gradcheck and double backward."""
 
 import math
 
