@@ -29,9 +29,10 @@ import { useProjectorRefit } from "./panels/classroom/projectorFit";
 import { useShortcuts } from "./shortcuts";
 import { useEditor } from "./store/editor";
 import { keepShapes } from "./store/shapes";
-import { getConnection, useRun } from "./store/run";
-import { initTraining, useTraining } from "./store/training";
-import { initRooms } from "./store/room";
+import { startReactions } from "./store/reactions";
+import { useRun } from "./store/run";
+import { useTraining } from "./store/training";
+import { useRoom } from "./store/room";
 import { usePace } from "./store/pace";
 
 const AutogradView = lazy(() => import("./panels/analysis/AutogradView"));
@@ -97,13 +98,13 @@ function Editor() {
 
   // start: the registry, then the graph (a ?template= link, the working copy, or a template)
   useEffect(() => {
-    getConnection();
-    initTraining();
+    // the connection's events to the stores, and the stores' reactions to each other
+    const stopReactions = startReactions();
     // in a notebook the kernel keeps the document (doc/hostDocument.ts), else the tab does
     const host = hostChannel();
     const stop = host ? followHost(host) : keepWorkingCopy();
     // an exported view shows its graph as a student following a room sees the teacher's
-    if (host?.readOnly) useRun.setState({ following: true });
+    if (host?.readOnly) useRun.getState().setFollowing(true);
     const stopShapes = keepShapes();
     (async () => {
       try {
@@ -140,7 +141,7 @@ function Editor() {
       if (graph || template) history.replaceState(null, "", location.pathname);
       // into a room (a ?room= link, or this tab's room after a reload: store/room.ts) once the
       // page's own graph is there, so that the room's graph is the one that stays
-      if (!host) initRooms(); // rooms are a server's: a notebook has none
+      if (!host) useRoom.getState().init(); // rooms are a server's: a notebook has none
       setReady(true);
     })();
     // the working copy survives a reload anyway; the question is for leaving the editor
@@ -149,6 +150,7 @@ function Editor() {
     };
     window.addEventListener("beforeunload", guard);
     return () => {
+      stopReactions();
       stop();
       stopShapes();
       window.removeEventListener("beforeunload", guard);

@@ -7,6 +7,7 @@ import type { GraphDocument } from "./types";
 export interface SocketLike {
   connected: boolean;
   on(event: string, handler: (...args: never[]) => void): unknown;
+  off(event: string, handler: (...args: never[]) => void): unknown;
   timeout(ms: number): { emit(event: string, payload: unknown, ack: (err: Error | null, reply: never) => void): unknown };
   emit(event: string, ...args: unknown[]): unknown;
 }

@@ -31,36 +31,55 @@ export interface RunOptions {
 
 export type { RunAck };
 
+/** The page's one connection to the server (Socket.IO, or the widget's channel to the kernel in
+ * a notebook: api/host.ts). store/connection.ts holds it for the page's life; the stores send
+ * through it, and store/reactions.ts hands its pushed events to them. */
 export class Connection {
   readonly socket: Socket;
   // runs go out as an edit of the last one when only some nodes changed since (edits.ts)
   private readonly runs = new RunSender((payload) => this.request<RunAck>("run", payload));
 
-  constructor(handlers: RunHandlers, onStatus: (connected: boolean) => void) {
+  constructor() {
     // websocket first: no long-polling round trips while a run streams
     // in a notebook, the widget's channel to the kernel stands in for the socket (api/host.ts)
     const host = hostChannel();
     this.socket = host
       ? (host.socket as unknown as Socket)
       : io({ transports: ["websocket", "polling"], reconnectionDelayMax: 3000 });
-    this.socket.on("connect", () => onStatus(true));
-    this.socket.on("disconnect", () => {
-      this.runs.forget();
-      onStatus(false);
-    });
-    this.socket.on("connect_error", () => onStatus(false));
-    this.socket.on("run_started", (m) =>
-      handlers.onStarted(m.run_id, m.mode, m.target ?? null, m.adopt === true),
-    );
-    this.socket.on("trace", (m: { run_id: string; records: WireRecord[] }) =>
-      handlers.onRecords(m.run_id, expandRecords(m.run_id, m.records)),
-    );
-    this.socket.on("run_finished", (m) => handlers.onFinished(m));
+    // a new connection's server has none of the last runs: the next one goes whole
+    this.socket.on("disconnect", () => this.runs.forget());
   }
 
-  /** Listen to a server event (training and room events: see their stores). */
-  on<T>(event: string, handler: (payload: T) => void) {
-    this.socket.on(event, handler as (...args: unknown[]) => void);
+  /** Hand the runs' pushed packets to `handlers`; returns the function that stops it. */
+  onRuns(handlers: RunHandlers): () => void {
+    const offs = [
+      this.on<{ run_id: string; mode: RunMode; target?: string | null; adopt?: boolean }>("run_started", (m) =>
+        handlers.onStarted(m.run_id, m.mode, m.target ?? null, m.adopt === true),
+      ),
+      this.on<{ run_id: string; records: WireRecord[] }>("trace", (m) =>
+        handlers.onRecords(m.run_id, expandRecords(m.run_id, m.records)),
+      ),
+      this.on<RunFinished>("run_finished", (m) => handlers.onFinished(m)),
+    ];
+    return () => offs.forEach((off) => off());
+  }
+
+  /** Tell `onStatus` whenever the connection comes or goes; returns the function that stops it. */
+  onStatus(onStatus: (connected: boolean) => void): () => void {
+    const offs = [
+      this.on("connect", () => onStatus(true)),
+      this.on("disconnect", () => onStatus(false)),
+      this.on("connect_error", () => onStatus(false)),
+    ];
+    return () => offs.forEach((off) => off());
+  }
+
+  /** Listen to a server event (training and room events: see their stores); returns the
+   * function that stops listening. */
+  on<T>(event: string, handler: (payload: T) => void): () => void {
+    const h = handler as (...args: unknown[]) => void;
+    this.socket.on(event, h);
+    return () => void this.socket.off(event, h);
   }
 
   /** Send `event` and wait for its acknowledgement. */

@@ -57,6 +57,9 @@ export class WidgetChannel implements HostChannel {
         // the page's Socket.IO code waits for "connect": the channel is open from the start
         if (event === "connect" && !channel.readOnly) queueMicrotask(() => handler());
       },
+      off: (event: string, handler: Handler) => {
+        channel.handlers.set(event, (channel.handlers.get(event) ?? []).filter((h) => h !== handler));
+      },
       timeout: (ms: number) => ({
         emit: (event: string, payload: unknown, ack: (err: Error | null, reply: never) => void) => {
           channel.request(event, payload, ms).then(

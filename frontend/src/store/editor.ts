@@ -77,6 +77,9 @@ export interface EditorState extends Snapshot {
   setPositions(positions: Record<string, XYPosition>): void;
   beginChange(): void;
   select(ids: string[]): void;
+  /** Mark wire `edge` (null: none) as the one selected wire, nodes left as they are (a room
+   * owner's selection on a follower's canvas). */
+  markSelectedEdge(edge: string | null): void;
   deleteSelection(): void;
   copySelection(): void;
   paste(offset?: XYPosition): void;
@@ -273,6 +276,12 @@ export const useEditor = create<EditorState>()((set, get) => {
       const { nodes, edges, meta } = get();
       history.push({ nodes, edges, meta });
       set({ canUndo: true, canRedo: false });
+    },
+
+    markSelectedEdge(edge) {
+      set((s) => ({
+        edges: s.edges.map((e) => (!!e.selected === (e.id === edge) ? e : { ...e, selected: e.id === edge })),
+      }));
     },
 
     select(ids) {

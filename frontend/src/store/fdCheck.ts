@@ -1,13 +1,14 @@
 // A finite-difference check of a leaf's .grad (issue 34's "gradcheck beside autograd"): one
 // element of the leaf (its largest gradient) is moved by ±h in two forward runs the page does
-// not show (run.ts probeForward), and (f(x+h) - f(x-h)) / 2h of the backward's target is set
+// not show (store/probeRuns.ts), and (f(x+h) - f(x-h)) / 2h of the backward's target is set
 // beside autograd's gradient of that element; then the backward shown is run again. The graph runs in float32 as drawn, so the two
 // agree to about three digits, not to the float64 tolerance of torch.autograd.gradcheck.
 import { create } from "zustand";
 import type { GraphDocument, Nested } from "../api/types";
-import { useEditor } from "./editor";
+import { getConnection } from "./connection";
+import { type EditorState, useEditor } from "./editor";
 import { useRoom } from "./room";
-import { getConnection, probeForward, useRun } from "./run";
+import { useRun } from "./run";
 
 export interface FdResult {
   node: string;
@@ -112,7 +113,7 @@ export async function checkLeafGrad(node: string): Promise<FdResult> {
   minus[i] = round(x[i] - h);
   const doc = useEditor.getState().document();
   const f = async (values: number[]) => {
-    const probe = await probeForward(withValues(doc, node, values, value.shape));
+    const probe = await useRun.getState().probeForward(withValues(doc, node, values, value.shape));
     const out = flat((await conn.tensor(probe, { node: target! }, "value")).values);
     if (out.length !== 1) throw new Error(`the target has ${out.length} elements: backward starts from a scalar`);
     return out[0];
@@ -145,8 +146,9 @@ export async function runFdCheck(node: string) {
   }
 }
 
-// an edit of the graph (a param, a wire; not a move) makes a result a different graph's
-useEditor.subscribe((s, prev) => {
+/** The editor changed from `prev` to `s` (store/reactions.ts tells): an edit of the graph (a
+ * param, a wire; not a move) makes a finished check's result a different graph's. */
+export function forgetIfEdited(s: Pick<EditorState, "nodes" | "edges">, prev: Pick<EditorState, "nodes" | "edges">) {
   if (!useFdCheck.getState().node || useFdCheck.getState().busy) return;
   const changed =
     s.edges.length !== prev.edges.length ||
@@ -154,4 +156,4 @@ useEditor.subscribe((s, prev) => {
     s.nodes.length !== prev.nodes.length ||
     s.nodes.some((n, i) => n.data !== prev.nodes[i].data);
   if (changed) useFdCheck.setState({ node: null, result: null, error: null });
-});
+}

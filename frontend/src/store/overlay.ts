@@ -1,7 +1,7 @@
 // The overlay the canvas is coloured by (canvas/overlayScores.ts): which statistic, or none,
 // and the colours it gives each node and edge. Recomputed from the run's annotations, the
-// graph's ops and the training snapshots whenever one of them changes while an overlay is on;
-// nodes and edges subscribe to their own colour only.
+// graph's ops and the training snapshots whenever one of them changes while an overlay is on
+// (store/reactions.ts tells it); nodes and edges subscribe to their own colour only.
 import { create } from "zustand";
 import type { TrainSnapshot } from "../api/types";
 import { coloursOf, type OverlayResult, type OverlayStat, scoreOverlay } from "../canvas/overlayScores";
@@ -16,6 +16,10 @@ export interface OverlayState {
   edges: Record<string, string>;
   previous: TrainSnapshot | null; // the snapshot before the training's latest
   setStat(stat: OverlayStat | null): void;
+  /** The run's annotations or the graph's ops changed (store/reactions.ts): the colours again. */
+  recompute(): void;
+  /** A training's new snapshot, `before` the one it follows (store/reactions.ts). */
+  snapshotChanged(snapshot: TrainSnapshot | null, before: TrainSnapshot | null): void;
 }
 
 const NONE = {};
@@ -28,6 +32,13 @@ export const useOverlay = create<OverlayState>()((set) => ({
   previous: null,
   setStat(stat) {
     set({ stat });
+    recompute();
+  },
+  recompute,
+  snapshotChanged(snapshot, before) {
+    // the step before, of the same training only
+    const same = snapshot && before && snapshot.train_id === before.train_id;
+    set({ previous: same ? before : null });
     recompute();
   },
 }));
@@ -48,17 +59,3 @@ function recompute() {
   });
   useOverlay.setState({ result, ...coloursOf(result) });
 }
-
-useTraining.subscribe((s, before) => {
-  if (s.snapshot === before.snapshot) return;
-  // the step before, of the same training only
-  const same = s.snapshot && before.snapshot && s.snapshot.train_id === before.snapshot.train_id;
-  useOverlay.setState({ previous: same ? before.snapshot : null });
-  recompute();
-});
-useRun.subscribe((s, before) => {
-  if (s.annotations !== before.annotations) recompute();
-});
-useEditor.subscribe((s, before) => {
-  if (s.nodes !== before.nodes && useOverlay.getState().stat === "dead") recompute();
-});

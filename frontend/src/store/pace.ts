@@ -2,7 +2,6 @@
 // or at a pace a class can watch. The default is "classroom pace" while the page presents or
 // leads a room, else the machine's speed; a choice the user makes wins over the default.
 import { create } from "zustand";
-import { useRoom } from "./room";
 
 /** Steps per second; null: as fast as the machine goes. */
 export type Pace = number | null;
@@ -14,19 +13,25 @@ export const PACES: readonly Pace[] = [null, 100, CLASSROOM_PACE, 5];
 export interface PaceState {
   choice: Pace | undefined; // undefined: none made, the default applies
   presenting: boolean; // presenter mode is on (App sets it)
-  /** A room's follower: the owner's pace (store/room.ts), shown instead of its own;
-   * undefined while not following or not told yet. */
+  leading: boolean; // this page leads a room (store/reactions.ts keeps it as the room store's)
+  /** A room's follower: the owner's pace (store/reactions.ts, from the room), shown instead of
+   * its own; undefined while not following or not told yet. */
   room: Pace | undefined;
   choose(pace: Pace): void;
   setPresenting(on: boolean): void;
+  setLeading(on: boolean): void;
+  setRoomPace(pace: Pace | undefined): void;
 }
 
 export const usePace = create<PaceState>()((set) => ({
   choice: undefined,
   presenting: false,
+  leading: false,
   room: undefined,
   choose: (pace) => set({ choice: pace }),
   setPresenting: (on) => set({ presenting: on }),
+  setLeading: (on) => set({ leading: on }),
+  setRoomPace: (room) => set({ room }),
 }));
 
 /** The pace a training gets: the user's choice, else classroom pace for a class. */
@@ -46,8 +51,8 @@ export function paceLabel(p: Pace): string {
   return p === CLASSROOM_PACE ? `${p} /s (classroom)` : `${p} /s`;
 }
 
-/** The pace now, from the stores (presenting, leading a room). */
+/** The pace now (the choice, presenting, leading a room). */
 export function currentPace(): Pace {
-  const { choice, presenting } = usePace.getState();
-  return paceFor(choice, presenting, useRoom.getState().role === "owner");
+  const { choice, presenting, leading } = usePace.getState();
+  return paceFor(choice, presenting, leading);
 }

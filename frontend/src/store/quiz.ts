@@ -9,7 +9,8 @@ import { type Annotations, applyRecords, describeRecord, emptyAnnotations } from
 import { useEditor } from "./editor";
 import { nameOf } from "./names";
 import { type Hidden, hiddenKeys, mask, type QuizTarget, unmask } from "./quizMask";
-import { getConnection, useRun } from "./run";
+import { getConnection } from "./connection";
+import { useRun } from "./run";
 
 export type { QuizTarget } from "./quizMask";
 
@@ -52,28 +53,28 @@ export interface QuizState {
   spread: Spread | null; // the owner's: every answer so far
   mine: MyAnswer | null; // a student's own answer to the question shown
   hiddenEdges: string[]; // the wires whose gradient this page hides now (the chain rule says so)
+  /** The room this page is in and its part in it (store/reactions.ts keeps them as the room
+   * store's), and whether it presents: the projector hides the number, the teacher's own
+   * screen not. */
+  room: { code: string | null; role: "owner" | "follower" | null };
+  presenting: boolean;
+  setRoom(code: string | null, role: "owner" | "follower" | null): void;
+  setPresenting(on: boolean): void;
+  /** A question (or none) as the room says it: on joining, as the owner asks, at the reveal. */
+  show(quiz: QuizView | null): void;
+  /** After a reload or a restart: the owner's page asks the room for its question and spread. */
+  restore(code: string): Promise<void>;
+  /** Leaving a room: no question, nothing hidden. */
+  leave(): void;
+  /** The room's spread of answers so far (the owner's page). */
+  answers(m: Spread & { code: string; quiz_id: string }): void;
+  /** The run's annotations were rebuilt (records, step mode): hide the number again. */
+  rehide(): void;
   ask(target: QuizTarget, names: boolean): Promise<string | null>;
   answer(text: string, name?: string): Promise<string | null>;
   reveal(): Promise<string | null>;
   end(): Promise<void>;
   csv(): Promise<string | null>;
-}
-
-let roomCode: () => string | null = () => null;
-let role: () => "owner" | "follower" | null = () => null;
-let presenting: () => boolean = () => false;
-
-/** store/room.ts tells the quiz which room it is in and whether the page presents (functions,
- * not imports: the room and pace stores import each other, and the room store this one). */
-export function quizRoom(code: () => string | null, who: () => "owner" | "follower" | null, present: () => boolean) {
-  roomCode = code;
-  role = who;
-  presenting = present;
-}
-
-/** Presenting or not changed: the projector hides the number, the teacher's own screen not. */
-export function refreshHiding() {
-  hideFor(useQuiz.getState().quiz);
 }
 
 const MINE = "wiregrad.quiz-answer";
@@ -92,90 +93,6 @@ function savedMine(quizId: string): MyAnswer | null {
   } catch {
     return null;
   }
-}
-
-// -- hiding the number on a student's page -------------------------------------------------
-let taken: Hidden = {};
-let hiding: ReturnType<typeof hiddenKeys> | null = null;
-
-function hideNow() {
-  if (!hiding) return;
-  const out = mask(useRun.getState().annotations, hiding);
-  if (!out) return;
-  for (const [table, entries] of Object.entries(out.taken) as [keyof Hidden, Record<string, Summary>][])
-    taken[table] = { ...taken[table], ...entries };
-  useRun.setState({ annotations: out.masked });
-}
-
-/** Hide what `quiz` asks about while it is open, on a student's page and on the teacher's
- * while presenting (the projector is in front of the class); show it again after. */
-function hideFor(quiz: QuizView | null) {
-  const who = role();
-  const hide = quiz !== null && quiz.status === "open" && (who === "follower" || (who === "owner" && presenting()));
-  if (hide) {
-    hiding = hiddenKeys(quiz.target, useEditor.getState().edges);
-    useQuiz.setState({ hiddenEdges: hiding.edgeGrads ?? [] });
-    hideNow();
-    return;
-  }
-  if (hiding) {
-    hiding = null;
-    useQuiz.setState({ hiddenEdges: [] });
-    useRun.setState({ annotations: unmask(useRun.getState().annotations, taken) });
-    taken = {};
-  }
-}
-
-let listening = false;
-function listen() {
-  if (listening) return;
-  listening = true;
-  // records and step mode rebuild the annotations: hide the number again each time
-  useRun.subscribe((s, prev) => {
-    if (hiding && s.annotations !== prev.annotations) hideNow();
-  });
-
-  const conn = getConnection();
-  conn.on<{ code: string; quiz: QuizView | null }>("room_quiz", (m) => {
-    if (m.code === roomCode()) showQuiz(m.quiz);
-  });
-  conn.on<Spread & { code: string; quiz_id: string }>("room_answers", (m) => {
-    if (m.code === roomCode() && m.quiz_id === useQuiz.getState().quiz?.quiz_id) useQuiz.setState({ spread: m });
-  });
-}
-
-/** A question (or none) as the room says it: on joining, as the owner asks, at the reveal. */
-export function showQuiz(quiz: QuizView | null) {
-  listen();
-  const before = useQuiz.getState();
-  const mine = quiz && (before.mine?.quiz_id === quiz.quiz_id ? before.mine : savedMine(quiz.quiz_id));
-  useQuiz.setState({
-    quiz,
-    mine: mine ?? null,
-    spread: quiz && before.spread && before.quiz?.quiz_id === quiz.quiz_id ? before.spread : (quiz?.spread ?? null),
-  });
-  hideFor(quiz);
-  // the reveal explains the wire: students see its chain rule with the numbers
-  if (quiz?.status === "revealed" && quiz.target.kind === "grad" && role() === "follower")
-    useRun.getState().selectEdge(quiz.target.id);
-}
-
-/** After a reload or a restart: the owner's page asks the room for its question and spread. */
-export async function restoreQuiz(code: string) {
-  listen();
-  const reply = await getConnection()
-    .request<{ quiz?: QuizView | null; spread?: Spread; error?: string }>("room_quiz_spread", { code })
-    .catch(() => ({ quiz: null }) as { quiz: null });
-  if (reply.quiz) {
-    useQuiz.setState({ quiz: reply.quiz, spread: reply.spread ?? null });
-    hideFor(reply.quiz);
-  }
-}
-
-/** Leaving a room: no question, nothing hidden. */
-export function leaveQuiz() {
-  useQuiz.setState({ quiz: null, spread: null, mine: null });
-  hideFor(null);
 }
 
 /** What the owner's page knows of a wire's numbers: the true value of what it asks about and
@@ -257,81 +174,166 @@ export function wholeRun(): Annotations {
   return applyRecords(emptyAnnotations(), useRun.getState().records);
 }
 
-export const useQuiz = create<QuizState>()((set, get) => ({
-  quiz: null,
-  spread: null,
-  mine: null,
-  hiddenEdges: [],
+export const useQuiz = create<QuizState>()((set, get) => {
+  // -- hiding the number on a student's page: what is hidden, and the numbers taken out of the
+  // run's annotations meanwhile (put back at the reveal); this store's own
+  let taken: Hidden = {};
+  let hiding: ReturnType<typeof hiddenKeys> | null = null;
 
-  async ask(target, names) {
-    listen();
-    const code = roomCode();
-    if (!code || role() !== "owner") return "lead a room to ask your students";
-    // in step mode the number may be past the step position: the whole run has it
-    const about = questionAbout(target, useRun.getState().step ? wholeRun() : undefined);
-    if (typeof about === "string") return about;
-    const reply = await getConnection()
-      .request<{ ok?: boolean; quiz_id?: string; error?: string }>("room_ask", { code, target, names, ...about })
-      .catch((err: Error) => ({ error: err.message }) as { error: string; quiz_id?: undefined });
-    if (!reply.quiz_id) return reply.error ?? "the question could not be asked";
-    const shape = (function shapeOf(x: Nested): number[] {
-      return Array.isArray(x) ? [x.length, ...(x.length ? shapeOf(x[0]) : [])] : [];
-    })(about.truth);
-    set({
-      quiz: { quiz_id: reply.quiz_id, target, question: "", names, status: "open", shape },
-      spread: { answered: 0, right: 0, groups: [], common_wrong: null },
-    });
-    hideFor(get().quiz);
-    return null;
-  },
+  function hideNow() {
+    if (!hiding) return;
+    const out = mask(useRun.getState().annotations, hiding);
+    if (!out) return;
+    for (const [table, entries] of Object.entries(out.taken) as [keyof Hidden, Record<string, Summary>][])
+      taken[table] = { ...taken[table], ...entries };
+    useRun.getState().replaceAnnotations(out.masked);
+  }
 
-  async answer(text, name) {
-    const { quiz, mine } = get();
-    const code = roomCode();
-    if (!quiz || !code) return "there is no question open";
-    const reply = await getConnection()
-      .request<{ ok?: boolean; token?: string; answer?: string; error?: string }>("room_answer", {
-        code,
-        quiz_id: quiz.quiz_id,
-        answer: text,
-        ...(name ? { name } : {}),
-        ...(mine ? { token: mine.token } : {}),
-      })
-      .catch((err: Error) => ({ error: err.message }) as { error: string; token?: undefined });
-    if (!reply.token) return reply.error ?? "the answer was not taken";
-    const kept = { quiz_id: quiz.quiz_id, token: reply.token, shown: reply.answer ?? text };
-    keepMine(kept);
-    set({ mine: kept });
-    return null;
-  },
+  /** Hide what `quiz` asks about while it is open, on a student's page and on the teacher's
+   * while presenting (the projector is in front of the class); show it again after. */
+  function hideFor(quiz: QuizView | null) {
+    const who = get().room.role;
+    const hide = quiz !== null && quiz.status === "open" && (who === "follower" || (who === "owner" && get().presenting));
+    if (hide) {
+      hiding = hiddenKeys(quiz.target, useEditor.getState().edges);
+      set({ hiddenEdges: hiding.edgeGrads ?? [] });
+      hideNow();
+      return;
+    }
+    if (hiding) {
+      hiding = null;
+      set({ hiddenEdges: [] });
+      useRun.getState().replaceAnnotations(unmask(useRun.getState().annotations, taken));
+      taken = {};
+    }
+  }
 
-  async reveal() {
-    const { quiz } = get();
-    const code = roomCode();
-    if (!quiz || !code) return "there is no question open";
-    const reply = await getConnection()
-      .request<{ ok?: boolean; quiz?: QuizView; error?: string }>("room_reveal", { code, quiz_id: quiz.quiz_id })
-      .catch((err: Error) => ({ error: err.message }) as { error: string; quiz?: undefined });
-    if (!reply.quiz) return reply.error ?? "the answer could not be revealed";
-    // (the room's broadcast goes to the students; the owner's page has the view from here)
-    set({ quiz: reply.quiz });
-    hideFor(reply.quiz);
-    return null;
-  },
+  const roomCode = () => get().room.code;
 
-  async end() {
-    const code = roomCode();
-    if (code) await getConnection().request("room_quiz_end", { code }).catch(() => {});
-    set({ quiz: null, spread: null });
-    hideFor(null);
-  },
+  return {
+    quiz: null,
+    spread: null,
+    mine: null,
+    hiddenEdges: [],
+    room: { code: null, role: null },
+    presenting: false,
 
-  async csv() {
-    const code = roomCode();
-    if (!code) return null;
-    const reply = await getConnection()
-      .request<{ csv?: string; error?: string }>("room_quiz_csv", { code })
-      .catch(() => ({}) as { csv?: string });
-    return reply.csv ?? null;
-  },
-}));
+    setRoom(code, role) {
+      set({ room: { code, role } });
+    },
+
+    setPresenting(on) {
+      if (on === get().presenting) return;
+      set({ presenting: on });
+      hideFor(get().quiz);
+    },
+
+    show(quiz) {
+      const before = get();
+      const mine = quiz && (before.mine?.quiz_id === quiz.quiz_id ? before.mine : savedMine(quiz.quiz_id));
+      set({
+        quiz,
+        mine: mine ?? null,
+        spread: quiz && before.spread && before.quiz?.quiz_id === quiz.quiz_id ? before.spread : (quiz?.spread ?? null),
+      });
+      hideFor(quiz);
+      // the reveal explains the wire: students see its chain rule with the numbers
+      if (quiz?.status === "revealed" && quiz.target.kind === "grad" && get().room.role === "follower")
+        useRun.getState().selectEdge(quiz.target.id);
+    },
+
+    async restore(code) {
+      const reply = await getConnection()
+        .request<{ quiz?: QuizView | null; spread?: Spread; error?: string }>("room_quiz_spread", { code })
+        .catch(() => ({ quiz: null }) as { quiz: null });
+      if (reply.quiz) {
+        set({ quiz: reply.quiz, spread: reply.spread ?? null });
+        hideFor(reply.quiz);
+      }
+    },
+
+    leave() {
+      set({ quiz: null, spread: null, mine: null });
+      hideFor(null);
+    },
+
+    answers(m) {
+      if (m.code === roomCode() && m.quiz_id === get().quiz?.quiz_id) set({ spread: m });
+    },
+
+    rehide() {
+      if (hiding) hideNow();
+    },
+
+    async ask(target, names) {
+      const code = roomCode();
+      if (!code || get().room.role !== "owner") return "lead a room to ask your students";
+      // in step mode the number may be past the step position: the whole run has it
+      const about = questionAbout(target, useRun.getState().step ? wholeRun() : undefined);
+      if (typeof about === "string") return about;
+      const reply = await getConnection()
+        .request<{ ok?: boolean; quiz_id?: string; error?: string }>("room_ask", { code, target, names, ...about })
+        .catch((err: Error) => ({ error: err.message }) as { error: string; quiz_id?: undefined });
+      if (!reply.quiz_id) return reply.error ?? "the question could not be asked";
+      const shape = (function shapeOf(x: Nested): number[] {
+        return Array.isArray(x) ? [x.length, ...(x.length ? shapeOf(x[0]) : [])] : [];
+      })(about.truth);
+      set({
+        quiz: { quiz_id: reply.quiz_id, target, question: "", names, status: "open", shape },
+        spread: { answered: 0, right: 0, groups: [], common_wrong: null },
+      });
+      hideFor(get().quiz);
+      return null;
+    },
+
+    async answer(text, name) {
+      const { quiz, mine } = get();
+      const code = roomCode();
+      if (!quiz || !code) return "there is no question open";
+      const reply = await getConnection()
+        .request<{ ok?: boolean; token?: string; answer?: string; error?: string }>("room_answer", {
+          code,
+          quiz_id: quiz.quiz_id,
+          answer: text,
+          ...(name ? { name } : {}),
+          ...(mine ? { token: mine.token } : {}),
+        })
+        .catch((err: Error) => ({ error: err.message }) as { error: string; token?: undefined });
+      if (!reply.token) return reply.error ?? "the answer was not taken";
+      const kept = { quiz_id: quiz.quiz_id, token: reply.token, shown: reply.answer ?? text };
+      keepMine(kept);
+      set({ mine: kept });
+      return null;
+    },
+
+    async reveal() {
+      const { quiz } = get();
+      const code = roomCode();
+      if (!quiz || !code) return "there is no question open";
+      const reply = await getConnection()
+        .request<{ ok?: boolean; quiz?: QuizView; error?: string }>("room_reveal", { code, quiz_id: quiz.quiz_id })
+        .catch((err: Error) => ({ error: err.message }) as { error: string; quiz?: undefined });
+      if (!reply.quiz) return reply.error ?? "the answer could not be revealed";
+      // (the room's broadcast goes to the students; the owner's page has the view from here)
+      set({ quiz: reply.quiz });
+      hideFor(reply.quiz);
+      return null;
+    },
+
+    async end() {
+      const code = roomCode();
+      if (code) await getConnection().request("room_quiz_end", { code }).catch(() => {});
+      set({ quiz: null, spread: null });
+      hideFor(null);
+    },
+
+    async csv() {
+      const code = roomCode();
+      if (!code) return null;
+      const reply = await getConnection()
+        .request<{ csv?: string; error?: string }>("room_quiz_csv", { code })
+        .catch(() => ({}) as { csv?: string });
+      return reply.csv ?? null;
+    },
+  };
+});

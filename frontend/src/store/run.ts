@@ -3,11 +3,14 @@
 // annotation tables once, so a 1,000-edge run costs a handful of store updates.
 import { create } from "zustand";
 import { AckedStream } from "../api/ackedStream";
-import { Connection, type RunOptions } from "../api/socket";
+import type { RunOptions } from "../api/socket";
 import type { GraphDocument, RunFinished, RunMode, Summary, TraceRecord } from "../api/types";
 import { type Annotations, applyRecords, emptyAnnotations, recordFocus } from "./annotations";
+import { getConnection } from "./connection";
 import { useEditor } from "./editor";
 import { nameOf } from "./names";
+import { ProbeRuns, type RunPacket } from "./probeRuns";
+import { RecordFeed } from "./recordFeed";
 
 export interface StepState {
   index: number; // how many of the run's records are shown
@@ -56,6 +59,22 @@ export interface RunState {
   setFollowing(on: boolean): void;
   /** Values and leaf gradients written on their nodes outside a run (a training's snapshot). */
   showValues(values: Record<string, Summary>, leafGrads: Record<string, Summary>): void;
+  /** The annotations shown, with numbers taken out or put back (a question to a class hides
+   * the number it asks about: store/quiz.ts). */
+  replaceAnnotations(annotations: Annotations): void;
+
+  // what the connection pushes (store/reactions.ts hands it over)
+  /** The connection came or went; a dropped connection ends the run on the server. */
+  setConnected(connected: boolean): void;
+  /** A run the server started: shown if it is a room owner's run while following, or the
+   * kernel's own (`adopt`: `w.run` in a notebook). */
+  started(runId: string, mode: RunMode, target: string | null, adopt: boolean): void;
+  /** A run's packet: shown if it is the shown run's, else taken by a probe if it is one's,
+   * else dropped (a cancelled run's late ones). */
+  received(runId: string, packet: RunPacket): void;
+  /** Run `doc` forward without showing it (one at a time: store/probeRuns.ts); resolves with
+   * the finished run's id. */
+  probeForward(doc: GraphDocument): Promise<string>;
 }
 
 export interface RunRefusal {
@@ -90,293 +109,235 @@ export interface TensorRef {
   param?: "weight" | "bias";
 }
 
-let connection: Connection | null = null;
+export const useRun = create<RunState>()((set, get) => {
+  // the records waiting for a frame, the shown run's packets held until its ack, the probes:
+  // this store's own, for its life (the page's)
+  const feed = new RecordFeed(
+    (batch) => {
+      const s = get();
+      if (batch.length && !s.step) set({ annotations: applyRecords(s.annotations, batch) });
+    },
+    (finished) => finish(finished),
+  );
+  // A run's packets: its records and, last, run_finished. Its first ones can overtake the ack
+  // that names it (api/ackedStream.ts holds them until it arrives).
+  const stream = new AckedStream<RunPacket>(
+    () => get().runId,
+    (p) => ("records" in p ? receive(p.records) : feed.finished(p.finished)),
+  );
+  const probes = new ProbeRuns(getConnection);
 
-// Records are shown a frame's worth at a time: one trace packet can hold thousands, and
-// folding them all into the tables at once would re-render a thousand nodes and edges in one
-// long frame. RECORDS_PER_FRAME keeps each frame's share of re-renders small.
-const RECORDS_PER_FRAME = 150;
-let queue: TraceRecord[] = [];
-let finishedLater: RunFinished | null = null; // run_finished waits until its records are shown
-let draining = false;
-// A run's packets: its records and, last, run_finished. Its first ones can overtake the ack
-// that names it (api/ackedStream.ts holds them until it arrives).
-type RunPacket = { records: TraceRecord[] } | { finished: RunFinished };
-const stream = new AckedStream<RunPacket>(
-  () => useRun.getState().runId,
-  (p) => ("records" in p ? receive(p.records) : finish(p.finished)),
-);
-
-function drain() {
-  const s = useRun.getState();
-  const batch = queue.slice(0, RECORDS_PER_FRAME);
-  queue = queue.slice(batch.length);
-  if (batch.length && !s.step) useRun.setState({ annotations: applyRecords(s.annotations, batch) });
-  if (queue.length) {
-    requestAnimationFrame(drain);
-    return;
+  function receive(records: TraceRecord[]) {
+    set((s) => ({ records: s.records.concat(records) }));
+    feed.push(records);
   }
-  draining = false;
-  if (finishedLater) {
-    const f = finishedLater;
-    finishedLater = null;
-    finish(f);
-  }
-}
 
-function receive(records: TraceRecord[]) {
-  useRun.setState((s) => ({ records: s.records.concat(records) }));
-  queue = queue.concat(records);
-  if (!draining) {
-    draining = true;
-    requestAnimationFrame(drain);
-  }
-}
-
-function finish(finished: RunFinished) {
-  if (draining) {
-    finishedLater = finished;
-    return;
-  }
-  useRun.setState({ running: false, finished });
-  const ed = useEditor.getState();
-  if (finished.status === "error" && finished.error)
-    ed.notify(
-      `${finished.error.node ? `${nameOf(finished.error.node)}: ` : ""}${finished.error.message}`,
-      "error",
-    );
-  else if (finished.status === "cancelled") ed.notify("run cancelled");
-  else
-    ed.notify(
-      // the records shown (finished.records counts wire records: a pack counts one)
-      `${useRun.getState().mode} run finished in ${Math.round(finished.timings.total_ms ?? 0)} ms (${
-        useRun.getState().records.length
-      } records)`,
-    );
-}
-
-// Forward runs the page makes for itself and does not show (a finite-difference check's two:
-// store/fdCheck.ts). Their packets reach this stream after the shown run's has passed on them;
-// only the end matters (the values are fetched from the finished run, as the tensor view does).
-let probeId: string | null = null;
-let probeDone: ((finished: RunFinished) => void) | null = null;
-const probes = new AckedStream<RunPacket>(
-  () => probeId,
-  (p) => {
-    if ("finished" in p) probeDone?.(p.finished);
-  },
-);
-
-/** Run `doc` forward without showing it (one at a time); resolves with the finished run's id,
- * whose tensors can then be fetched; rejects with the refusal or the run's error. */
-export async function probeForward(doc: GraphDocument): Promise<string> {
-  const done = new Promise<RunFinished>((resolve) => (probeDone = resolve));
-  try {
-    const ack = await probes.request(
-      () => getConnection().run(doc, "forward"),
-      (a) => ("error" in a ? null : (probeId = a.run_id)),
-    );
-    if ("error" in ack) throw new Error(ack.error);
-    const finished = await done;
-    if (finished.status !== "ok") throw new Error(finished.error?.message ?? `the run was ${finished.status}`);
-    return finished.run_id;
-  } finally {
-    probeId = null;
-    probeDone = null;
-  }
-}
-
-export function getConnection(): Connection {
-  if (!connection) {
-    connection = new Connection(
-      {
-        // a room owner's run on a follower's page, or the kernel's own (`w.run` in a notebook)
-        onStarted: (runId, mode, target, adopt) => {
-          if (useRun.getState().following || adopt) useRun.getState().adopt(runId, mode, target);
-        },
-        // another run's packets (a cancelled run's late ones) are dropped
-        // (a packet the shown run's stream does not take may be a probe's: probeForward)
-        onRecords: (runId, records) => void (stream.receive(runId, { records }) || probes.receive(runId, { records })),
-        onFinished: (finished) =>
-          void (stream.receive(finished.run_id, { finished }) || probes.receive(finished.run_id, { finished })),
-      },
-      (connected) =>
-        useRun.setState((s) => ({
-          connected,
-          everConnected: s.everConnected || connected,
-          // a dropped connection ends the run on the server (disconnect cancels it)
-          running: connected ? s.running : false,
-        })),
-    );
-  }
-  return connection;
-}
-
-export const useRun = create<RunState>()((set, get) => ({
-  connected: false,
-  everConnected: false,
-  runId: null,
-  running: false,
-  mode: null,
-  target: null,
-  finished: null,
-  refused: null,
-  records: [],
-  annotations: emptyAnnotations(),
-  step: null,
-  focus: {},
-  selectedEdge: null,
-  viewing: null,
-  options: {},
-  following: false,
-
-  async start(mode, target) {
+  function finish(finished: RunFinished) {
+    set({ running: false, finished });
     const ed = useEditor.getState();
-    const doc = ed.document();
-    let ack;
-    try {
-      ack = await stream.request(
-        () => getConnection().run(doc, mode, target, get().options),
-        (a) => {
-          if ("error" in a) return null;
-          ed.setProblems([]);
-          get().adopt(a.run_id, mode, target ?? doc.target ?? null);
-          return a.run_id;
-        },
+    if (finished.status === "error" && finished.error)
+      ed.notify(
+        `${finished.error.node ? `${nameOf(finished.error.node)}: ` : ""}${finished.error.message}`,
+        "error",
       );
-    } catch (err) {
-      get().refuse({ message: String((err as Error).message), node: null });
-      return;
-    }
-    if ("error" in ack) {
-      ed.setProblems(ack.node_errors ?? []);
-      get().refuse(refusalOf(ack));
-      return;
-    }
-  },
+    else if (finished.status === "cancelled") ed.notify("run cancelled");
+    else
+      ed.notify(
+        // the records shown (finished.records counts wire records: a pack counts one)
+        `${get().mode} run finished in ${Math.round(finished.timings.total_ms ?? 0)} ms (${get().records.length} records)`,
+      );
+  }
 
-  refuse(refusal) {
-    // the last run's values and gradients are not this graph's (it changed since, or could
-    // not run at all): they go, with the tensor they were viewed in, rather than stand as
-    // the answer to the run that was refused
-    queue = [];
-    finishedLater = null;
-    set({
-      runId: null,
-      running: false,
-      finished: null,
-      refused: refusal,
-      records: [],
-      annotations: emptyAnnotations(),
-      step: null,
-      focus: {},
-      viewing: null,
-    });
-    useEditor.getState().notify(refusal.message, "error");
-  },
+  return {
+    connected: false,
+    everConnected: false,
+    runId: null,
+    running: false,
+    mode: null,
+    target: null,
+    finished: null,
+    refused: null,
+    records: [],
+    annotations: emptyAnnotations(),
+    step: null,
+    focus: {},
+    selectedEdge: null,
+    viewing: null,
+    options: {},
+    following: false,
 
-  async cancel() {
-    const { runId, running } = get();
-    if (runId && running) await getConnection().cancel(runId).catch(() => {});
-  },
+    async start(mode, target) {
+      const ed = useEditor.getState();
+      const doc = ed.document();
+      let ack;
+      try {
+        ack = await stream.request(
+          () => getConnection().run(doc, mode, target, get().options),
+          (a) => {
+            if ("error" in a) return null;
+            ed.setProblems([]);
+            get().adopt(a.run_id, mode, target ?? doc.target ?? null);
+            return a.run_id;
+          },
+        );
+      } catch (err) {
+        get().refuse({ message: String((err as Error).message), node: null });
+        return;
+      }
+      if ("error" in ack) {
+        ed.setProblems(ack.node_errors ?? []);
+        get().refuse(refusalOf(ack));
+        return;
+      }
+    },
 
-  clear() {
-    set({ records: [], annotations: emptyAnnotations(), finished: null, refused: null, step: null, focus: {} });
-  },
+    refuse(refusal) {
+      // the last run's values and gradients are not this graph's (it changed since, or could
+      // not run at all): they go, with the tensor they were viewed in, rather than stand as
+      // the answer to the run that was refused
+      feed.clear();
+      set({
+        runId: null,
+        running: false,
+        finished: null,
+        refused: refusal,
+        records: [],
+        annotations: emptyAnnotations(),
+        step: null,
+        focus: {},
+        viewing: null,
+      });
+      useEditor.getState().notify(refusal.message, "error");
+    },
 
-  enterStep() {
-    if (!get().records.length) return;
-    // paused at the start: the person (or the teacher) moves through it at their own pace
-    set({ step: { index: 0, playing: false, speed: 4 }, annotations: emptyAnnotations(), focus: {} });
-  },
+    async cancel() {
+      const { runId, running } = get();
+      if (runId && running) await getConnection().cancel(runId).catch(() => {});
+    },
 
-  exitStep() {
-    set({ step: null, annotations: applyRecords(emptyAnnotations(), get().records), focus: {} });
-  },
+    clear() {
+      set({ records: [], annotations: emptyAnnotations(), finished: null, refused: null, step: null, focus: {} });
+    },
 
-  stepTo(index) {
-    const { step, records, annotations } = get();
-    if (!step) return;
-    const i = Math.max(0, Math.min(records.length, index));
-    // forward steps fold one more record in; going back replays from the start
-    const next =
-      i >= step.index
-        ? applyRecords(annotations, records.slice(step.index, i))
-        : applyRecords(emptyAnnotations(), records.slice(0, i));
-    set({
-      step: { ...step, index: i, playing: step.playing && i < records.length },
-      annotations: next,
-      focus: i > 0 ? recordFocus(records[i - 1]) : {},
-    });
-  },
+    enterStep() {
+      if (!get().records.length) return;
+      // paused at the start: the person (or the teacher) moves through it at their own pace
+      set({ step: { index: 0, playing: false, speed: 4 }, annotations: emptyAnnotations(), focus: {} });
+    },
 
-  setPlaying(playing) {
-    const step = get().step;
-    if (step) set({ step: { ...step, playing } });
-  },
+    exitStep() {
+      set({ step: null, annotations: applyRecords(emptyAnnotations(), get().records), focus: {} });
+    },
 
-  setSpeed(speed) {
-    const step = get().step;
-    if (step) set({ step: { ...step, speed } });
-  },
+    stepTo(index) {
+      const { step, records, annotations } = get();
+      if (!step) return;
+      const i = Math.max(0, Math.min(records.length, index));
+      // forward steps fold one more record in; going back replays from the start
+      const next =
+        i >= step.index
+          ? applyRecords(annotations, records.slice(step.index, i))
+          : applyRecords(emptyAnnotations(), records.slice(0, i));
+      set({
+        step: { ...step, index: i, playing: step.playing && i < records.length },
+        annotations: next,
+        focus: i > 0 ? recordFocus(records[i - 1]) : {},
+      });
+    },
 
-  selectEdge(id) {
-    set({ selectedEdge: id });
-  },
+    setPlaying(playing) {
+      const step = get().step;
+      if (step) set({ step: { ...step, playing } });
+    },
 
-  view(ref) {
-    set({ viewing: ref });
-  },
+    setSpeed(speed) {
+      const step = get().step;
+      if (step) set({ step: { ...step, speed } });
+    },
 
-  setOption(name, on) {
-    set({ options: { ...get().options, [name]: on } });
-  },
+    selectEdge(id) {
+      set({ selectedEdge: id });
+    },
 
-  setOptions(options) {
-    set({ options });
-  },
+    view(ref) {
+      set({ viewing: ref });
+    },
 
-  /** Show `runId` from its start: a run this page started, or one it did not (the room
-   * owner's, while following a room). */
-  adopt(runId, mode, target) {
-    queue = [];
-    finishedLater = null;
-    set({
-      runId,
-      running: true,
-      mode,
-      target,
-      finished: null,
-      refused: null,
-      records: [],
-      annotations: emptyAnnotations(),
-      step: null,
-      focus: {},
-    });
-  },
+    setOption(name, on) {
+      set({ options: { ...get().options, [name]: on } });
+    },
 
-  catchUp(started, records, finished) {
-    set({
-      runId: started?.run_id ?? null,
-      mode: started?.mode ?? null,
-      target: started?.target ?? null,
-      // if it is still going, its next packets continue it here
-      running: Boolean(started && !finished),
-      finished,
-      refused: null,
-      records,
-      annotations: applyRecords(emptyAnnotations(), records),
-      step: null,
-      focus: {},
-    });
-  },
+    setOptions(options) {
+      set({ options });
+    },
 
-  setFollowing(on) {
-    set({ following: on });
-  },
+    /** Show `runId` from its start: a run this page started, or one it did not (the room
+     * owner's, while following a room). */
+    adopt(runId, mode, target) {
+      feed.clear();
+      set({
+        runId,
+        running: true,
+        mode,
+        target,
+        finished: null,
+        refused: null,
+        records: [],
+        annotations: emptyAnnotations(),
+        step: null,
+        focus: {},
+      });
+    },
 
-  showValues(values, leafGrads) {
-    const a = get().annotations;
-    set({ annotations: { ...a, values: { ...a.values, ...values }, leafGrads: { ...a.leafGrads, ...leafGrads } } });
-  },
-}));
+    catchUp(started, records, finished) {
+      set({
+        runId: started?.run_id ?? null,
+        mode: started?.mode ?? null,
+        target: started?.target ?? null,
+        // if it is still going, its next packets continue it here
+        running: Boolean(started && !finished),
+        finished,
+        refused: null,
+        records,
+        annotations: applyRecords(emptyAnnotations(), records),
+        step: null,
+        focus: {},
+      });
+    },
+
+    setFollowing(on) {
+      set({ following: on });
+    },
+
+    showValues(values, leafGrads) {
+      const a = get().annotations;
+      set({ annotations: { ...a, values: { ...a.values, ...values }, leafGrads: { ...a.leafGrads, ...leafGrads } } });
+    },
+
+    replaceAnnotations(annotations) {
+      set({ annotations });
+    },
+
+    setConnected(connected) {
+      set((s) => ({
+        connected,
+        everConnected: s.everConnected || connected,
+        // a dropped connection ends the run on the server (disconnect cancels it)
+        running: connected ? s.running : false,
+      }));
+    },
+
+    started(runId, mode, target, adopt) {
+      // a room owner's run on a follower's page, or the kernel's own (`w.run` in a notebook)
+      if (get().following || adopt) get().adopt(runId, mode, target);
+    },
+
+    received(runId, packet) {
+      void (stream.receive(runId, packet) || probes.receive(runId, packet));
+    },
+
+    probeForward(doc) {
+      return probes.forward(doc);
+    },
+  };
+});

@@ -1,7 +1,6 @@
 // The training store against a fake connection: a short training's packets can all arrive
 // before the ack of `train` names its id, and none of them may be lost.
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { create } from "zustand";
 
 type Handler = (payload: unknown) => void;
 const fake = vi.hoisted(() => ({
@@ -11,14 +10,14 @@ const fake = vi.hoisted(() => ({
   requests: [] as [string, unknown][],
 }));
 
-vi.mock("./run", () => {
-  const useRun = create(() => ({
-    following: false,
-    annotations: { values: {}, leafGrads: {} },
-    showValues: () => {},
-  }));
+vi.mock("./connection", () => {
   const connection = {
-    on: (event: string, handler: Handler) => fake.handlers.set(event, handler),
+    on: (event: string, handler: Handler) => {
+      fake.handlers.set(event, handler);
+      return () => {};
+    },
+    onStatus: () => () => {},
+    onRuns: () => () => {},
     request: (event: string, payload: unknown) => {
       fake.requests.push([event, payload]);
       if (event === "train_control") return Promise.resolve({ ok: true });
@@ -26,10 +25,11 @@ vi.mock("./run", () => {
       return fake.onTrain();
     },
   };
-  return { useRun, getConnection: () => connection };
+  return { getConnection: () => connection };
 });
 
 import { useEditor } from "./editor";
+import { startReactions } from "./reactions";
 import { formatAccuracy, useTraining, withAccuracy } from "./training";
 import { emptyDocument } from "../doc/convert";
 import type { TrainingSettings } from "../api/types";
@@ -38,6 +38,9 @@ const settings = { loss: "loss", output: null, optimizer: "adam", lr: 0.1, momen
 const emit = (event: string, payload: unknown) => fake.handlers.get(event)!(payload);
 const snapshot = (id: string, step: number) => ({ train_id: id, step, params: {}, grads: {} });
 const finished = (id: string) => ({ train_id: id, status: "ok", steps: 3, loss: 0.55, graph: emptyDocument() });
+
+// the page's wiring: the connection's training events to the store, another graph to it
+startReactions();
 
 describe("training store", () => {
   beforeEach(() => {

@@ -6,7 +6,8 @@
 import { useEffect, useState } from "react";
 import type { Nested, TensorReply } from "../../api/types";
 import { formatNumber, formatShape } from "../../format/annotate";
-import { getConnection, type TensorRef, useRun } from "../../store/run";
+import { getConnection } from "../../store/connection";
+import { type TensorRef, useRun } from "../../store/run";
 import "./analysis.css";
 import Heatmap from "./Heatmap";
 import ImageGrid, { ImageModes } from "./ImageGrid";
