@@ -9,7 +9,6 @@ import {
   type OnConnectEnd,
   useReactFlow,
   useStore,
-  useStoreApi,
 } from "@xyflow/react";
 import { type CSSProperties, type DragEvent, type MouseEvent, useCallback, useEffect, useState } from "react";
 import type { OpNode, WireEdge } from "../doc/convert";
@@ -24,7 +23,7 @@ import ModuleMenu, { type MenuAt } from "./ModuleMenu";
 import NodeSwitch from "./ModuleNodeView";
 import QuickAdd from "./QuickAdd";
 import { DRAG_TYPE, MODULE_DRAG_TYPE } from "./dragTypes";
-import { dropQueuedFit, OPEN_FIT, useShowOpened } from "./showOpened";
+import { OPEN_FIT, useShowOpened } from "./showOpened";
 import WireEdgeView from "./WireEdgeView";
 
 const nodeTypes = { op: NodeSwitch }; // an op, or a module instance (ModuleNodeView.tsx)
@@ -46,9 +45,25 @@ export default function Canvas({ presenter = false }: { presenter?: boolean }) {
   });
   const [detail, font, wiring, twoLines] = lod.split(":") as [Detail, string, string, string];
   const detailed = detail === "full";
-  const { screenToFlowPosition } = useReactFlow();
-  const flowStore = useStoreApi();
-  const layingOut = useShowOpened();
+  const { screenToFlowPosition, getNodes } = useReactFlow();
+  const { waits: layingOut, firstFit, dropFirstFit } = useShowOpened();
+  // A node put on an empty canvas while the first fit still waits for nodes: the fit is given
+  // up first, and the node added once React Flow has taken that (an effect of this render's;
+  // React Flow's own, a child's, runs before it).
+  const [later, setLater] = useState<(() => void) | null>(null);
+  useEffect(() => {
+    if (!later) return;
+    setLater(null);
+    later();
+  }, [later]);
+  const putOnCanvas = useCallback(
+    (add: () => void) => {
+      if (!firstFit || getNodes().length) return add();
+      dropFirstFit();
+      setLater(() => add);
+    },
+    [firstFit, getNodes, dropFirstFit],
+  );
   const [menu, setMenu] = useState<MenuAt | null>(null);
   const closeMenu = useCallback(() => setMenu(null), []);
   const menuAt = (event: MouseEvent, node: string | null) => {
@@ -93,19 +108,17 @@ export default function Canvas({ presenter = false }: { presenter?: boolean }) {
       if (useEditor.getState().readOnly) return;
       const module = event.dataTransfer.getData(MODULE_DRAG_TYPE);
       if (module) {
-        dropQueuedFit(flowStore);
         const at = screenToFlowPosition({ x: event.clientX, y: event.clientY });
-        addInstance(module, { x: at.x - 60, y: at.y - 20 });
+        putOnCanvas(() => addInstance(module, { x: at.x - 60, y: at.y - 20 }));
         return;
       }
       const op = event.dataTransfer.getData(DRAG_TYPE) || event.dataTransfer.getData("text/plain");
       if (!op || !useEditor.getState().ops[op]) return;
-      // a fit waiting for nodes (New, Fit on an empty canvas) would move this one off the cursor
-      dropQueuedFit(flowStore);
+      // a fit waiting for nodes would move this one off the cursor
       const at = screenToFlowPosition({ x: event.clientX, y: event.clientY });
-      useEditor.getState().addNode(op, { x: at.x - 60, y: at.y - 20 });
+      putOnCanvas(() => useEditor.getState().addNode(op, { x: at.x - 60, y: at.y - 20 }));
     },
-    [screenToFlowPosition, flowStore],
+    [screenToFlowPosition, putOnCanvas],
   );
 
   const onDoubleClick = useCallback(
@@ -155,7 +168,7 @@ export default function Canvas({ presenter = false }: { presenter?: boolean }) {
           deleteKeyCode={null}
           zoomOnDoubleClick={false}
           minZoom={0.05}
-          fitView
+          fitView={firstFit}
           fitViewOptions={OPEN_FIT}
           onlyRenderVisibleElements
           proOptions={{ hideAttribution: true }}
@@ -178,8 +191,8 @@ export default function Canvas({ presenter = false }: { presenter?: boolean }) {
         <QuickAdd
           at={quickAdd}
           onPick={(op) => {
-            dropQueuedFit(flowStore);
-            useEditor.getState().addNode(op, quickAdd.flow);
+            const at = quickAdd.flow;
+            putOnCanvas(() => useEditor.getState().addNode(op, at));
             setQuickAdd(null);
           }}
           onClose={() => setQuickAdd(null)}

@@ -30,7 +30,7 @@ export default function StaleOffer({ id, inNode }: { id: string; inNode: boolean
     const ed = useEditor.getState();
     ed.setParams(id, resetPatch(offer));
     ed.setProblems(withoutStale(useEditor.getState().problems, id));
-    useShapes.setState((s) => ({ stale: withoutStale(s.stale, id) }));
+    useShapes.getState().dropStale(id);
     ed.notify(`${name} has fresh values of its new size (Ctrl+Z brings the trained ones back)`);
   };
   return (

@@ -21,13 +21,16 @@ export interface FitOptions {
 /** A function that fits the current graph readably (see above). */
 export function useReadableFit() {
   const { fitView, getNodes, getNodesBounds, setViewport } = useReactFlow();
-  const store = useStoreApi();
+  const store = useStoreApi(); // read only: the canvas's size
   return useCallback(
     (opts: FitOptions) => {
       const nodes = getNodes();
+      // nothing to fit: a fit asked for now would wait for the first node the user adds and
+      // move the view away from it (an opened document is fitted by canvas/showOpened.ts)
+      if (!nodes.length) return;
       const { width, height } = store.getState();
-      // no nodes or no canvas yet: React Flow's own fit waits for them
-      if (opts.whole || !nodes.length || !width || !height) return void fitView(opts);
+      // no canvas yet: React Flow's own fit waits for it
+      if (opts.whole || !width || !height) return void fitView(opts);
       const bounds = getNodesBounds(nodes);
       const whole = getViewportForBounds(bounds, width, height, 0.05, opts.maxZoom ?? 2, opts.padding);
       if (whole.zoom >= READABLE_ZOOM) return void setViewport(whole, { duration: opts.duration });

@@ -4,8 +4,8 @@
 // of a pile and then the graph (for 500 nodes, each drawing costs a few hundred ms). One stored
 // as a long chain that no zoom showing it whole can read (a model's 13 layers in one row) is
 // wrapped into rows before it is painted (canvas/layout.ts).
-import { useReactFlow, useStoreApi, type XYPosition } from "@xyflow/react";
-import { useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useReactFlow, useStoreApi } from "@xyflow/react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useEditor } from "../store/editor";
 import { READABLE_ZOOM, useReadableFit } from "./fit";
 import { isStacked, layoutPositions, wrappedIfUnreadable } from "./layout";
@@ -17,32 +17,27 @@ export const OPEN_FIT = { padding: 0.15, maxZoom: 1.25, minZoom: READABLE_ZOOM }
 /** Where an empty graph is shown: at zoom 1, its origin at the canvas's top left. */
 export const EMPTY_VIEW = { x: 0, y: 0, zoom: 1 };
 
-type FlowStore = ReturnType<typeof useStoreApi>;
-
-/** Drops a fit that React Flow holds until there are nodes to fit (its `fitView` prop, or a
- * `fitView()` on an empty canvas waits for nodes to be measured): otherwise the first node
- * dropped on an empty canvas re-centres and zooms the view, and lands away from the cursor. */
-export function dropQueuedFit(store: FlowStore) {
-  const s = store.getState();
-  if (s.nodes.length || !s.fitViewQueued) return;
-  s.fitViewResolver?.resolve(false);
-  store.setState({ fitViewQueued: false, fitViewOptions: undefined, fitViewResolver: null });
+export interface ShowOpened {
+  /** The document's layout is being computed: the canvas draws nothing meanwhile. */
+  waits: boolean;
+  /** ReactFlow's `fitView` prop: the first document is fitted before it is drawn (React Flow
+   * holds that fit until there are nodes to fit). */
+  firstFit: boolean;
+  /** Give up that first fit (an empty document opened, or a node about to be put on an empty
+   * canvas): otherwise the first node dropped there re-centres and zooms the view, and lands
+   * away from the cursor. React Flow takes the prop's change in an effect of its own, which
+   * runs before the canvas's effects of the same render. */
+  dropFirstFit(): void;
 }
 
-/** Opening is not an edit: the layout it needs is no undo step and leaves the document
- * unchanged in the user's eyes (not dirty). */
-function placeOpened(positions: Record<string, XYPosition>) {
-  const nodes = useEditor.getState().nodes;
-  useEditor.setState({ nodes: nodes.map((n) => (positions[n.id] ? { ...n, position: positions[n.id] } : n)) });
-}
-
-/** Lays out and fits each opened document; true while its layout is being computed (the
- * canvas draws nothing meanwhile). */
-export function useShowOpened(): boolean {
+/** Lays out and fits each opened document. */
+export function useShowOpened(): ShowOpened {
   const opened = useEditor((s) => s.opened);
   const fit = useReadableFit();
-  const store = useStoreApi();
+  const store = useStoreApi(); // read only: the canvas's size
   const { setViewport } = useReactFlow();
+  const [firstFit, setFirstFit] = useState(true);
+  const dropFirstFit = useCallback(() => setFirstFit(false), []);
   // decided in the render that brings the document, which must not draw it if it waits
   const [open, setOpen] = useState({ opened: -1, waits: false });
   let waits = open.waits;
@@ -57,7 +52,7 @@ export function useShowOpened(): boolean {
     const { nodes, edges } = useEditor.getState();
     const { width, height } = store.getState(); // long chains wrap to the canvas's shape
     layoutPositions(nodes, edges, { width, height })
-      .then((positions) => current && placeOpened(positions))
+      .then((positions) => current && useEditor.getState().placeOpened(positions))
       .catch((e: Error) => useEditor.getState().notify(`cannot lay out the graph: ${e.message}`, "error"))
       .finally(() => current && setOpen({ opened, waits: false }));
     return () => {
@@ -71,7 +66,7 @@ export function useShowOpened(): boolean {
     const { width, height } = store.getState();
     const { nodes, edges } = useEditor.getState();
     const wrapped = wrappedIfUnreadable(nodes, edges, { width, height }, READABLE_ZOOM);
-    if (wrapped) placeOpened(wrapped);
+    if (wrapped) useEditor.getState().placeOpened(wrapped);
   }, [opened, waits, store]);
 
   const fitted = useRef(-1);
@@ -83,17 +78,16 @@ export function useShowOpened(): boolean {
       // (Before the first document, opened 0, the `fitView` prop's fit waits for it.) An
       // empty graph (New) starts at zoom 1: the last graph's zoom (0.4 for a model) would
       // draw the new nodes tiny
-      if (opened > 0)
-        requestAnimationFrame(() => {
-          dropQueuedFit(store);
-          setViewport(EMPTY_VIEW);
-        });
+      if (opened > 0) {
+        dropFirstFit();
+        requestAnimationFrame(() => setViewport(EMPTY_VIEW));
+      }
       return;
     }
     // after React Flow has taken the new nodes into its store. (On the first open, React
     // Flow's own `fitView` has fitted them before drawing them, with the same options.)
     requestAnimationFrame(() => fit(OPEN_FIT));
-  }, [opened, waits, fit, store, setViewport]);
+  }, [opened, waits, fit, setViewport, dropFirstFit]);
 
-  return waits;
+  return { waits, firstFit, dropFirstFit };
 }

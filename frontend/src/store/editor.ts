@@ -75,6 +75,9 @@ export interface EditorState extends Snapshot {
   setLabel(id: string, label: string): void;
   setMeta(meta: Partial<DocMeta>): void;
   setPositions(positions: Record<string, XYPosition>): void;
+  /** Positions an opened document needs to be shown (canvas/showOpened.ts): opening is not an
+   * edit, so this is no undo step and leaves the document unchanged in the user's eyes. */
+  placeOpened(positions: Record<string, XYPosition>): void;
   beginChange(): void;
   select(ids: string[]): void;
   /** Mark wire `edge` (null: none) as the one selected wire, nodes left as they are (a room
@@ -88,6 +91,8 @@ export interface EditorState extends Snapshot {
   redo(): void;
   setProblems(problems: NodeProblem[]): void;
   notify(text: string, tone?: "info" | "error"): void;
+  /** The notice has been shown long enough. */
+  dismissNotice(): void;
   markSaved(graphId: string, revision: number): void;
   /** A copy of no stored graph, unsaved (a room's graph, forked): saving makes a new graph. */
   markUnsavedCopy(): void;
@@ -272,6 +277,10 @@ export const useEditor = create<EditorState>()((set, get) => {
       });
     },
 
+    placeOpened(positions) {
+      set({ nodes: get().nodes.map((n) => (positions[n.id] ? { ...n, position: positions[n.id] } : n)) });
+    },
+
     beginChange() {
       const { nodes, edges, meta } = get();
       history.push({ nodes, edges, meta });
@@ -368,6 +377,10 @@ export const useEditor = create<EditorState>()((set, get) => {
 
     notify(text, tone = "info") {
       set({ notice: { text, tone } });
+    },
+
+    dismissNotice() {
+      set({ notice: null });
     },
 
     markSaved(graphId, revision) {

@@ -9,7 +9,7 @@
 // problems of a refused run that the answer no longer has were fixed by the edit: they go.
 import { create } from "zustand";
 import type { GraphDocument, NodeProblem } from "../api/types";
-import { STALE_VALUES } from "../doc/stale";
+import { STALE_VALUES, withoutStale } from "../doc/stale";
 import { useEditor } from "./editor";
 
 interface ShapesState {
@@ -18,9 +18,16 @@ interface ShapesState {
   stale: NodeProblem[];
   /** The latest validation's problems of a node itself (not of a port or a wire). */
   early: NodeProblem[];
+  /** Node `id`'s stale values were reset to fresh ones: its offer goes. */
+  dropStale(id: string): void;
 }
 
-export const useShapes = create<ShapesState>()(() => ({ shapes: {}, stale: [], early: [] }));
+export const useShapes = create<ShapesState>()((set) => ({
+  shapes: {},
+  stale: [],
+  early: [],
+  dropStale: (id) => set((s) => ({ stale: withoutStale(s.stale, id) })),
+}));
 
 /** A problem shown before any run: a node's own (its op's error on its inputs' shapes, a
  * cycle), not a missing input or a wire's, and not stale values (StaleOffer says those). */

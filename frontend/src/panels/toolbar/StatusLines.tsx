@@ -24,7 +24,7 @@ export function Notice() {
   const notice = useEditor((s) => s.notice);
   useEffect(() => {
     if (!notice) return;
-    const t = setTimeout(() => useEditor.setState({ notice: null }), notice.tone === "error" ? 8000 : 3000);
+    const t = setTimeout(() => useEditor.getState().dismissNotice(), notice.tone === "error" ? 8000 : 3000);
     return () => clearTimeout(t);
   }, [notice]);
   if (!notice) return null;
