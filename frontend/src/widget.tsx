@@ -34,6 +34,7 @@ function render({ model, el }: { model: WidgetModel; el: HTMLElement }) {
     app.unmount();
     unstyle();
     channel.close();
+    setHostChannel(null);
   };
 }
 

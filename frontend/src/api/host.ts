@@ -33,9 +33,11 @@ export interface HostChannel {
   onDocument(handler: (doc: GraphDocument) => void): void;
 }
 
+// The one channel of the editor in a notebook: set by the widget entry before the editor
+// starts, taken back when the widget goes (widget.tsx); none on a page.
 let channel: HostChannel | null = null;
 
-export function setHostChannel(c: HostChannel) {
+export function setHostChannel(c: HostChannel | null) {
   channel = c;
 }
 

@@ -22,19 +22,21 @@ function stored(storage: Storage | undefined, name: string): string | null {
   }
 }
 
-let memoryKey: string | null = null; // when storage is disabled: this page's life only
+/** The page's own copies, for its life: the owner key where storage is disabled, and the
+ * teacher's token taken from this page's address. */
+const page: { ownerKey: string | null; token: string | null } = { ownerKey: null, token: null };
 
 /** This browser's owner key (made on first use). */
 export function ownerKey(): string {
-  const kept = stored(globalThis.localStorage, OWNER) ?? memoryKey;
+  const kept = stored(globalThis.localStorage, OWNER) ?? page.ownerKey;
   if (kept) return kept;
-  memoryKey = randomKey();
+  const key = (page.ownerKey = randomKey());
   try {
-    localStorage.setItem(OWNER, memoryKey);
+    localStorage.setItem(OWNER, key);
   } catch {
     /* kept in memory */
   }
-  return memoryKey;
+  return key;
 }
 
 /** Take `?token=` out of the address and keep it for this tab. */
@@ -50,13 +52,11 @@ export function captureToken(loc: Location = location, hist: History = history) 
   query.delete("token");
   const rest = query.toString();
   hist.replaceState(null, "", loc.pathname + (rest ? `?${rest}` : "") + loc.hash);
-  pageToken = token;
+  page.token = token;
 }
 
-let pageToken: string | null = null;
-
 export function teacherToken(): string | null {
-  return pageToken ?? stored(globalThis.sessionStorage, TOKEN);
+  return page.token ?? stored(globalThis.sessionStorage, TOKEN);
 }
 
 /** The headers every API call carries. */

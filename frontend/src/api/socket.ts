@@ -11,7 +11,7 @@ import type {
 } from "./types";
 import { type RunAck, RunSender } from "./edits";
 import { hostChannel } from "./host";
-import { expandRecords } from "./summaryRows";
+import { SummaryRows } from "./summaryRows";
 
 export interface RunHandlers {
   // adopt: a run the page did not ask for that it shows (the kernel's `w.run` in a notebook)
@@ -38,6 +38,8 @@ export class Connection {
   readonly socket: Socket;
   // runs go out as an edit of the last one when only some nodes changed since (edits.ts)
   private readonly runs = new RunSender((payload) => this.request<RunAck>("run", payload));
+  // the summary rows of the runs whose packets came through here (api/summaryRows.ts)
+  private readonly rows = new SummaryRows();
 
   constructor() {
     // websocket first: no long-polling round trips while a run streams
@@ -57,7 +59,7 @@ export class Connection {
         handlers.onStarted(m.run_id, m.mode, m.target ?? null, m.adopt === true),
       ),
       this.on<{ run_id: string; records: WireRecord[] }>("trace", (m) =>
-        handlers.onRecords(m.run_id, expandRecords(m.run_id, m.records)),
+        handlers.onRecords(m.run_id, this.expandRecords(m.run_id, m.records)),
       ),
       this.on<RunFinished>("run_finished", (m) => handlers.onFinished(m)),
     ];
@@ -72,6 +74,12 @@ export class Connection {
       this.on("connect_error", () => onStatus(false)),
     ];
     return () => offs.forEach((off) => off());
+  }
+
+  /** A run's records as this connection brought them (its packets, or a room's catch-up),
+   * their summaries written out (api/summaryRows.ts). */
+  expandRecords(runId: string, wire: WireRecord[]): TraceRecord[] {
+    return this.rows.expand(runId, wire);
   }
 
   /** Listen to a server event (training and room events: see their stores); returns the

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { expandRecords } from "./summaryRows";
+import { SummaryRows } from "./summaryRows";
 import type { SummaryTable, WireRecord } from "./types";
+
+const rows = new SummaryRows();
+const expandRecords = (runId: string, wire: WireRecord[]) => rows.expand(runId, wire);
 
 function table(first: number, rows: number, preview = true): SummaryTable {
   const idx = [...Array(rows).keys()];

@@ -3,22 +3,11 @@
 // one record for a run of many ("Packed records"). Here packs are unpacked and every record
 // gets its summary back as one object, so that the stores and panels read records as they
 // always did. Rows are numbered across a run, so each run keeps its rows: a room follower who
-// joins mid-run gets the first records in the join reply and the rest in packets.
+// joins mid-run gets the first records in the join reply and the rest in packets. The rows
+// are the connection's (api/socket.ts holds one SummaryRows): they come with its packets.
 import type { Nested, Summary, SummaryTable, TraceRecord, WireRecord } from "./types";
 
 const RUNS_KEPT = 4;
-const rowsByRun = new Map<string, Map<number, Summary>>();
-
-function rowsOf(runId: string): Map<number, Summary> {
-  let rows = rowsByRun.get(runId);
-  if (!rows) {
-    rows = new Map();
-    rowsByRun.set(runId, rows);
-    // a Map iterates in insertion order: the first key is the oldest run
-    while (rowsByRun.size > RUNS_KEPT) rowsByRun.delete(rowsByRun.keys().next().value!);
-  }
-  return rows;
-}
 
 const STATS = ["min", "max", "mean", "std", "norm"] as const;
 
@@ -41,42 +30,58 @@ export function rowSummary(t: SummaryTable, k: number): Summary {
   return s;
 }
 
-/** The run's records with their summaries written out and packs unpacked in place; the
- * tables themselves are left out. A record whose row never came (a packet lost before a
- * follower joined) is left out too: it has nothing to show. In a pack only that item goes. */
-export function expandRecords(runId: string, wire: WireRecord[]): TraceRecord[] {
-  const rows = rowsOf(runId);
-  const out: TraceRecord[] = [];
-  for (const r of wire) {
-    if (r.kind === "summaries") {
-      for (let k = 0; k < r.rows; k++) rows.set(r.first + k, rowSummary(r, k));
-    } else if (r.kind === "values") {
-      // packs hold thousands of items: plain loops and small literals, no spread per item
-      for (let i = 0; i < r.nodes.length; i++) {
-        const summary = rows.get(r.summary[i]);
-        if (!summary) continue;
-        // a fresh value has no `cached` key, as in the records the pack stands for
-        out.push(
-          r.cached
-            ? { kind: "value", node: r.nodes[i], summary, cached: true }
-            : { kind: "value", node: r.nodes[i], summary },
-        );
-      }
-    } else if (r.kind === "grads") {
-      for (let i = 0; i < r.items.length; i++) {
-        const summary = rows.get(r.summary[i]);
-        if (!summary) continue;
-        const item = r.items[i];
-        out.push(
-          typeof item === "string"
-            ? { kind: "node_grad", node: item, summary }
-            : { kind: "edge_grad", edge: item[0], source: item[1], target: item[2], summary },
-        );
-      }
-    } else if ("summary" in r) {
-      const summary = rows.get(r.summary);
-      if (summary) out.push({ ...r, summary } as TraceRecord);
-    } else out.push(r);
+/** The summary rows of the last few runs, by run. */
+export class SummaryRows {
+  private readonly byRun = new Map<string, Map<number, Summary>>();
+
+  private rowsOf(runId: string): Map<number, Summary> {
+    let rows = this.byRun.get(runId);
+    if (!rows) {
+      rows = new Map();
+      this.byRun.set(runId, rows);
+      // a Map iterates in insertion order: the first key is the oldest run
+      while (this.byRun.size > RUNS_KEPT) this.byRun.delete(this.byRun.keys().next().value!);
+    }
+    return rows;
   }
-  return out;
+
+  /** The run's records with their summaries written out and packs unpacked in place; the
+   * tables themselves are left out. A record whose row never came (a packet lost before a
+   * follower joined) is left out too: it has nothing to show. In a pack only that item goes. */
+  expand(runId: string, wire: WireRecord[]): TraceRecord[] {
+    const rows = this.rowsOf(runId);
+    const out: TraceRecord[] = [];
+    for (const r of wire) {
+      if (r.kind === "summaries") {
+        for (let k = 0; k < r.rows; k++) rows.set(r.first + k, rowSummary(r, k));
+      } else if (r.kind === "values") {
+        // packs hold thousands of items: plain loops and small literals, no spread per item
+        for (let i = 0; i < r.nodes.length; i++) {
+          const summary = rows.get(r.summary[i]);
+          if (!summary) continue;
+          // a fresh value has no `cached` key, as in the records the pack stands for
+          out.push(
+            r.cached
+              ? { kind: "value", node: r.nodes[i], summary, cached: true }
+              : { kind: "value", node: r.nodes[i], summary },
+          );
+        }
+      } else if (r.kind === "grads") {
+        for (let i = 0; i < r.items.length; i++) {
+          const summary = rows.get(r.summary[i]);
+          if (!summary) continue;
+          const item = r.items[i];
+          out.push(
+            typeof item === "string"
+              ? { kind: "node_grad", node: item, summary }
+              : { kind: "edge_grad", edge: item[0], source: item[1], target: item[2], summary },
+          );
+        }
+      } else if ("summary" in r) {
+        const summary = rows.get(r.summary);
+        if (summary) out.push({ ...r, summary } as TraceRecord);
+      } else out.push(r);
+    }
+    return out;
+  }
 }

@@ -82,7 +82,8 @@ function useFlattenHint(id: string, key: string, data: OpNode["data"]): string |
 }
 
 // Every node's face line, computed once per edit for the whole graph (each node's selector
-// then only looks its own up): a face depends on the names of the nodes wired into it.
+// then only looks its own up): a face depends on the names of the nodes wired into it. A memo
+// of the pure allFaces of the editor's nodes, edges and ops: no state of its own.
 let faces: { nodes: unknown; edges: unknown; ops: unknown; text: Record<string, string> } | null = null;
 function faceOf(s: EditorState, id: string): string | undefined {
   if (!faces || faces.nodes !== s.nodes || faces.edges !== s.edges || faces.ops !== s.ops)

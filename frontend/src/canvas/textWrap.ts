@@ -14,6 +14,8 @@ export interface Run {
   font: string;
 }
 
+// a cache of the page's fonts' widths: the context only measures (made once, null without a
+// canvas), and a text's width in a font never changes
 let context: CanvasRenderingContext2D | null | undefined;
 const widths = new Map<string, number>();
 

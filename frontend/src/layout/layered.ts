@@ -19,7 +19,8 @@ export interface Link {
 
 export type XY = { x: number; y: number };
 
-// elk is 1.5 MB: loaded on first use, so that the editor opens without it
+// elk is 1.5 MB: loaded on first use, so that the editor opens without it (the loaded library,
+// which keeps no state between layouts)
 let elk: Promise<Elk> | null = null;
 const loadElk = () => (elk ??= import("elkjs/lib/elk.bundled.js").then((m) => new m.default()));
 

@@ -39,7 +39,8 @@ export const useModuleUi = create<{
   setDefEdit: (defEdit) => set({ defEdit }),
 }));
 
-// each node and edge asks on every editor change: the path is worked out once per `open`
+// each node and edge asks on every editor change: the path is worked out once per `open` (a
+// memo of the pure scopeOf: no state of its own, a new `open` replaces it)
 let scoped: { open: unknown; scope: string } = { open: undefined, scope: "" };
 function currentScope(meta: DocMeta) {
   if (scoped.open !== meta.open) scoped = { open: meta.open, scope: scopeOf(meta) };

@@ -3,6 +3,8 @@
 import { readableName } from "../canvas/faces";
 import { useEditor } from "./editor";
 
+// A memo of a pure function of the editor's nodes (the names of the nodes it was made from):
+// it holds no state of its own, and a new node list replaces it.
 let cache: { nodes: unknown; names: Map<string, string> } | null = null;
 
 /** The name of node `id` in the document open now (the id itself for a node not there). */

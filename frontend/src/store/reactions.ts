@@ -4,7 +4,6 @@
 // change means for another is written here, and nowhere else. App starts it when the editor
 // mounts and stops it when it goes (every listener and subscription is taken off).
 import type { GraphDocument, RoomTraining, RunFinished, WireRecord } from "../api/types";
-import { expandRecords } from "../api/summaryRows";
 import { getConnection } from "./connection";
 import { useEditor } from "./editor";
 import { forgetIfEdited } from "./fdCheck";
@@ -72,7 +71,7 @@ function listenToServer(): () => void {
       if ("training" in m) useTraining.getState().catchUp(m.training ?? null, []);
       else {
         const started = m.run_started ?? null;
-        const records = started ? expandRecords(started.run_id, m.records ?? []) : [];
+        const records = started ? conn.expandRecords(started.run_id, m.records ?? []) : [];
         run().catchUp(started, records, m.run_finished ?? null);
       }
     }),
@@ -125,7 +124,7 @@ function welcome(w: RoomWelcome) {
   // what the room has already seen of the owner's last run; if it is still going, its next
   // packets continue it here
   const started = w.run_started ?? null;
-  const records = started ? expandRecords(started.run_id, w.records ?? []) : [];
+  const records = started ? getConnection().expandRecords(started.run_id, w.records ?? []) : [];
   run.catchUp(started, records, w.run_finished ?? null);
   // where the owner is in step mode, the lesson's current record
   if (typeof w.step === "number" && records.length) showStep(w.step);

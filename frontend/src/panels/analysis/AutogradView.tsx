@@ -79,6 +79,7 @@ interface Layout {
   edges: Edge[];
 }
 
+// a layout's key for React Flow (a new layout remounts the view): a counter, no state of a graph
 let layoutCount = 0;
 
 // one layout per recorded graph and direction: a remount, or a re-render, reuses it
