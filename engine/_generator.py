@@ -20,6 +20,7 @@ import os
 import numpy as np
 
 from . import _device
+from ._tensor import wrap
 
 try:  # the twister and the float fills in C (_random_fill.c, built by `pip install`; optional)
     from . import _random_fill
@@ -149,8 +150,6 @@ class Generator:
     # -- PyTorch's byte state -------------------------------------------------------------------
     def get_state(self):
         """The state as a uint8 tensor in PyTorch's layout (`torch.get_rng_state()`'s bytes)."""
-        from ._tensor import wrap
-
         st = self._bits.state["state"]
         pos = int(st["pos"])
         rec = np.zeros((), _STATE)

@@ -22,7 +22,7 @@ def _target(device):
 
 
 def _size(size):
-    from ._creation import _size as check
+    from ._creation import _size as check  # at call time: _creation re-exports this module
 
     return check(size)
 
@@ -38,7 +38,7 @@ def _new(values, shape, d, device, requires_grad=False):
     arr = np.asarray(values).astype(d.np, copy=False).reshape(shape)
     t = wrap(_device.move(arr, _target(device)))
     if requires_grad:
-        from ._creation import _require_grad
+        from ._creation import _require_grad  # at call time: _creation imports this module
 
         _require_grad(t)
     return t

@@ -11,8 +11,12 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _device, _dtype
-from .autograd import graph
-from .autograd.grad_mode import STATE
+from ._repr import tensor_repr
+
+# The layers: the Tensor is the data model under everything else. engine.autograd (its graph
+# nodes check isinstance(x, Tensor) and wrap gradients) and engine._creation (Tensor(data)
+# converts data as torch.tensor does) build on this module, so the few methods that hand work
+# to them import them when called, never at load time.
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -99,7 +103,7 @@ class Tensor:
     __hash__ = object.__hash__  # identity, as in PyTorch (== is elementwise)
 
     def __init__(self, data=(), dtype=None, device=None, requires_grad=False):
-        from ._creation import as_array
+        from ._creation import as_array  # at call time: _creation builds on this module
 
         wrap_into(self, as_array(data, dtype, device))
         if requires_grad:
@@ -237,6 +241,8 @@ class Tensor:
             return
         import weakref
 
+        from .autograd.grad_mode import STATE  # at call time: engine.autograd builds on Tensor
+
         ref = weakref.ref(self)
 
         def keep(grad):
@@ -258,21 +264,25 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
             return self.grad_fn._add_tensor_pre_hook(self._output_nr, hook)
+        from .autograd.graph import add_hook  # at call time: engine.autograd builds on Tensor
+
         if self._hooks is None:
             self._hooks = OrderedDict()
-        return graph.add_hook(self._hooks, hook)
+        return add_hook(self._hooks, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         if self.grad_fn is not None:
             raise RuntimeError(
                 "post accumulate grad hooks cannot be registered on non-leaf tensors"
             )
+        from .autograd.graph import add_hook  # at call time: engine.autograd builds on Tensor
+
         if self._post_hooks is None:
             self._post_hooks = OrderedDict()
-        return graph.add_hook(self._post_hooks, hook)
+        return add_hook(self._post_hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
+        from .autograd import backward  # at call time: engine.autograd builds on Tensor
 
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
@@ -339,8 +349,6 @@ class Tensor:
         return int(self._data.item())
 
     def __repr__(self):
-        from ._repr import tensor_repr
-
         return tensor_repr(self)
 
     def __format__(self, spec):
@@ -405,7 +413,3 @@ def wrap_dim(dim, ndim):
             f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})"
         )
     return dim % ndim if ndim else 0
-
-
-graph.Tensor = Tensor
-graph.wrap = wrap

@@ -131,7 +131,7 @@ class AsStridedBackward0(Node):
 
 
 def _place(g, pos, shape):
-    from .ops.shape import index_put_zeros
+    from .ops.shape import index_put_zeros  # at call time: the view ops build on this module
 
     n = 1
     for s in shape:
@@ -162,7 +162,7 @@ class CopySlices(Node):
         return self.backward(grads[0])
 
     def backward(self, g):
-        from .ops.shape import index_put
+        from .ops.shape import index_put  # at call time: the view ops build on this module
 
         flat = g.reshape(-1)
         index = (wrap(self.positions.reshape(-1)),)

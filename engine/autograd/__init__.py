@@ -1,6 +1,7 @@
 """engine.autograd: backward, grad, custom Functions, gradcheck and the grad modes."""
 
 from .. import _tensor
+from .._device import xp
 from .backward_pass import run_backward
 from .function import Function, FunctionCtx
 from .grad_mode import (
@@ -65,8 +66,6 @@ def _make_grads(outputs, grad_outputs):
 
 
 def _ones_like(array):
-    from .._device import xp
-
     return xp(array).ones_like(array)
 
 

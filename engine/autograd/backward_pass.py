@@ -8,7 +8,7 @@ the engine ops inside each backward formula record a graph of their own.
 
 import heapq
 
-from .. import _tensor  # partially initialised at import time; used at call time
+from .. import _tensor
 from .grad_mode import STATE
 from .graph import OBSERVER, AccumulateGrad, edge_of
 

@@ -5,6 +5,7 @@ made once per Function subclass and named `<Name>Backward`. That node is the ctx
 forward and backward receive, so attributes set on ctx in forward are there in backward."""
 
 from .. import _tensor
+from .._device import xp
 from .grad_mode import STATE, no_grad
 from .graph import Node
 
@@ -92,8 +93,6 @@ def _input_shape(node):
 
 
 def _zeros(shape, dtype, like):
-    from .._device import xp
-
     return xp(like).zeros(shape, dtype)
 
 
@@ -134,7 +133,8 @@ class Function(metaclass=_FunctionMeta):
             if any(o is d for d in dirty):  # written in place by forward (mark_dirty)
                 ctx._out_meta.append((o._data.shape, o._data.dtype, o._data))
                 if record:
-                    from .. import _views  # imports _tensor, which imports this package
+                    # at call time: _views imports this package (through autograd.graph)
+                    from .. import _views
 
                     _views.check_inplace(o)
                     _views.rebase_history(o, ctx, True, nr)

@@ -42,7 +42,7 @@ def _numerical(fn, inputs, k, out_index, eps):
 
 
 def _analytical(fn, inputs, diff_idx, out_index):
-    from . import grad
+    from . import grad  # at call time: this package's __init__ imports this module
 
     out = _outputs(fn, inputs)[out_index]
     n_out = out._data.size
@@ -114,7 +114,7 @@ def gradgradcheck(
     """gradcheck of the first derivatives: the gradient of fn's outputs (with `grad_outputs`,
     random ones that require grad when not given) with respect to its inputs, differentiated
     again by a create_graph backward."""
-    from . import grad as autograd_grad
+    from . import grad as autograd_grad  # at call time: as in _analytical
 
     inputs = (inputs,) if isinstance(inputs, _tensor.Tensor) else tuple(inputs)
     outputs = _outputs(fn, inputs)

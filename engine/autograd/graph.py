@@ -14,6 +14,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from sys import getrefcount
 
+from .._tensor import Tensor, wrap
 from .grad_mode import STATE
 
 _sequence = itertools.count()
@@ -275,9 +276,6 @@ def accumulator_of(t):
         t._accumulator = weakref.ref(acc)
     return acc
 
-
-Tensor = None  # set by engine._tensor, which imports this module
-wrap = None  # likewise: engine._tensor.wrap (a new tensor around an array)
 
 # References a gradient has when only the backward loop holds it: the loop's slot, the
 # `grad` argument, getrefcount's own argument; its array: the tensor's slot, the local `data`

@@ -7,6 +7,7 @@ import math
 from .. import _creation
 from ..autograd.grad_mode import no_grad
 from ..ops.normalization import _check_p
+from ..ops.shape import cat
 from . import functional as F
 from . import init
 from .module import Module
@@ -349,8 +350,6 @@ class MultiheadAttention(Module):
 
 
 def _cat(tensors, dim):
-    from ..ops.shape import cat
-
     return cat(tensors, dim)
 
 

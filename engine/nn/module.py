@@ -2,6 +2,7 @@
 
 from collections import OrderedDict
 
+from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from .parameter import Parameter
@@ -351,18 +352,12 @@ class Module:
         return self._apply_to("cuda" if device is None else device, None)
 
     def float(self):
-        from .. import _dtype
-
         return self._apply_to(None, _dtype.float32)
 
     def double(self):
-        from .. import _dtype
-
         return self._apply_to(None, _dtype.float64)
 
     def half(self):
-        from .. import _dtype
-
         return self._apply_to(None, _dtype.float16)
 
     def apply(self, fn):
@@ -404,8 +399,6 @@ def _type_name(value):
 def _to_args(args, kwargs):
     """(device, dtype) from Module.to's forms: to(device), to(dtype), to(device, dtype),
     to(tensor), and the keywords device= / dtype=."""
-    from .. import _dtype
-
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     kwargs.pop("non_blocking", None)

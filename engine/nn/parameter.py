@@ -1,5 +1,6 @@
 """Parameter: a leaf tensor that requires grad and that a Module registers when assigned."""
 
+from .._creation import empty
 from .._tensor import Tensor, share_version, wrap, wrap_into
 
 
@@ -8,8 +9,6 @@ class Parameter(Tensor):
 
     def __init__(self, data=None, requires_grad=True):
         if data is None:
-            from .._creation import empty
-
             data = empty(0)
         wrap_into(self, data._data)
         share_version(data, self)  # shares storage with `data`, as PyTorch's does

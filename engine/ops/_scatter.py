@@ -22,6 +22,7 @@ from ._common import (
     wrap_dim,
     xp,
 )
+from .shape import index_put
 
 
 def _zeros(shape, like):
@@ -164,8 +165,6 @@ def _pad_to(t, shape):
         return t
     if len(shape) == 0:
         return t.reshape(())
-    from .shape import index_put
-
     return index_put(_zeros(shape, t._data), tuple(slice(0, s) for s in ts), t)
 
 

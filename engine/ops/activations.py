@@ -16,9 +16,21 @@ import numpy as np
 from .. import _threads
 from .._views import inplace
 from . import _special
-from ._common import STATE, Node, const, float_data, requires_grad, track, wrap, wrap_dim, xp
+from ._common import (
+    STATE,
+    Node,
+    const,
+    dims_of,
+    float_data,
+    requires_grad,
+    track,
+    wrap,
+    wrap_dim,
+    xp,
+)
 from ._unary import unary
 from .select import where
+from .shape import cat
 from .softmax import softmax
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -511,8 +523,6 @@ class GluBackward0(Node):
     __slots__ = ("dim",)
 
     def backward(self, g):
-        from .shape import cat
-
         (x,) = self.unpack()
         half = x._data.shape[self.dim] // 2
         a, b = x.narrow(self.dim, 0, half), x.narrow(self.dim, half, half)
@@ -620,8 +630,6 @@ class LinalgVectorNormBackward0(Node):
 def vector_norm(input, ord=2, dim=None, keepdim=False):
     """torch.linalg.vector_norm for real floating inputs (what normalize and
     cosine_similarity need)."""
-    from ._common import dims_of
-
     d = input._data
     m = xp(d)
     dims = dims_of(dim, d.ndim)

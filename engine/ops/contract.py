@@ -1,5 +1,5 @@
 """Contractions: einsum (PyTorch's equation rules, '...' and implicit output included) and
-tensordot. Exported through the `reorder` family."""
+tensordot."""
 
 import numpy as np
 

@@ -31,6 +31,7 @@ from ._scatter import (
     scatter_reduce,
 )
 from .reduce import sum_to
+from .shape import cat
 
 __all__ = [
     "gather",
@@ -322,8 +323,6 @@ class MaskedScatterBackward0(Node):
         if self.needs_grad(0):
             gs = sum_to(g.masked_fill(self.mask, 0.0), self.in_shape)
         if self.needs_grad(1):
-            from .shape import cat
-
             picked = masked_select(g, self.mask)
             numel = int(np.prod(self.src_shape))
             rest = numel - picked._data.size

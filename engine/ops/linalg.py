@@ -1,9 +1,10 @@
-"""matmul with PyTorch's rules for 1-D and batched operands, linear (a fused addmm), the
-addmm family (addmm baddbmm addmv addbmm, with beta and alpha), einsum, tensordot, kron and
-cross. (The ops added after matmul are exported through the `reorder` family.)"""
+"""matmul with PyTorch's rules for 1-D and batched operands (and the operator @), linear (a
+fused addmm), the addmm family (addmm baddbmm addmv addbmm, with beta and alpha), kron and
+cross; einsum and tensordot are in contract.py."""
 
 import numpy as np
 
+from . import shape as shape_ops
 from ._common import (
     STATE,
     Node,
@@ -220,8 +221,6 @@ def linear(input, weight, bias=None):
             f"{wd.shape[-1]}x{wd.shape[0] if wd.ndim == 2 else 1})"
         )
     if xd.ndim != 2:
-        from . import shape as shape_ops
-
         out_shape = xd.shape[:-1] + wd.shape[:1]
         if xd.ndim == 1:
             out = _addmm(shape_ops.unsqueeze(input, 0), weight, bias)
@@ -442,7 +441,6 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 # -- kron, cross ---------------------------------------------------------------------------------
 def kron(input, other):
-
     na, nb = input._data.ndim, other._data.ndim
     n = max(na, nb)
     sa = (1,) * (n - na) + input._data.shape

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from ._common import STATE, Node, Tensor, const, track, wrap, xp
+from ._common import STATE, Node, Tensor, broadcast_error, const, track, wrap, xp
 from .reduce import sum_to
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -64,8 +64,6 @@ def mse_loss(input, target, reduction="mean"):
     try:
         sq = (xd - td) ** 2
     except ValueError:
-        from ._common import broadcast_error
-
         raise broadcast_error(xd.shape, td.shape) from None
     data = sq.mean() if reduction == "mean" else sq.sum() if reduction == "sum" else sq
     out = wrap(data)

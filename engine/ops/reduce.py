@@ -10,7 +10,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._common import STATE, Node, const, dims_of, float_data, track, wrap, xp
+from .._dtype import get
+from ._common import STATE, Node, const, dims_of, float_data, track, wrap, wrap_dim, xp
 
 values_indices = {name: namedtuple(name, ["values", "indices"]) for name in ("max", "min")}
 
@@ -49,8 +50,6 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     dims = dims_of(dim, d.ndim)
     out_dtype = None
     if dtype is not None:
-        from .._dtype import get
-
         out_dtype = get(dtype).np
     elif d.dtype.kind in "biu":
         out_dtype = np.int64
@@ -163,8 +162,6 @@ class MinBackward0(MaxBackward0):
 
 
 def _with_indices(input, dim, keepdim, arg, name, node_cls):
-    from .._tensor import wrap_dim
-
     d = input._data
     dim = wrap_dim(dim, d.ndim)
     if d.ndim == 0:
@@ -189,21 +186,21 @@ def _with_indices(input, dim, keepdim, arg, name, node_cls):
 
 
 def max(input, dim=None, keepdim=False):
-    from .select import maximum
-
     if dim is None:
         return _evenly(input, tuple(range(input._data.ndim)), False, _amax, MaxBackward1)
     if not isinstance(dim, int):  # max(a, b) is maximum
+        from .select import maximum  # here, not at the top: select.py imports this module
+
         return maximum(input, dim)
     return _with_indices(input, dim, keepdim, _argmax, "max", MaxBackward0)
 
 
 def min(input, dim=None, keepdim=False):
-    from .select import minimum
-
     if dim is None:
         return _evenly(input, tuple(range(input._data.ndim)), False, _amin, MinBackward1)
-    if not isinstance(dim, int):
+    if not isinstance(dim, int):  # min(a, b) is minimum
+        from .select import minimum  # here, not at the top: select.py imports this module
+
         return minimum(input, dim)
     return _with_indices(input, dim, keepdim, _argmin, "min", MinBackward0)
 
@@ -220,8 +217,6 @@ def argmax(input, dim=None, keepdim=False):
     d = input._data
     if dim is None:
         return wrap(np.asarray(d.argmax()).astype(np.int64))
-    from .._tensor import wrap_dim
-
     return wrap(_argmax(d, axis=wrap_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
 
 
@@ -229,8 +224,6 @@ def argmin(input, dim=None, keepdim=False):
     d = input._data
     if dim is None:
         return wrap(np.asarray(d.argmin()).astype(np.int64))
-    from .._tensor import wrap_dim
-
     return wrap(_argmin(d, axis=wrap_dim(dim, d.ndim), keepdims=keepdim).astype(np.int64))
 
 

@@ -12,11 +12,13 @@ from collections import namedtuple
 
 import numpy as np
 
+from .._dtype import from_numpy, get
 from ._common import STATE, Node, const, dims_of, float_data, grad_casts, track, wrap, wrap_dim, xp
 from ._scatter import scatter_add
 from ._sorting import argsort, kthvalue, median, mode, running, sort, topk
 from .gather import index_select
 from .reduce import _correction, _spread, _var_grad
+from .select import where
 
 __all__ = [
     "prod",
@@ -47,8 +49,6 @@ aminmax_type = namedtuple("aminmax", ["min", "max"])
 
 
 def _np_dtype(dtype):
-    from .._dtype import get
-
     return get(dtype).np
 
 
@@ -233,8 +233,6 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         target = _np_dtype(dtype)
         if np.dtype(target).itemsize < d.dtype.itemsize:
-            from .._dtype import from_numpy
-
             raise RuntimeError(
                 f"linalg.vector_norm: the dtype of the input ({input.dtype.legacy_name[:-6]}) "
                 "should be convertible without narrowing to the specified dtype "
@@ -503,8 +501,6 @@ class LogcumsumexpBackward0(Node):
     saves_output = True
 
     def backward(self, g):
-        from .select import where
-
         x, out = self.unpack()
         if x._data.ndim == 0:
             return (g,)

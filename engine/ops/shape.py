@@ -6,6 +6,7 @@ import numpy as np
 
 from .._device import is_device_array, scatter_add
 from .._dtype import get as get_dtype
+from .._tensor import share_version
 from .._views import make_view
 from ._common import STATE, Node, Tensor, const, grad_casts, track, wrap, wrap_dim, xp
 from .reduce import sum_to
@@ -99,8 +100,6 @@ def _view_dtype(input, dtype):
         if d.shape[-1] == 1 and d.strides[-1] != d.itemsize:  # numpy wants a unit last stride
             d = d[..., 0:1].reshape(d.shape)
     out = wrap(d.view(want.np))
-    from .._tensor import share_version
-
     share_version(input, out)  # the same memory: writes through either count for both
     return out
 

@@ -5,9 +5,9 @@ those in place."""
 
 import numpy as np
 
-from .._views import make_view, mark_multi_output
+from .._views import _place, make_view, mark_multi_output, positions
 from ._common import STATE, Node, Tensor, track, wrap, wrap_dim, xp
-from .shape import _shape_arg, permute, transpose
+from .shape import _shape_arg, cat, permute, stack, transpose
 
 __all__ = [
     "split",
@@ -31,8 +31,6 @@ class _PiecesNode(Node):
     is_view = True
 
     def apply(self, grads):
-        from .shape import cat, stack
-
         parts = []
         for g, size in zip(grads, self.sizes):
             if g is None:
@@ -142,8 +140,6 @@ class DiagonalBackward0(Node):
     is_view = True
 
     def backward(self, g):
-        from .._views import _place
-
         # where each element of the diagonal sits in the input, read from a diagonal of indices
         n = 1
         for s in self.in_shape:
@@ -223,8 +219,6 @@ class UnfoldBackward0(Node):
     is_view = True
 
     def backward(self, g):
-        from .._views import _place
-
         return (_place(g, self.positions, self.in_shape),)
 
 
@@ -296,8 +290,6 @@ def as_strided(input, size, stride, storage_offset=0):
     data = _strided(input, size, stride, storage_offset)
     out = make_view(input, data)
     if STATE.enabled and input._requires_grad:
-        from .._views import positions
-
         node = AsStridedBackward0((input,))
         node.in_shape = input._data.shape
         node.positions = positions(out, input if input._base is None else input._base)

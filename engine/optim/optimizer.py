@@ -1,8 +1,9 @@
 """Optimizer: parameter groups, per-parameter state, zero_grad; subclasses write `_update`."""
 
+from .. import _creation
 from .._device import xp
-from .._tensor import bump_version
-from ..autograd.grad_mode import no_grad
+from .._tensor import Tensor, bump_version, wrap
+from ..autograd.grad_mode import enable_grad, no_grad
 
 
 class Optimizer:
@@ -42,8 +43,6 @@ class Optimizer:
     def step(self, closure=None):
         loss = None
         if closure is not None:
-            from ..autograd.grad_mode import enable_grad
-
             with enable_grad():
                 loss = closure()
         with no_grad():
@@ -106,13 +105,9 @@ class Optimizer:
 
 
 def _export(state):
-    from .._tensor import Tensor, wrap
-
     out = {}
     for k, v in state.items():
         if k == "step" or (k == "mu_product" and not hasattr(v, "shape")):
-            from .. import _creation
-
             out[k] = _creation.tensor(float(v))
         elif hasattr(v, "shape") and not isinstance(v, Tensor):
             out[k] = wrap(v)

@@ -31,7 +31,8 @@ def test_no_name_is_declared_twice():
                 kind = "METHODS"
             for name in names:
                 key = (kind, name)
-                assert key not in owner, f"{name} ({kind}) in {owner.get(key)} and {family.__name__}"
+                where = f"{owner.get(key)} and {family.__name__}"
+                assert key not in owner, f"{name} ({kind}) in {where}"
                 owner[key] = family.__name__
 
 
