@@ -1,5 +1,5 @@
 """The tensor viewer's heatmap keeps its cells square and big enough to see: a 300 x 8 value is
-a column of 12-px cells that scrolls, not a 5-px strip (panels/heatmapLayout.ts)."""
+a column of 12-px cells that scrolls, not a 5-px strip (panels/analysis/heatmapLayout.ts)."""
 
 import os
 from pathlib import Path

@@ -1,5 +1,5 @@
 """The loss chart of a training a class watches: on a log axis while the loss stays above 0, so
-that the tail of the curve and its ticks stay readable (panels/lossAxis.ts)."""
+that the tail of the curve and its ticks stay readable (panels/training/lossAxis.ts)."""
 
 import os
 import re

@@ -1,6 +1,6 @@
 """Upload reads and checks the file before anything is replaced: a file that is not JSON or not
 a graph is refused with its problems as a list, and "Discard the unsaved changes?" is asked only
-about a file that is a graph (doc/uploadCheck.ts, panels/UploadReport.tsx)."""
+about a file that is a graph (doc/uploadCheck.ts, panels/dialogs/UploadReport.tsx)."""
 
 import json
 import os

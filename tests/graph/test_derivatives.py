@@ -163,8 +163,8 @@ def test_the_ops_called_jacobian_are_not_elementwise():
         assert REGISTRY[op].port("input").derivative_kind != "elementwise"
 
 
-# The page's unit tests of the chain-rule panel (frontend/src/panels/explain.test.ts) run on
-# what GET /api/ops says of each op's derivatives, kept in this file; an op in it that the
+# The page's unit tests of the chain-rule panel (frontend/src/panels/analysis/explain.test.ts)
+# run on what GET /api/ops says of each op's derivatives, kept in this file; an op in it that the
 # registry describes otherwise fails here. Rewrite it with
 # `.venv/bin/python tests/graph/test_derivatives.py`.
 FIXTURE = Path(__file__).parents[2] / "frontend/src/testing/opDerivatives.json"

@@ -1,6 +1,7 @@
 """GET /api/ops carries what the page's chain-rule panel says about edges without a gradient
 (each port's `no_grad`, from the registry) and which op is control flow (`branches`): the page
-keeps no list of op names of its own (frontend/src/panels/noGradient.test.ts uses these texts).
+keeps no list of op names of its own (frontend/src/panels/analysis/noGradient.test.ts uses these
+texts).
 """
 
 import requests
