@@ -1,5 +1,5 @@
 // Where a graph's lesson is: the step shown and whether the panel is closed. A store, not the
-// panel's own state, so that a room carries it (store/room.ts: the owner's step goes to the
+// panel's own state, so that a room carries it (store/reactions.ts: the owner's step goes to the
 // followers and to joiners). Both belong to one opening of a graph (`opened`, from the
 // editor): another graph starts at its first step, without effects racing a room's join.
 import { create } from "zustand";

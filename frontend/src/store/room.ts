@@ -4,6 +4,9 @@
 // The room is remembered for the tab (sessionStorage: the code, the role and the owner's
 // secret), so a reload or a reconnect (to this server process or another) returns the owner to
 // its room with `room_resume` and a follower with `room_join`, by themselves.
+// This store is the room itself: which one, this page's part in it, its trouble, and what it
+// showed a joiner. What a room means for the graph, the run, the training, the lesson, the
+// pace and the quiz (and what an owner's page sends the room) is wired in store/reactions.ts.
 import { create } from "zustand";
 import type { GraphDocument, RoomTraining, RunFinished, WireRecord } from "../api/types";
 import { getConnection } from "./connection";

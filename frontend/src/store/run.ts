@@ -1,4 +1,4 @@
-// Runs: the connection, the run in progress, the annotations its records made, and step
+// Runs: the run in progress, the annotations its records made, and step
 // mode's replay. Records arrive in batches (one trace packet); each batch is folded into the
 // annotation tables once, so a 1,000-edge run costs a handful of store updates.
 import { create } from "zustand";

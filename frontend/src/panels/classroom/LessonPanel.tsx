@@ -23,7 +23,7 @@ export default function LessonPanel() {
   const lesson = useEditor((s) => s.meta.lesson);
   const opened = useEditor((s) => s.opened);
   const { index, hidden } = useLesson(useShallow((s) => lessonAt(s, opened)));
-  // a student follows the teacher's step (store/room.ts) and runs nothing of its own
+  // a student follows the teacher's step (store/reactions.ts) and runs nothing of its own
   const following = useRun((s) => s.following);
   if (!lesson?.length || hidden) return null;
   const step = lesson[Math.min(index, lesson.length - 1)];

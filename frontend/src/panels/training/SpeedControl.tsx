@@ -11,7 +11,7 @@ const encode = (p: Pace) => (p === null ? "max" : String(p));
 export default function SpeedControl({ disabled }: { disabled: boolean }) {
   const { choice, presenting } = usePace();
   const leading = useRoom((s) => s.role === "owner");
-  // a student shows the teacher's pace, the one the class watches (store/room.ts)
+  // a student shows the teacher's pace, the one the class watches (store/reactions.ts, from the room)
   const room = usePace((s) => s.room);
   const following = useRun((s) => s.following);
   const theirs = following && room !== undefined;
