@@ -20,11 +20,8 @@ from . import (
     random,
 )
 from ._creation import (
-    Generator,
     arange,
     as_tensor,
-    bernoulli,
-    default_generator,
     empty,
     eye,
     from_numpy,
@@ -32,17 +29,8 @@ from ._creation import (
     full_like,
     linspace,
     manual_seed,
-    multinomial,
-    normal,
     ones,
     ones_like,
-    rand,
-    rand_like,
-    randint,
-    randint_like,
-    randn,
-    randn_like,
-    randperm,
     tensor,
     zeros,
     zeros_like,
@@ -63,6 +51,19 @@ from ._dtype import (
     uint8,
 )
 from ._dtype import tensor_result_type as result_type
+from ._generator import Generator, default_generator
+from ._sampling import (
+    bernoulli,
+    multinomial,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+)
 from ._tensor import Size, Tensor
 from ._threads import get_num_threads, set_num_threads
 from .autograd import (

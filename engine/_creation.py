@@ -1,8 +1,10 @@
-"""Creating tensors: from data, filled, ranges, and random (PyTorch's generator, `_generator`)."""
+"""Creating tensors: from data, filled, ranges; `manual_seed` of the default generator. The
+random tensors are in `_sampling`, the generator in `_generator`."""
 
 import numpy as np
 
 from . import _device, _dtype
+from ._generator import default_generator
 from ._tensor import Tensor, wrap
 
 
@@ -181,29 +183,6 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
         if size is not None and size < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {size}")
     return tensor_from_array(np.eye(n, m, dtype=d.np), device, requires_grad)
-
-
-# -- random numbers -------------------------------------------------------------------------------
-# PyTorch's generator and samplers live in their own modules; the factories are re-exported here
-# beside the other ways of making a tensor.
-from ._generator import Generator, default_generator  # noqa: E402, F401
-from ._sampling import (  # noqa: E402, F401
-    bernoulli,
-    bernoulli_,
-    exponential_,
-    multinomial,
-    normal,
-    normal_,
-    rand,
-    rand_like,
-    randint,
-    randint_like,
-    randn,
-    randn_like,
-    random_,
-    randperm,
-    uniform_,
-)
 
 
 def manual_seed(seed):

@@ -4,7 +4,7 @@ random fills."""
 
 import numpy as np
 
-from . import _creation, _device, _dtype, _views
+from . import _creation, _device, _dtype, _sampling, _views
 from ._tensor import Tensor, wrap
 from .autograd.grad_mode import STATE
 from .ops import family_modules, shape
@@ -157,20 +157,20 @@ def _new_filled(make):
 Tensor.new_zeros = _new_filled(_creation.zeros)
 Tensor.new_ones = _new_filled(_creation.ones)
 # random fills and draws: PyTorch's generator and samplers (`_sampling`), `generator=` keyword-only
-Tensor.uniform_ = lambda self, a=0.0, b=1.0, *, generator=None: _creation.uniform_(
+Tensor.uniform_ = lambda self, a=0.0, b=1.0, *, generator=None: _sampling.uniform_(
     self, a, b, generator
 )
-Tensor.normal_ = lambda self, mean=0.0, std=1.0, *, generator=None: _creation.normal_(
+Tensor.normal_ = lambda self, mean=0.0, std=1.0, *, generator=None: _sampling.normal_(
     self, mean, std, generator
 )
-Tensor.bernoulli_ = lambda self, p=0.5, *, generator=None: _creation.bernoulli_(self, p, generator)
-Tensor.bernoulli = lambda self, p=None, *, generator=None: _creation.bernoulli(self, p, generator)
-Tensor.exponential_ = lambda self, lambd=1.0, *, generator=None: _creation.exponential_(
+Tensor.bernoulli_ = lambda self, p=0.5, *, generator=None: _sampling.bernoulli_(self, p, generator)
+Tensor.bernoulli = lambda self, p=None, *, generator=None: _sampling.bernoulli(self, p, generator)
+Tensor.exponential_ = lambda self, lambd=1.0, *, generator=None: _sampling.exponential_(
     self, lambd, generator
 )
-Tensor.random_ = lambda self, from_=None, to=None, *, generator=None: _creation.random_(
+Tensor.random_ = lambda self, from_=None, to=None, *, generator=None: _sampling.random_(
     self, from_, to, generator
 )
 Tensor.multinomial = lambda self, num_samples, replacement=False, *, generator=None: (
-    _creation.multinomial(self, num_samples, replacement, generator)
+    _sampling.multinomial(self, num_samples, replacement, generator)
 )

@@ -9,6 +9,7 @@ moved (they equal PyTorch's CPU draws, not its CUDA ones). None of them records 
 import numpy as np
 
 from . import _device, _distributions, _dtype
+from ._creation import _require_grad, _size
 from ._generator import default_generator
 from ._tensor import Tensor, bump_version, wrap
 
@@ -19,12 +20,6 @@ def _gen(generator):
 
 def _target(device):
     return _device.CPU if device is None else _device.device(device)
-
-
-def _size(size):
-    from ._creation import _size as check  # at call time: _creation re-exports this module
-
-    return check(size)
 
 
 def _float(dtype, kernel):
@@ -38,8 +33,6 @@ def _new(values, shape, d, device, requires_grad=False):
     arr = np.asarray(values).astype(d.np, copy=False).reshape(shape)
     t = wrap(_device.move(arr, _target(device)))
     if requires_grad:
-        from ._creation import _require_grad  # at call time: _creation imports this module
-
         _require_grad(t)
     return t
 

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from .. import _creation, _device
+from .. import _creation, _device, _sampling
 from .._tensor import bump_version
 from ..autograd.grad_mode import no_grad
 
@@ -76,12 +76,12 @@ def calculate_gain(nonlinearity, param=None):
 # -- plain fills -----------------------------------------------------------------------------------
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     with no_grad():
-        return _creation.uniform_(tensor, a, b, generator)
+        return _sampling.uniform_(tensor, a, b, generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     with no_grad():
-        return _creation.normal_(tensor, mean, std, generator)
+        return _sampling.normal_(tensor, mean, std, generator)
 
 
 uniform_init, normal_init = uniform_, normal_  # older names inside the engine
@@ -106,12 +106,12 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         scratch = _creation.empty(*tensor._data.shape, dtype=tensor.dtype)
         if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
             lo, hi = float(dt(a)), float(dt(b))
-            result = _creation.normal_(tensor, mean, std, generator)._data.copy()
+            result = _sampling.normal_(tensor, mean, std, generator)._data.copy()
             while True:
                 outside = (result < lo) | (result > hi)
                 if not outside.any():
                     break
-                redraw = _creation.normal_(scratch, mean, std, generator)._data
+                redraw = _sampling.normal_(scratch, mean, std, generator)._data
                 result = np.where(outside, redraw, result)
         else:
             mode = max(a, min(mean, b))
@@ -122,13 +122,13 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
                 return (z * z) * dt(-0.5) - dt(log_peak)
 
             def accept_draw():
-                return np.log(_creation.uniform_(scratch, 0.0, 1.0, generator)._data)
+                return np.log(_sampling.uniform_(scratch, 0.0, 1.0, generator)._data)
 
-            result = _creation.uniform_(tensor, a, b, generator)._data.copy()
+            result = _sampling.uniform_(tensor, a, b, generator)._data.copy()
             pending = accept_draw() > log_density(result)
             candidates = _creation.empty(*tensor._data.shape, dtype=tensor.dtype)
             while pending.any():
-                cand = _creation.uniform_(candidates, a, b, generator)._data
+                cand = _sampling.uniform_(candidates, a, b, generator)._data
                 result = np.where(pending, cand, result)
                 pending = np.where(pending, accept_draw() > log_density(cand), pending)
         tensor._data[...] = _device.move(np.asarray(result, tensor._data.dtype), tensor.device)
@@ -231,7 +231,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     rows = tensor._data.shape[0]
     cols = tensor.numel() // rows
     flat = _creation.empty(rows, cols, dtype=tensor.dtype)
-    _creation.normal_(flat, 0.0, 1.0, generator)
+    _sampling.normal_(flat, 0.0, 1.0, generator)
     m = flat._data.T if rows < cols else flat._data
     q, r = np.linalg.qr(m)
     q = q * np.sign(np.diag(r))
@@ -249,10 +249,10 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     rows, cols = tensor._data.shape
     num_zeros = int(math.ceil(sparsity * rows))
     with no_grad():
-        _creation.normal_(tensor, 0.0, std, generator)
+        _sampling.normal_(tensor, 0.0, std, generator)
         for col in range(cols):
             # PyTorch draws these permutations from the default generator, not `generator`
-            zero_rows = _creation.randperm(rows)._data[:num_zeros]
+            zero_rows = _sampling.randperm(rows)._data[:num_zeros]
             tensor._data[zero_rows, col] = 0
         bump_version(tensor)
     return tensor

@@ -4,6 +4,7 @@ input gets the gradient where its value was picked."""
 
 import numpy as np
 
+from .._creation import tensor
 from .._dtype import from_numpy
 from ._common import (
     STATE,
@@ -98,8 +99,6 @@ def where(condition, input=None, other=None):
         return tuple(wrap(i) for i in xp(condition._data).nonzero(condition._data))
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         # two Python numbers: the first becomes a 0-d tensor of its default dtype
-        from .._creation import tensor
-
         input = tensor(input, device=getattr(condition, "device", None))
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != bool:
