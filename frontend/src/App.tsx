@@ -28,7 +28,6 @@ import QuizPanel from "./panels/classroom/QuizPanel";
 import { useProjectorRefit } from "./panels/classroom/projectorFit";
 import { useShortcuts } from "./shortcuts";
 import { useEditor } from "./store/editor";
-import { keepShapes } from "./store/shapes";
 import { startReactions } from "./store/reactions";
 import { useRun } from "./store/run";
 import { useTraining } from "./store/training";
@@ -105,7 +104,6 @@ function Editor() {
     const stop = host ? followHost(host) : keepWorkingCopy();
     // an exported view shows its graph as a student following a room sees the teacher's
     if (host?.readOnly) useRun.getState().setFollowing(true);
-    const stopShapes = keepShapes();
     (async () => {
       try {
         useEditor.getState().setOps(await api.ops());
@@ -152,7 +150,6 @@ function Editor() {
     return () => {
       stopReactions();
       stop();
-      stopShapes();
       window.removeEventListener("beforeunload", guard);
     };
   }, [fitView]);

@@ -13,11 +13,13 @@ import { currentPace, type Pace, usePace } from "./pace";
 import { type QuizView, type Spread, useQuiz } from "./quiz";
 import { type RoomWelcome, useRoom } from "./room";
 import { type RunStarted, useRun } from "./run";
+import { keepShapes } from "./shapes";
 import { snapshotValues, TRAIN_EVENTS, useTraining } from "./training";
 
 /** Start every reaction; returns the function that stops them all. */
 export function startReactions(): () => void {
-  const stops = [listenToServer(), ...storeReactions(), roomSync()];
+  // (the shapes store asks the server for the graph's shapes as it changes: store/shapes.ts)
+  const stops = [listenToServer(), ...storeReactions(), roomSync(), keepShapes()];
   return () => stops.forEach((stop) => stop());
 }
 
