@@ -24,3 +24,15 @@ class GraphIndex:
         # a document with in-place ops runs in statement order: `order` (document order
         # breaking ties) is then the one order every run, export and validation keeps
         self.inplace = any(s is not None and s.extra.get("writes") for s in self.specs.values())
+
+    def ancestors(self, roots):
+        """The ids of `roots` and of every node they depend on through edges."""
+        seen, stack = set(), list(roots)
+        while stack:
+            nid = stack.pop()
+            if nid in seen:
+                continue
+            seen.add(nid)
+            for edges in self.incoming[nid].values():
+                stack.extend(e.source for e in edges)
+        return seen

@@ -1,6 +1,6 @@
 """Expressions read from code: a variable, `+ - * / ** @`, unary minus, a comparison,
-`a if c else b`, a call (calls.py), `x[...]` (inplace_lines.py); numbers as operands (a
-constant arithmetic expression such as 1 / 3 is folded into one)."""
+`a if c else b`, a call (calls.py), `x[...]` (inplace_lines.py; by tensors: tensor_index.py);
+numbers as operands (a constant arithmetic expression such as 1 / 3 is folded into one)."""
 
 import ast
 import math
@@ -9,6 +9,7 @@ from .. import registry
 from .layer_forms import is_attention_output
 from .problems import Unsupported
 from .syntax import is_literal, is_number, literal, num_name, strip_bool
+from .tensor_index import TensorIndex
 
 # Python's operators by their symbols; the op each writes is the registry's (CallForm.operator)
 _SYMBOLS = {
@@ -26,6 +27,7 @@ _FOLDED = {
 class ExpressionReader:
     def __init__(self, imp):
         self.imp = imp  # the statement walker (importer._Importer)
+        self.index = TensorIndex(imp)  # C[ids], x[range(n), target]
 
     def expr(self, node, meta):
         """The node that computes `node`; `meta` names it (see ImportedGraph.add_node)."""
@@ -54,6 +56,8 @@ class ExpressionReader:
             return imp.calls.call(node, meta)
         if isinstance(node, ast.Subscript) and is_attention_output(node, imp.nn.declared):
             return imp.calls.call(node.value, meta)  # attn(x, x, x, need_weights=False)[0]
+        if isinstance(node, ast.Subscript) and self.index.has_tensor(node):
+            return self.index.index(node, self.operand_node(node.value), meta)
         if isinstance(node, ast.Subscript):
             return imp.writes.getitem(node, meta)
         if is_literal(node):

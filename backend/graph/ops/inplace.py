@@ -1,5 +1,6 @@
-"""The in-place ops of the editor (`add_ sub_ mul_ div_ clamp_ relu_ zero_ fill_`, `setitem`)
-and `getitem`, the view a write can go through.
+"""The in-place ops of the editor (`add_ sub_ mul_ div_ clamp_ relu_ zero_ fill_`, `setitem`),
+`getitem`, the view a write can go through, and `index`, indexing by integer tensors or masks
+(`C[Xb]`, `x[idx, target]`: a copy, as in PyTorch, never a view).
 
 An in-place op writes into the tensor wired into its `input` and outputs that same tensor, one
 version later: `extra["writes"] = "input"` says so to validation (an in-place node must come
@@ -9,10 +10,16 @@ as a write into its input). The engine does the rest exactly as PyTorch: the ver
 the leaf error, CopySlices when `input` is a view (a `getitem` node's output).
 
 An index is a param string in PyTorch's syntax (`0`, `0:2`, `:, 1`, `..., ::2`), read by
-`parse_index` with a small grammar, never by eval.
+`parse_index` with a small grammar, never by eval; in `index`'s, `#` stands for each tensor
+wired into `indices`, in order (`:, #` is x[:, idx]).
 """
 
+import math
 import re
+
+import numpy as np
+
+import engine as eg
 
 from ..registry import OpSpec, Param, Port, register
 
@@ -125,6 +132,125 @@ register(
         run=lambda ctx, ins, p: ins[0][_index(p)],
         code=lambda lib, args, p: f"{args[0]}[{index_code(_index(p))}]",
         params=(INDEX,),
+    )
+)
+
+TENSOR_PART = "#"  # in index's index param: the next tensor of its indices
+
+
+def tensor_index(text, tensors):
+    """The Python index of `index`'s param `text` with each `#` part the next of `tensors`;
+    an empty text is the tensors in order (input[i0, i1, ...]). ValueError in the user's
+    words where the text or the count of tensors does not fit."""
+    tensors = list(tensors)
+    if not isinstance(text, str) or not text.strip():
+        if not tensors:
+            raise ValueError("index takes at least one tensor of indices")
+        return tensors[0] if len(tensors) == 1 else tuple(tensors)
+    parts = text.split(",")
+    single = len(parts) == 1
+    if parts[-1].strip() == "" and len(parts) > 1:
+        parts = parts[:-1]
+    if len(parts) > MAX_INDEX_PARTS:
+        raise ValueError(f"index has {len(parts)} parts; at most {MAX_INDEX_PARTS}")
+    wanted = sum(p.strip() == TENSOR_PART for p in parts)
+    if wanted != len(tensors):
+        raise ValueError(
+            f"index has {wanted} '#' (one per tensor of indices) but {len(tensors)} tensors "
+            "are wired into indices"
+        )
+    key, left = [], iter(tensors)
+    for part in parts:
+        key.append(next(left) if part.strip() == TENSOR_PART else parse_index(part))
+    return key[0] if single else tuple(key)
+
+
+def _tensor_index_code(text, names):
+    if not isinstance(text, str) or not text.strip():
+        return ", ".join(names)
+    parts = text.split(",")
+    trailing = len(parts) > 1 and not parts[-1].strip()  # `#,` is the tuple (ids,)
+    left = iter(names)
+    out = [
+        next(left) if p.strip() == TENSOR_PART else p.strip()
+        for p in (parts[:-1] if trailing else parts)
+    ]
+    return ", ".join(out) + ("," if trailing else "")
+
+
+def _indexed_numel(shape, key):
+    """An upper bound of the elements input[key] has, worked out before it is made: the index
+    tensors' elements (broadcast together; a mask's at most its own) times the elements of the
+    dims they do not pick from."""
+    parts = key if isinstance(key, tuple) else (key,)
+
+    def dims(k):  # how many of input's dims a part of the key takes
+        if k is None or k is Ellipsis:
+            return 0
+        return max(1, k.ndim) if getattr(k, "dtype", None) == eg.bool else 1
+
+    picked, counts, dim = 1, [], 0
+    for k in parts:
+        if k is Ellipsis:
+            dim += max(0, len(shape) - sum(map(dims, parts)))
+        elif hasattr(k, "shape"):
+            n = dims(k)
+            picked *= math.prod(shape[dim : dim + n])
+            counts.append((math.prod(k.shape),) if n > 1 or k.dtype == eg.bool else k.shape)
+            dim += n
+        else:
+            dim += dims(k)
+    try:
+        count = math.prod(np.broadcast_shapes(*map(tuple, counts))) if counts else 1
+    except ValueError:
+        return 0  # PyTorch's error says why, when it runs
+    return count * (math.prod(shape) // picked if picked else 0)
+
+
+def _index_run(ctx, ins, p):
+    x, indices = ins[0], [t for t in ins[1] if t is not None]
+    try:
+        key = tensor_index(p.get("index"), indices)
+    except ValueError as exc:
+        raise IndexProblem(str(exc)) from None
+    ctx.check_numel(_indexed_numel(tuple(x.shape), key))
+    return x[key]
+
+
+register(
+    OpSpec(
+        "index",
+        "shape",
+        "input[indices]: indexing by integer tensors (or a mask) picks elements into a new "
+        "tensor, a copy (C[ids] looks rows up, x[range(n), target] one element per row)",
+        (
+            Port(
+                "input",
+                derivative="1 for each element the indices pick (added up where one is picked "
+                "more than once), 0 elsewhere (the edge gets grad added back in place, zeros "
+                "around it)",
+                derivative_kind="jacobian",
+            ),
+            Port(
+                "indices",
+                variadic=True,
+                doc="integer (int64) tensors or a bool mask, one for each # of index",
+                no_grad="indices are positions into input, not a function of anything: no "
+                "gradient flows into them (the elements of input they pick get it)",
+            ),
+        ),
+        run=_index_run,
+        code=lambda lib, args, p: f"{args[0]}[{_tensor_index_code(p.get('index'), args[1:])}]",
+        params=(
+            Param(
+                "index",
+                "str",
+                "",
+                doc="the index as written in x[...] with # for each tensor of indices, in "
+                "order: #, :, #, #, #, 0; empty: the tensors in order (x[#, #, ...])",
+            ),
+        ),
+        example={"indices": {"value": [1, 0, 1], "dtype": "int64"}},
     )
 )
 

@@ -22,14 +22,6 @@ class NodeError(Exception):
 MODIFIED = "one of the variables needed for gradient computation has been modified by an inplace"
 
 
-def check_numel(n, limits):
-    if n > limits.max_elements:
-        raise LimitExceeded(
-            f"a tensor of {n:,} elements is over the limit of "
-            f"{limits.max_elements:,} elements per tensor"
-        )
-
-
 def too_many_bytes(limit):
     """The error of a run whose values together take more than `limit` bytes."""
     return LimitExceeded(f"the run's values take more than {_size(limit)}, the limit for one run")

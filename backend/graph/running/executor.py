@@ -42,11 +42,12 @@ from ..document import modules
 from ..document.problems import GraphInvalid, Problem
 from ..document.validate import check
 from ..limits import DEFAULT, LimitExceeded
+from ..op_context import OpContext, check_numel
 from . import backward_watch, forward_paths, inplace
 from .autograd_view import _VIEWS, view_of_run  # noqa: F401 (_VIEWS: tests clear it)
 from .backward_watch import BackwardWatch, LeafGrads
 from .backward_watch import lined_up as _lined_up  # noqa: F401 (the Python version, for tests)
-from .errors import Cancelled, NodeError, check_numel, message, too_many_bytes
+from .errors import Cancelled, NodeError, message, too_many_bytes
 from .forward_cache import ForwardCache
 from .forward_cache import LastRun as _LastRun  # noqa: F401 (tests build one)
 from .plan import plan_for
@@ -122,7 +123,7 @@ def _add_leaf(leaves, owner, node_id, param, tensor):
         owner[accumulator_of(tensor)] = ("leaf", node_id, param)
 
 
-class _Context:
+class _Context(OpContext):
     """What an op may ask of the run (the catalog's `ctx`). It holds the run's leaf list and
     owner map, not the run, so that no reference cycle keeps a run alive."""
 
@@ -131,9 +132,6 @@ class _Context:
     def __init__(self, device, limits, leaves, owner):
         self.node_id, self.device, self.limits = None, device, limits
         self.leaves, self.owner = leaves, owner
-
-    def check_numel(self, n):
-        check_numel(n, self.limits)
 
     def add_parameters(self, named):
         for name, p in named:

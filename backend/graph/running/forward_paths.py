@@ -18,7 +18,8 @@ import numpy as np
 import engine as eg
 from engine.watch import accumulator_of, array_of, requires_grad_of
 
-from .errors import Cancelled, NodeError, check_numel, too_many_bytes
+from ..op_context import check_numel
+from .errors import Cancelled, NodeError, too_many_bytes
 from .forward_cache import LastRun, SentRows
 from .recorder import CACHED, VALUE
 

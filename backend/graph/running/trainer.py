@@ -37,6 +37,7 @@ from ..document.validate import check
 from ..limits import DEFAULT
 from ..op_context import OpContext
 from ..ops.layer_kit import attribute
+from .errors import message
 
 MAX_POINTS = 500  # data points sent with a decision boundary
 MARGIN = 0.1  # the boundary's grid spans the data and this fraction of its range on each side
@@ -156,18 +157,6 @@ def _layer_text(key):
     return f"a layer for {key} input features"
 
 
-def _ancestors(index, roots):
-    seen, stack = set(), list(roots)
-    while stack:
-        nid = stack.pop()
-        if nid in seen:
-            continue
-        seen.add(nid)
-        for edges in index.incoming[nid].values():
-            stack.extend(e.source for e in edges)
-    return seen
-
-
 def _host(t):
     a = array_of(t)
     return a if isinstance(a, np.ndarray) else a.get()
@@ -198,7 +187,7 @@ class Trainer:
         if problems:
             raise GraphInvalid(problems)
         roots = [self.loss_id] + ([self.output_id] if self.output_id else [])
-        wanted = _ancestors(index, roots)
+        wanted = index.ancestors(roots)
         order = [nid for nid in index.order if nid in wanted]
         for nid in order:
             if index.specs[nid].branches:
@@ -239,7 +228,7 @@ class Trainer:
                         raise TypeError(f"{spec.name} gave no tensor")
                     ctx.check_numel(out.numel())
                 except Exception as exc:
-                    raise GraphInvalid([Problem(_message(exc), node=nid)]) from exc
+                    raise GraphInvalid([Problem(message(exc), node=nid)]) from exc
                 base[slot[nid]] = out
                 sources = [e.source for es in index.incoming[nid].values() for e in es]
                 if spec.category == "data":
@@ -260,7 +249,7 @@ class Trainer:
                     node=self.loss_id,
                 )
             )
-        loss_side = _ancestors(index, [self.loss_id])
+        loss_side = index.ancestors([self.loss_id])
         if not any(nid in loss_side for _, _, nid, _ in self.named):
             problems.append(
                 Problem(
@@ -293,7 +282,7 @@ class Trainer:
 
         # -- the compiled steps ----------------------------------------------------------------
         def compile_steps(root, also=frozenset()):
-            need = _ancestors(index, [root])
+            need = index.ancestors([root])
             out = []
             for nid in order:
                 if nid in need and (nid in varying or nid in also) and nid not in data:
@@ -358,7 +347,7 @@ class Trainer:
 
     def _boundary_setup(self, index, order, data, varying, compile_steps):
         base, slot = self.base, self.slots
-        out_side = _ancestors(index, [self.output_id])
+        out_side = index.ancestors([self.output_id])
 
         def is_2d_features(nid):
             t = base[slot[nid]]
@@ -589,9 +578,3 @@ def _fast_run(run, ctx):
 
         return linear
     return run
-
-
-def _message(exc):
-    if isinstance(exc, KeyError) and len(exc.args) == 1:
-        return str(exc.args[0])
-    return (str(exc) or type(exc).__name__).strip("'\"")
