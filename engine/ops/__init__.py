@@ -16,7 +16,7 @@ names exists). A family module defines:
 
 All but ``__all__`` may be left out. ``FAMILIES`` lists them all; a name is declared by one
 family only (tests/engine/test_op_families.py checks both). The private modules (``_common``,
-``_binary``, ``_unary``, ``_scatter``, ...) are the machinery the families share.
+``_binary``, ``_unary``, ``_special``, ...) are the machinery the families share.
 """
 
 import importlib
@@ -37,12 +37,14 @@ FAMILIES = (
     # reductions and scans
     "reduce",
     "scans",
+    "sorting",
     "softmax",
     # shapes, views, copies in another order, indexing, writes
     "shape",
     "view_ops",
     "reorder",
     "gather",
+    "scatter",
     "writes",
     # linear algebra, layers, losses
     "linalg",

@@ -1,6 +1,6 @@
 """Indexing ops that pick or place elements by an index tensor: index_select / index_add /
-index_fill / index_copy, masked_select / masked_scatter, take, take_along_dim, nonzero, argwhere,
-and (from engine/ops/_scatter.py) gather, scatter, scatter_add, scatter_reduce.
+index_fill / index_copy, masked_select / masked_scatter, take, take_along_dim, nonzero, argwhere
+(gather and the scatter family are in engine/ops/scatter.py).
 
 Forwards work on raw arrays; each backward is written with these same ops so double backward
 works. Repeated indices add up through `_device.scatter_add` (numpy's add.at, cupyx's
@@ -21,23 +21,16 @@ from ._common import (
     wrap_dim,
     xp,
 )
-from ._scatter import (
+from .reduce import sum_to
+from .scatter import (
     _check_range,
     _out_of_bounds,
     _zeros,
     gather,
-    scatter,
-    scatter_add,
-    scatter_reduce,
 )
-from .reduce import sum_to
 from .shape import cat
 
 __all__ = [
-    "gather",
-    "scatter",
-    "scatter_add",
-    "scatter_reduce",
     "index_select",
     "index_add",
     "index_fill",
@@ -457,9 +450,6 @@ METHODS = {name: globals()[name] for name in __all__}
 INPLACE = {
     name: globals()[name]
     for name in (
-        "scatter",
-        "scatter_add",
-        "scatter_reduce",
         "index_add",
         "index_fill",
         "index_copy",

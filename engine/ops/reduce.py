@@ -1,5 +1,6 @@
-"""Reductions: sum, mean, max/min (with indices), amax/amin, var/std, argmax/argmin, and
-`sum_to`, a broadcast gradient summed back to its input's shape.
+"""Reductions: sum, mean, max/min (with indices), amax/amin, var/std, argmax/argmin, prod,
+all/any, count_nonzero, logsumexp, norm, std_mean/var_mean, aminmax; and `sum_to`, a broadcast
+gradient summed back to its input's shape.
 
 Each backward spreads the incoming gradient back over the reduced dims: `_spread` restores the
 dims that keepdim=False removed, then expands, so the formulas stay differentiable."""
@@ -10,10 +11,25 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._dtype import get
-from ._common import STATE, Node, const, dims_of, float_data, track, wrap, wrap_dim, xp
+from .._dtype import from_numpy, get
+from ._common import STATE, Node, const, dims_of, float_data, grad_casts, track, wrap, wrap_dim, xp
 
 values_indices = {name: namedtuple(name, ["values", "indices"]) for name in ("max", "min")}
+aminmax_type = namedtuple("aminmax", ["min", "max"])
+
+
+def _np_dtype(dtype):
+    return get(dtype).np
+
+
+def _reduced_shape(shape, dims, keepdim):
+    if keepdim:
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+def _count(shape, dims):
+    return int(np.prod([shape[i] for i in dims])) if dims else 1
 
 
 def _spread(g, in_shape, dims, keepdim):
@@ -32,6 +48,9 @@ class _ReduceNode(Node):
     def _init(self, x, dims, keepdim):
         self.in_shape, self.dims, self.keepdim = x._data.shape, dims, keepdim
         return self
+
+    def spread(self, t):
+        return _spread(t, self.in_shape, self.dims, self.keepdim)
 
 
 class SumBackward0(_ReduceNode):
@@ -321,7 +340,328 @@ def _moment(input, dim, correction, keepdim, node_cls, root):
     return out
 
 
-__all__ = ["sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std"]
-METHODS = {name: globals()[name] for name in __all__}
+# -- prod ---------------------------------------------------------------------------------------
+class ProdBackward0(_ReduceNode):
+    """d prod / d x_i is the product of the others: prod / x_i without zeros; with one zero in a
+    slice only that zero's place gets (the product of the rest); with two, nothing does."""
+
+    __slots__ = ()
+
+    def backward(self, g):
+        (x,) = self.unpack()
+        zero = x._data == 0
+        zeros = zero.sum(axis=self.dims, keepdims=True)
+        x1 = x.masked_fill(const(zero), 1.0)
+        if len(self.dims) == len(self.in_shape):
+            p1 = prod(x1).reshape((1,) * len(self.in_shape))
+        else:
+            p1 = prod(x1, self.dims[0], keepdim=True)
+        dt = x._data.dtype
+        factor = const((zeros == 0).astype(dt)) / x1 + const((zero & (zeros == 1)).astype(dt))
+        return (self.spread(g) * p1.expand(self.in_shape) * factor,)
+
+
+class ProdBackward1(ProdBackward0):
+    __slots__ = ()
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    d = input._data
+    if dtype is not None:
+        d = d.astype(_np_dtype(dtype), copy=False)
+    elif d.dtype.kind in "biu":
+        d = d.astype(np.int64)
+    if dim is None:
+        dims, keepdim = tuple(range(d.ndim)), False
+    else:
+        if not isinstance(dim, int):
+            raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+        dims = (wrap_dim(dim, d.ndim),) if d.ndim else ()
+    r = d.prod(axis=dims, keepdims=keepdim) if dims else d.copy()
+    out = wrap(r)
+    if STATE.enabled and input._requires_grad:
+        cls = ProdBackward0 if dim is None else ProdBackward1
+        node = cls((input,), (input,))._init(input, dims, keepdim)
+        node.casts = grad_casts(out, input)
+        track(out, node)
+    return out
+
+
+# -- all, any, count_nonzero -------------------------------------------------------------------
+def _logical(input, dim, keepdim, fn):
+    d = input._data
+    dims = dims_of(dim, d.ndim) if d.ndim else ()
+    r = fn(d != 0, axis=dims, keepdims=keepdim) if dims else (d != 0)
+    return wrap(r.astype(np.uint8) if d.dtype == np.uint8 else r)
+
+
+def all(input, dim=None, keepdim=False):
+    return _logical(input, dim, keepdim, xp(input._data).all)
+
+
+def any(input, dim=None, keepdim=False):
+    return _logical(input, dim, keepdim, xp(input._data).any)
+
+
+def count_nonzero(input, dim=None):
+    d = input._data
+    dims = dims_of(dim, d.ndim) if d.ndim else ()
+    nz = d != 0
+    return wrap((nz.sum(axis=dims) if dims else nz).astype(np.int64))
+
+
+# -- logsumexp ---------------------------------------------------------------------------------
+class LogsumexpBackward0(_ReduceNode):
+    __slots__ = ()
+    saves_output = True
+
+    def backward(self, g):
+        x, out = self.unpack()
+        return (self.spread(g) * (x - self.spread(out)).exp(),)
+
+
+def _lse(d, dims, keepdims):
+    m = xp(d)
+    mx = d.max(axis=dims, keepdims=True)
+    mx = m.where(m.isfinite(mx), mx, 0)  # all -inf (or an inf) slices: no shift
+    r = m.log(m.exp(d - mx).sum(axis=dims, keepdims=True)) + mx
+    return r if keepdims else r.reshape(_reduced_shape(d.shape, dims, False))
+
+
+def logsumexp(input, dim, keepdim=False):
+    d = float_data(input)
+    dims = dims_of(dim, d.ndim) if d.ndim else ()
+    if not dims:  # a 0-d input
+        r = d.copy()
+    elif d.size == 0:
+        r = xp(d).full(_reduced_shape(d.shape, dims, keepdim), -np.inf, d.dtype)
+    else:
+        r = _lse(d, dims, keepdim)
+    out = wrap(r)
+    if STATE.enabled and input._requires_grad:
+        node = LogsumexpBackward0((input,), (input, out.detach()))._init(input, dims, keepdim)
+        track(out, node)
+    return out
+
+
+# -- norm --------------------------------------------------------------------------------------
+class LinalgVectorNormBackward0(_ReduceNode):
+    __slots__ = ("ord",)
+    saves_output = True
+
+    def backward(self, g):
+        x, out = self.unpack()
+        p = self.ord
+        if p == 0:  # PyTorch gives no gradient at all here (not zeros)
+            return (None,)
+        if p == 1:
+            return (self.spread(g) * x.sign(),)
+        outs = self.spread(out)
+        if p in (np.inf, -np.inf):
+            hit = x._data.__abs__() == outs._data
+            share = hit / hit.sum(axis=self.dims, keepdims=True)
+            return (self.spread(g) * x.sign() * const(share.astype(x._data.dtype)),)
+        dead = const(outs._data == 0)
+        if p == 2:
+            return (x * (self.spread(g) / outs).masked_fill(dead, 0.0),)
+        scale = (self.spread(g) / outs ** (p - 1)).masked_fill(dead, 0.0)
+        return (x.sign() * x.abs() ** (p - 1) * scale,)
+
+
+def _vector_norm(d, p, dims, keepdim):
+    m = xp(d)
+    a = m.abs(d)
+    if p == np.inf:
+        return a.max(axis=dims, keepdims=keepdim)
+    if p == -np.inf:
+        return a.min(axis=dims, keepdims=keepdim)
+    if p == 0:
+        return (a != 0).sum(axis=dims, keepdims=keepdim).astype(d.dtype)
+    if p == 1:
+        return a.sum(axis=dims, keepdims=keepdim)
+    if p == 2:
+        return m.sqrt((a * a).sum(axis=dims, keepdims=keepdim))
+    return (a**p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """Vector norms (p a number, 'fro' = 2) over `dim` (all dims by default); 'nuc' is a matrix
+    norm and is not provided here."""
+    if p == "fro" or p is None:
+        p = 2
+    elif isinstance(p, str):
+        raise NotImplementedError(f"norm(p={p!r}) is not supported (only vector norms are)")
+    d = input._data
+    if d.dtype.kind != "f":
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{input.dtype.legacy_name[:-6]}"
+        )
+    if dtype is not None:
+        target = _np_dtype(dtype)
+        if np.dtype(target).itemsize < d.dtype.itemsize:
+            raise RuntimeError(
+                f"linalg.vector_norm: the dtype of the input ({input.dtype.legacy_name[:-6]}) "
+                "should be convertible without narrowing to the specified dtype "
+                f"({from_numpy(np.dtype(target)).legacy_name[:-6]})"
+            )
+        d = d.astype(target)
+    if isinstance(dim, int):
+        dim = (dim,)
+    dims = dims_of(dim, d.ndim) if d.ndim else ()
+    p = float(p)
+    if d.size == 0 and p in (np.inf, -np.inf):
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the {p:g} norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
+    out = wrap(_vector_norm(d, p, dims, keepdim) if dims else _vector_norm(d, p, None, False))
+    if STATE.enabled and input._requires_grad:
+        node = LinalgVectorNormBackward0((input,), (input, out.detach()))
+        node._init(input, dims, keepdim).ord = p
+        node.casts = grad_casts(out, input)
+        track(out, node)
+    return out
+
+
+# -- std_mean, var_mean ------------------------------------------------------------------------
+class VarMeanBackward0(_ReduceNode):
+    """Two outputs (var or std, mean); a gradient may arrive for either or both."""
+
+    __slots__ = ("denominator", "count", "full")
+    num_outputs = 2
+    single_output = False
+    root = False
+
+    def apply(self, grads):
+        gv, gm = grads[0], grads[1]
+        saved = self.unpack()
+        x = saved[0]
+        grad = None
+        if gv is not None:
+            if self.root:  # PyTorch's std_backward: var's of g / (2 std), 0 where std is 0
+                std = saved[1]
+                gv = (gv / (std * 2)).masked_fill(const(std._data == 0), 0)
+            grad = _var_grad(self, x, self.spread(gv))
+        if gm is not None:
+            gmean = self.spread(gm) / self.count
+            grad = gmean if grad is None else grad + gmean
+        return (grad,)
+
+
+class StdMeanBackward0(VarMeanBackward0):
+    __slots__ = ()
+    saves_output = True
+    root = True
+
+
+def _moments(name, input, dim, unbiased, keepdim, correction, node_cls):
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+    if isinstance(dim, bool):  # std_mean(x, True): the old unbiased flag
+        unbiased, dim = dim, None
+    c = _correction(unbiased, correction)
+    d = input._data
+    dims = dims_of(dim, d.ndim)
+    n = _count(d.shape, dims)
+    m = xp(d)
+    mean = d.mean(axis=dims, keepdims=keepdim) if d.ndim else d.copy()
+    if n - c > 0:
+        var = d.var(axis=dims, keepdims=keepdim, ddof=c) if d.ndim else d * 0
+    else:
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=3,
+        )
+        # PyTorch divides the sum of squares by max(0, N - correction): inf, or nan for 0/0
+        squares = ((d - d.mean(axis=dims, keepdims=True)) ** 2).sum(axis=dims, keepdims=keepdim)
+        var = m.asarray(squares / d.dtype.type(0), dtype=d.dtype)
+    first = wrap(m.sqrt(var) if node_cls is StdMeanBackward0 else var)
+    second = wrap(mean)
+    if STATE.enabled and input._requires_grad:
+        saved = (input, first.detach()) if node_cls is StdMeanBackward0 else (input,)
+        node = node_cls((input,), saved)._init(input, dims, keepdim)
+        node.denominator, node.count = n - c, n
+        node.full = dim is None or d.ndim == 0
+        track(first, node)
+        track(second, node)
+        second._output_nr = 1
+    return first, second
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _moments("std_mean", input, dim, unbiased, keepdim, correction, StdMeanBackward0)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _moments("var_mean", input, dim, unbiased, keepdim, correction, VarMeanBackward0)
+
+
+# -- aminmax -----------------------------------------------------------------------------------
+class AminmaxBackward0(_ReduceNode):
+    """Each output's gradient is shared evenly among the elements that tie for it."""
+
+    __slots__ = ("shares",)
+    num_outputs = 2
+    single_output = False
+
+    def apply(self, grads):
+        grad = None
+        for g, share in zip(grads, self.shares):
+            if g is not None:
+                part = self.spread(g) * const(share)
+                grad = part if grad is None else grad + part
+        return (grad,)
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    d = input._data
+    dims = tuple(range(d.ndim)) if dim is None else (wrap_dim(dim, d.ndim),) if d.ndim else ()
+    if d.size == 0 and (dim is None or 0 in [d.shape[i] for i in dims]):
+        raise RuntimeError(
+            "aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+            "identity."
+        )
+    lo, hi = d.min(axis=dims, keepdims=True), d.max(axis=dims, keepdims=True)
+    shape = _reduced_shape(d.shape, dims, keepdim) if d.ndim else ()
+    outs = [wrap(lo.reshape(shape)), wrap(hi.reshape(shape))]
+    if STATE.enabled and input._requires_grad:
+        node = AminmaxBackward0((input,))._init(input, dims, keepdim)
+        shares = []
+        for r in (lo, hi):
+            hit = (d == r).astype(d.dtype)
+            shares.append(hit / hit.sum(axis=dims, keepdims=True))
+        node.shares = tuple(shares)
+        for nr, o in enumerate(outs):
+            track(o, node)
+            o._output_nr = nr
+    return aminmax_type(*outs)
+
+
+# -- exports ---------------------------------------------------------------------------------------
+__all__ = [
+    "sum",
+    "mean",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "var",
+    "std",
+    "prod",
+    "all",
+    "any",
+    "count_nonzero",
+    "logsumexp",
+    "norm",
+    "std_mean",
+    "var_mean",
+    "aminmax",
+]
+METHODS = {name: globals()[name] for name in __all__ if name not in ("std_mean", "var_mean")}
 INPLACE = {}
 FUNCTIONAL = {}

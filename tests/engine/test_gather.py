@@ -1,4 +1,4 @@
-"""gather.py / _scatter.py against torch: gather, scatter (src / value), scatter_add,
+"""gather.py / scatter.py against torch: gather, scatter (src / value), scatter_add,
 scatter_reduce (every reduce, include_self), index_select/add/fill/copy, masked_select,
 masked_scatter, take, take_along_dim, nonzero, argwhere; float64 inputs, random upstream
 gradients, every leaf's .grad, grad_fn names, errors word for word, gradcheck."""

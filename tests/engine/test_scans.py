@@ -1,7 +1,7 @@
-"""scans.py / _sorting.py against torch: reductions (prod, all/any, logsumexp, norm, std_mean,
-var_mean, count_nonzero, aminmax), scans (cumsum, cumprod, cummax/cummin, logcumsumexp) and the
-sorting ops (sort, argsort, topk, kthvalue, median, mode); float64 inputs, random upstream
-gradients, every leaf's .grad, grad_fn names, errors word for word, gradcheck."""
+"""reduce.py / scans.py / sorting.py against torch: reductions (prod, all/any, logsumexp, norm,
+std_mean, var_mean, count_nonzero, aminmax), scans (cumsum, cumprod, cummax/cummin,
+logcumsumexp) and the sorting ops (sort, argsort, topk, kthvalue, median, mode); float64 inputs,
+random upstream gradients, every leaf's .grad, grad_fn names, errors word for word, gradcheck."""
 
 import numpy as np
 import pytest

@@ -1,6 +1,6 @@
-"""Sorting and order statistics: sort, argsort, topk, kthvalue, median, mode (exported by
-engine/ops/scans.py). Each returns values and int64 indices as a small namedtuple like
-PyTorch's torch.return_types.*; the values' gradient goes back to the places the indices name.
+"""Sorting and order statistics: sort, argsort, topk, kthvalue, median, mode. Each returns
+values and int64 indices as a small namedtuple like PyTorch's torch.return_types.*; the
+values' gradient goes back to the places the indices name.
 
 Sorting is always stable (numpy's kind='stable'; cupy's sort is stable too)."""
 
@@ -9,7 +9,7 @@ from collections import namedtuple
 import numpy as np
 
 from ._common import STATE, Node, const, track, wrap, wrap_dim, xp
-from ._scatter import scatter
+from .scatter import scatter
 
 _types = {
     name: namedtuple(name, ["values", "indices"])
@@ -218,3 +218,9 @@ def mode(input, dim=-1, keepdim=False):
     return _pick(
         input, dim, idx if keepdim else idx.squeeze(dim), keepdim, ModeBackward0, _types["mode"]
     )
+
+
+__all__ = ["sort", "argsort", "topk", "kthvalue", "median", "mode"]
+METHODS = {name: globals()[name] for name in __all__}
+INPLACE = {}
+FUNCTIONAL = {}

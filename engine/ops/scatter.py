@@ -1,5 +1,5 @@
 """gather and the scatter family (scatter, scatter_add, scatter_reduce), with the index checks
-the index ops share; engine/ops/gather.py exports them with the other indexing ops.
+the other indexing ops (engine/ops/gather.py) share.
 
 Forwards work on raw arrays; every backward is written with these same ops (a gather's
 gradient is a scatter_add, a scatter's source gradient is a gather ...) so double backward works.
@@ -426,3 +426,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
             node.touched = touched.reshape(input._data.shape)
         track(out, node)
     return out
+
+
+__all__ = ["gather", "scatter", "scatter_add", "scatter_reduce"]
+METHODS = {name: globals()[name] for name in __all__}
+INPLACE = {n: globals()[n] for n in ("scatter", "scatter_add", "scatter_reduce")}
+FUNCTIONAL = {}
