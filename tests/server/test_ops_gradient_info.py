@@ -49,6 +49,8 @@ def test_ops_say_through_which_inputs_no_gradient_flows_and_why(server):
         "gradient.",
         ("embedding", "input"): "the token ids are indices into the table, not a function of "
         "anything: no gradient flows into them (the table's rows they pick get it)",
+        ("index", "indices"): "indices are positions into input, not a function of anything: "
+        "no gradient flows into them (the elements of input they pick get it)",
     }
     assert [name for name, o in ops.items() if o.get("branches")] == ["if"]
     assert [p["name"] for p in ops["if"]["inputs"]] == ["condition", "then", "else"]

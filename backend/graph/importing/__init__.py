@@ -27,4 +27,5 @@ statements): each module reads one kind of line or expression into nodes.
     random_draws.py  torch.randn / rand with a generator or after manual_seed: PyTorch's values
 
     inplace_lines.py x.add_(1), x[0] = v, x += 1: in-place nodes, and views read as x[0:2]
+    tensor_index.py  C[ids], x[range(n), target], x[:, idx], x[mask]: the index op
 """

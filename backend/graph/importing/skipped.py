@@ -4,6 +4,7 @@
     torch.manual_seed(0)                     a note; the seed of the draws and the layer
                                              after it (random_draws.py)
     assert x.shape == (2, 3)                 a check the script makes when it runs
+    p.grad = None                            a gradient cleared: a run's start from none
     open("log.txt", "w").write("...")        any expression statement that reads no tensor,
                                              layer or module instance
     import random; import torch.optim as optim   (modules.py: an import the importer has no
@@ -62,6 +63,9 @@ class SkippedLines:
         if isinstance(stmt, ast.Assert):
             notes.add(line, "assert skipped: a check the script makes when it runs")
             return True
+        if _clears_grad(stmt):
+            notes.add(line, f"`{_code(imp, stmt)}` skipped: a run's gradients start from none")
+            return True
         if not isinstance(stmt, ast.Expr):
             return False
         value = stmt.value
@@ -104,6 +108,18 @@ class SkippedLines:
                 if n.id in imp.functions.defs:
                     return True  # a helper of the script: it may make nodes
         return False
+
+
+def _clears_grad(stmt):
+    """`x.grad = None` (the gradient cleared, as zero_grad(set_to_none=True) does)."""
+    return (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Attribute)
+        and stmt.targets[0].attr == "grad"
+        and isinstance(stmt.value, ast.Constant)
+        and stmt.value.value is None
+    )
 
 
 def _shown(node):

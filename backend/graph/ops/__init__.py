@@ -16,7 +16,7 @@ family's module: its ports, params, doc, how it runs (`run`), how it is written 
     attention_layers.py  embedding, multi_head_attention, gelu
     losses.py       mse_loss, l1_loss, binary_cross_entropy, cross_entropy
     data.py         dataset, labels
-    inplace.py      getitem and the in-place ops (add_ ... setitem)
+    inplace.py      getitem, index (by tensors) and the in-place ops (add_ ... setitem)
     modules.py      module_input, module_output: a module definition's ports (../modules.py)
     common.py       what the families share (code templates, run builders, size checks)
     layer_kit.py    what the layer families share (one run() for a LayerForm, the mode param)
