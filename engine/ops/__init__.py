@@ -53,8 +53,9 @@ FAMILIES = (
     "pool",
     "normalization",
     "attention",
-    "loss_basics",
-    "losses",
+    "regression_losses",
+    "classification_losses",
+    "similarity_losses",
 )
 
 

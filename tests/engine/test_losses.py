@@ -1,4 +1,4 @@
-"""The losses (engine/ops/losses.py) and their nn modules against torch: values, grads, grad_fn
+"""The losses (engine/ops/*_losses.py) and their nn modules against torch: values, grads, grad_fn
 names, error texts, second derivatives, gradcheck."""
 
 import warnings
