@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from _numbers import close
 
 from backend.graph import ForwardCache, parse, run_records, validate
 from backend.graph.document.templates import load_template
@@ -43,10 +44,6 @@ def torch_error(fn):
     except RuntimeError as exc:
         return str(exc)
     return None
-
-
-def close(a, b):
-    np.testing.assert_allclose(np.asarray(a.detach().numpy()), b.detach().numpy(), rtol=1e-6)
 
 
 # -- the templates --------------------------------------------------------------------------------

@@ -8,22 +8,13 @@ import numpy as np
 import pytest
 import torch
 from _docs import chain, doc, edge, node, tensor
+from _numbers import close, npy
 
 import engine as eg
 from backend.graph import parse, registry, run_records, validate
 from backend.graph.op_context import OpContext
 from backend.graph.ops.layer_kit import attribute
 from backend.graph.running.trainer import Trainer
-
-
-def npy(t):
-    return np.asarray(t.detach().numpy() if hasattr(t, "detach") else t)
-
-
-def close(a, b, rtol=1e-5, atol=1e-6):
-    a, b = npy(a), npy(b)
-    assert a.shape == b.shape, (a.shape, b.shape)
-    np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
 
 
 class _Grab(OpContext):

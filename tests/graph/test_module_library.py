@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import torch
 from _docs import edge, node, tensor
+from _numbers import close, npy
 from torch import nn
 
 import engine as eg
@@ -29,16 +30,6 @@ from backend.graph.op_context import OpContext
 from backend.graph.running.trainer import Trainer
 
 ROOT = Path(__file__).parents[2]
-
-
-def npy(t):
-    return np.asarray(t.detach().numpy() if hasattr(t, "detach") else t)
-
-
-def close(a, b, rtol=1e-5, atol=1e-7):
-    a, b = npy(a), npy(b)
-    assert a.shape == b.shape, (a.shape, b.shape)
-    np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
 
 
 def document(definition, x, state=None, seed=0, training=None):

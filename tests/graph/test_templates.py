@@ -4,10 +4,10 @@ comes from. Where a text prints no number, PyTorch runs the same computation as 
 import json
 from functools import cache
 
-import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
+from _numbers import close, npy
 
 import engine as eg
 from backend.graph import GraphDocument, parse, run_records, validate
@@ -57,21 +57,10 @@ def run_template(template_id):
     return res, records
 
 
-def host(t):
-    return np.asarray(t.detach().numpy())
-
-
-def close(actual, expected):
-    if isinstance(expected, torch.Tensor):
-        expected = expected.detach().numpy()
-    actual = host(actual) if isinstance(actual, eg.Tensor) else actual
-    np.testing.assert_allclose(actual, np.asarray(expected), rtol=1e-5, atol=1e-6)
-
-
 def torch_leaf(res, node_id, requires_grad=True):
     """The engine's value of a source node as a torch tensor (random inits use the engine's
     generator, so the oracle starts from the same numbers)."""
-    return torch.tensor(host(res.values[node_id]), requires_grad=requires_grad)
+    return torch.tensor(npy(res.values[node_id]), requires_grad=requires_grad)
 
 
 def torch_linear(doc, node_id, in_features):
@@ -81,8 +70,8 @@ def torch_linear(doc, node_id, in_features):
     layer.reset_parameters(eg.Generator().manual_seed(p.get("seed", 0)))
     tl = torch.nn.Linear(in_features, p["out_features"])
     with torch.no_grad():
-        tl.weight.copy_(torch.tensor(host(layer.weight)))
-        tl.bias.copy_(torch.tensor(host(layer.bias)))
+        tl.weight.copy_(torch.tensor(npy(layer.weight)))
+        tl.bias.copy_(torch.tensor(npy(layer.bias)))
     return tl
 
 
@@ -149,7 +138,7 @@ def test_edge_gradients_out_of_a_node_sum_to_its_gradient(template_id):
             if e.source == node_id and e.id in res.edge_grads
         ]
         if carried:
-            close(sum(host(g) for g in carried), host(grad))
+            close(sum(npy(g) for g in carried), npy(grad))
 
 
 def _writes(doc):
@@ -289,7 +278,7 @@ def test_classifier_cross_entropy_against_torch():
     doc = load_template("classifier-cross-entropy")
     res, _ = run_template("classifier-cross-entropy")
     x = torch_leaf(res, "x", requires_grad=False)
-    target = torch.tensor(host(res.values["target"]))
+    target = torch.tensor(npy(res.values["target"]))
     assert x.shape == (3, 4) and target.dtype == torch.int64
     model = torch_linear(doc, "model", 4)
     logits = model(x)
