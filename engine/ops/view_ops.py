@@ -1,7 +1,7 @@
-"""View ops beyond reshape, transpose and indexing (engine/ops/shape.py): split, chunk, unbind,
-diagonal, movedim, Tensor.unfold, as_strided. Each returns views of its input (see
-engine/_views.py); the ops returning several views mark them, as PyTorch forbids writing into
-those in place."""
+"""Views that split a tensor or read it at new strides: split, chunk, unbind, diagonal,
+movedim/swapdims, Tensor.unfold, as_strided (reshape, transpose and indexing are in shape.py).
+Each returns views of its input (see engine/_views.py); the ops returning several views mark
+them, as PyTorch forbids writing into those in place."""
 
 import numpy as np
 
