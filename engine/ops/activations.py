@@ -22,6 +22,7 @@ from ._common import (
     const,
     dims_of,
     float_data,
+    not_implemented,
     requires_grad,
     track,
     wrap,
@@ -44,9 +45,7 @@ def _float_only(input, kernel):
     """input's array; PyTorch's kernels refuse integer and bool tensors with this message."""
     d = input._data
     if d.dtype.kind != "f":
-        raise NotImplementedError(
-            f"\"{kernel}\" not implemented for '{input.dtype.legacy_name[:-6]}'"
-        )
+        raise not_implemented(kernel, d.dtype)
     return d
 
 

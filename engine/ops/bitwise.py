@@ -70,9 +70,7 @@ bitwise_xor = _logic("bitwise_xor", np.bitwise_xor)
 def bitwise_not(input):
     d = input._data
     if d.dtype.kind == "f":
-        raise NotImplementedError(
-            f"\"bitwise_not_cpu\" not implemented for '{input.dtype.legacy_name[:-6]}'"
-        )
+        raise not_implemented("bitwise_not_cpu", d.dtype)
     return wrap(~d)
 
 

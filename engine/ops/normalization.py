@@ -11,7 +11,7 @@ import numpy as np
 from .. import _device, _distributions, _dtype, _threads
 from .._generator import default_generator
 from .._tensor import bump_version
-from ._common import STATE, Node, const, track, wrap, xp
+from ._common import STATE, Node, const, not_implemented, track, wrap, xp
 from .shape import index_put_zeros
 
 # torch.batch_norm, torch.embedding... take other argument orders than nn.functional's: only the
@@ -141,10 +141,7 @@ def _normalize(node_cls, input, weight, bias, eps, view, axes, bshape, paxes, st
     `view` (or the given `stats` = (mean, rstd)). Returns (output, mean, biased var)."""
     xd = input._data
     if xd.dtype.kind != "f":
-        raise NotImplementedError(
-            f'"{_OP_NAMES[node_cls.__name__]}" not implemented for '
-            f"'{input.dtype.legacy_name[:-6]}'"
-        )
+        raise not_implemented(_OP_NAMES[node_cls.__name__], xd.dtype)
     m = xp(xd)
     xs = xd.reshape(view) if view else xd
     var = None

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .. import _threads
-from ._common import STATE, Node, track, wrap, xp
+from ._common import STATE, Node, not_implemented, track, wrap, xp
 from ._conv_scratch import scratch
 
 _FUNCTIONAL_NAMES = (
@@ -842,9 +842,7 @@ def _resize_uint8(input, mode, in_size, out_size, scales, align_corners):
             "bilinear": "upsample_bilinear2d_channels_last",
             "bicubic": "compute_indices_weights_cubic",
         }.get(mode, "compute_indices_weights_linear")
-        raise NotImplementedError(
-            f"\"{kernel}\" not implemented for '{input.dtype.legacy_name[:-6]}'"
-        )
+        raise not_implemented(kernel, input._data.dtype)
     nd = len(in_size)
     a = x
     for ax in reversed(range(nd)):

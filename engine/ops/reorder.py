@@ -11,6 +11,7 @@ from .._device import scatter_add
 from ._common import (
     Node,
     Tensor,
+    not_implemented,
     requires_grad,
     track,
     wrap,
@@ -295,9 +296,7 @@ def _repeat_by_tensor(input, repeats, dim, output_size):
     r = repeats._data
     if r.dtype.kind not in "iu":
         kind = "cuda" if input.is_cuda else "cpu"
-        raise NotImplementedError(
-            f"\"repeat_interleave_{kind}\" not implemented for '{repeats.dtype.legacy_name[:-6]}'"
-        )
+        raise not_implemented(f"repeat_interleave_{kind}", repeats._data.dtype)
     n = input._data.shape[dim]
     if r.size == 1:  # one count for every element
         r = r.reshape(1).repeat(n)

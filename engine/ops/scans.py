@@ -8,7 +8,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ._common import STATE, Node, const, grad_casts, track, wrap, wrap_dim, xp
+from ._common import STATE, Node, const, grad_casts, not_implemented, track, wrap, wrap_dim, xp
 from .gather import index_select
 from .reduce import _np_dtype
 from .scatter import scatter_add
@@ -183,9 +183,7 @@ def _logcumsumexp_array(d, dim):
 def logcumsumexp(input, dim):
     d = input._data
     if d.dtype.kind != "f":
-        raise NotImplementedError(
-            f"\"logcumsumexp_out_cpu\" not implemented for '{input.dtype.legacy_name[:-6]}'"
-        )
+        raise not_implemented("logcumsumexp_out_cpu", d.dtype)
     dim = wrap_dim(dim, d.ndim)
     r = d.copy() if d.ndim == 0 or d.size == 0 else _logcumsumexp_array(d, dim)
     out = wrap(r)
