@@ -1,7 +1,8 @@
 """Real Wiregrad servers on loopback for the protocol tests, and Socket.IO clients for them.
 
-`start_server(tmp_dir, **settings)` runs `create_app(Settings(...))` with `socketio.run` (the
-Werkzeug server, threading mode) in a daemon thread on a free port and waits until
+`start_server(tmp_dir, **settings)` runs `create_app(Settings(...))` as `wiregrad serve` runs it
+(`socketio.run`: the Werkzeug server, threading mode, with the app's request handler) in a
+daemon thread on a free port and waits until
 /api/health answers. The `server` fixture is one such server per test module; tests that need
 other settings (small limits, allowed origins) start their own with `make_server`.
 `sio_client()` connects a python-socketio client over a websocket and records every
@@ -21,6 +22,7 @@ import requests
 from _server_helpers import connect
 
 from backend.server import Settings, create_app
+from backend.server.app import request_handler
 
 HOST = "127.0.0.1"
 
@@ -52,9 +54,17 @@ def start_server(data_dir, **overrides):
     port = free_port()
     settings = Settings(host=HOST, port=port, data_dir=data_dir, **overrides)
     app, sio = create_app(settings)
+    handler = request_handler(settings)
 
     def serve():
-        sio.run(app, host=HOST, port=port, allow_unsafe_werkzeug=True, log_output=False)
+        sio.run(
+            app,
+            host=HOST,
+            port=port,
+            allow_unsafe_werkzeug=True,
+            log_output=False,
+            request_handler=handler,
+        )
 
     threading.Thread(target=serve, name=f"wiregrad-{port}", daemon=True).start()
     server = Server(f"http://{HOST}:{port}", port, settings, app, sio)

@@ -3,11 +3,9 @@ servers on loopback: the teacher token, owner keys and share links, the Host che
 rebinding), rate limits, the connection cap, the request timeout, and a room's owner coming
 back after its connection dropped."""
 
-import logging
 import secrets
 import socket
 import sqlite3
-import threading
 import time
 
 import pytest
@@ -15,10 +13,9 @@ import requests
 import socketio
 import websocket
 from _server_helpers import connect, times_k
-from conftest import HOST, Server, free_port
+from conftest import HOST, start_server
 
-from backend.server import Settings, create_app
-from backend.server.app import request_handler
+from backend.server import Settings
 from backend.server.auth import HostCheck, urls
 from backend.server.store import Store
 
@@ -29,46 +26,15 @@ def key():
     return secrets.token_urlsafe(24)
 
 
-def start(data_dir, **overrides):
-    """A server as `wiregrad serve` runs it (its request handler included)."""
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    port = free_port()
-    settings = Settings(host=HOST, port=port, data_dir=data_dir, **overrides)
-    app, sio = create_app(settings)
-    handler = request_handler(settings)
-
-    def serve():
-        sio.run(
-            app,
-            host=HOST,
-            port=port,
-            allow_unsafe_werkzeug=True,
-            log_output=False,
-            request_handler=handler,
-        )
-
-    threading.Thread(target=serve, daemon=True).start()
-    server = Server(f"http://{HOST}:{port}", port, settings, app, sio)
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            if server.healthy():
-                return server
-        except requests.ConnectionError:
-            pass
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-
-
 @pytest.fixture(scope="module")
 def classroom(tmp_path_factory):
     """A server as served beyond loopback: a teacher token, owner keys."""
-    return start(tmp_path_factory.mktemp("data"), teacher_token=TOKEN)
+    return start_server(tmp_path_factory.mktemp("data"), teacher_token=TOKEN)
 
 
 @pytest.fixture
 def make(tmp_path_factory):
-    return lambda **kw: start(tmp_path_factory.mktemp("data"), **kw)
+    return lambda **kw: start_server(tmp_path_factory.mktemp("data"), **kw)
 
 
 def as_owner(k):
@@ -195,7 +161,7 @@ def test_a_store_from_before_owners_is_migrated_in_place(tmp_path):
     assert owner is None and len(share) >= 22
     Store(tmp_path)  # a second start (or a second process) changes nothing
     assert store.access("old1") == (owner, share)
-    server = start(tmp_path, teacher_token=TOKEN)
+    server = start_server(tmp_path, teacher_token=TOKEN)
     assert requests.get(server.api("/graphs")).json()["graphs"] == []
     teacher = requests.get(server.api("/graphs"), headers=TEACHER).json()["graphs"]
     assert [g["id"] for g in teacher] == ["old1"]
@@ -374,10 +340,10 @@ def test_after_a_restart_the_owner_opens_its_room_again_with_the_same_code(tmp_p
     pages, rejoining that code by themselves, follow it again. The code is on the projector:
     a student who asks for it first with any other secret is refused (the claim on disk, in
     the same data dir, says whose it is)."""
-    before = start(tmp_path)
+    before = start_server(tmp_path)
     created = room_client(before, sio_client).call("room_create", {"graph": times_k(1.0)})
     code, secret = created["code"], created["secret"]
-    after = start(tmp_path)  # a new server on the same data dir: no rooms in memory
+    after = start_server(tmp_path)  # a new server on the same data dir: no rooms in memory
     student = room_client(after, sio_client)
     assert student.call("room_join", {"code": code}) == {"error": f"no room {code}"}
     taker = student.call("room_resume", {"code": code, "secret": secrets.token_urlsafe(16)})
@@ -396,7 +362,7 @@ def test_after_a_restart_the_owner_opens_its_room_again_with_the_same_code(tmp_p
     assert other == {"error": f"no room {code} with that secret"}
     # once the owner leaves, the claim is gone: its secret opens nothing after a restart
     assert owner.call("room_leave", {"code": code}) == {"ok": True}
-    again = room_client(start(tmp_path), sio_client)
+    again = room_client(start_server(tmp_path), sio_client)
     assert again.call("room_resume", {"code": code, "secret": secret}) == {
         "error": f"no room {code} with that secret"
     }
