@@ -27,7 +27,6 @@ SCRIPTS = sorted(p.name for p in CORPUS.glob("*.py"))
 
 # script -> (line, words of the problem) where the importer stops today
 NOT_YET = {
-    "nn_tutorial_logistic.py": (11, "requires_grad_() is supported on tensor sources only"),
 }
 
 

@@ -132,12 +132,13 @@ class CallReader:
         return f"'{d}' is not read: the importer reads functions of torch, nn, F and math"
 
     def _special_method(self, node, meta):
-        """x.requires_grad_() (on a tensor source), x.item() (a detached x: a number has no
-        gradient) and eg.arange(n).reshape(shape): their node; None for any other method."""
+        """x.requires_grad_() (a leaf: importer.mark_requires_grad), x.item() (a detached x:
+        a number has no gradient) and eg.arange(n).reshape(shape): their node; None for any
+        other method."""
         func = node.func
         if func.attr == "requires_grad_" and not node.args and not node.keywords:
             inner = self.imp.exprs.expr(func.value, meta)
-            self.imp.mark_requires_grad(inner)
+            self.imp.mark_requires_grad(inner, self.imp.current_var)
             return inner
         if func.attr == "contiguous" and not node.args and not node.keywords:
             # the same values in another memory layout: the same node for the graph

@@ -52,6 +52,7 @@ from .functions import Functions
 from .import_lines import ModuleNames
 from .inplace_lines import InplaceLines
 from .layers import LayerReader
+from .leaf_values import make_leaf
 from .loops import LoopReader
 from .model_graph import MARK, inlined
 from .module_lists import ModuleLists
@@ -62,7 +63,7 @@ from .problems import ImportFailed, ImportProblem, Unsupported, number_problem
 from .random_draws import RandomDraws
 from .shapes import NeedsShapes, ShapeModel
 from .skipped import Notes, SkippedLines
-from .sources import SourceReader
+from .sources import SOURCE_FUNCTIONS, SourceReader
 from .state_loads import StateLoads
 from .syntax import assigned, dotted, is_literal, is_main_guard, literal, only_output
 from .tensor_lists import TensorLists
@@ -204,12 +205,14 @@ class _Importer:
     def operand(self, node):
         return self.exprs.operand(node)
 
-    def mark_requires_grad(self, nid):
-        """x.requires_grad_(): on a tensor source, its requires_grad param."""
+    def mark_requires_grad(self, nid, name=None, attribute=False):
+        """x.requires_grad_() (x.requires_grad = True where `attribute`): on a tensor source,
+        its requires_grad param; a computed x, a leaf of its values (leaf_values.py)."""
         n = self.graph.nodes.get(nid)
-        if n is None or n["op"] != "tensor":
-            raise Unsupported("requires_grad_() is supported on tensor sources only")
-        n["params"]["requires_grad"] = True
+        if n is not None and n["op"] == "tensor":
+            n["params"]["requires_grad"] = True
+            return
+        make_leaf(self, nid, name or nid, attribute)
 
     # -- the script -----------------------------------------------------------------------------
     def run(self, tree):
@@ -379,7 +382,8 @@ class _Importer:
         if isinstance(target, (ast.Tuple, ast.List)):
             return self.tuples.assign(target, stmt)
         if _sets_requires_grad(target, stmt.value):  # p.requires_grad = True
-            return self.mark_requires_grad(self.ref_name(target.value.id))
+            name = target.value.id
+            return self.mark_requires_grad(self.ref_name(name), name, attribute=True)
         if not isinstance(target, ast.Name):
             raise Unsupported("assign to one plain variable name (x = ...)")
         self.assign(target.id, stmt.value, stmt)
@@ -524,14 +528,17 @@ class _Importer:
         return True
 
     def parameter_of(self, value):
-        """`nn.Parameter(<tensor source>)`: the source, which then requires grad."""
+        """`nn.Parameter(<tensor source>)`: the source, which then requires grad;
+        `nn.Parameter(<computed tensor>)`: a leaf of its values (leaf_values.py)."""
         if self.modules.call_kind(value) != ("nn", "Parameter"):
             return value
         if len(value.args) != 1 or value.keywords:
             raise Unsupported("write nn.Parameter(torch.tensor(<values>))")
         inner = value.args[0]
-        if not isinstance(inner, ast.Call) or self.modules.call_kind(inner)[0] != "lib":
-            raise Unsupported("write nn.Parameter(torch.tensor(<values>))")
+        kind, fn = self.modules.call_kind(inner) if isinstance(inner, ast.Call) else (None, "")
+        if kind != "lib" or fn not in SOURCE_FUNCTIONS:  # a computed value: a leaf of it
+            func = ast.Attribute(value=inner, attr="requires_grad_", ctx=ast.Load())
+            return ast.Call(func=func, args=[], keywords=[])
         rg = ast.keyword(arg="requires_grad", value=ast.Constant(True))
         return ast.Call(func=inner.func, args=inner.args, keywords=[*inner.keywords, rg])
 
@@ -567,7 +574,7 @@ class _Importer:
             if attr in ("eval", "train") and rname in self.classes.instances:
                 return set_instance_mode(self.classes, rname, attr, call)
             if attr == "requires_grad_" and rname is not None:
-                return self.mark_requires_grad(self.ref_name(rname))
+                return self.mark_requires_grad(self.ref_name(rname), rname)
             if self.modules.func_kind(d) == ("lib", "manual_seed"):
                 return None  # random sources carry their own seeds
         raise Unsupported("a call whose result is not assigned")

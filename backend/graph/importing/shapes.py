@@ -56,6 +56,11 @@ class ShapeModel:
             self.known[nid] = self._compute(nid)
         return self.known[ref]
 
+    def forget_edges(self):
+        """The graph's edges changed other than by being added (a computed tensor made a leaf:
+        leaf_values.py): read them anew at the next shape read."""
+        self.incoming, self.seen_edges = {}, 0
+
     def _index_edges(self):
         edges = self.imp.graph.edges
         for src, dst, port in edges[self.seen_edges :]:
