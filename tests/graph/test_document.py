@@ -136,6 +136,12 @@ _DELETE = object()
         (("edges", 0, "sourcePort"), "p" * 65),
         (("nodes",), {"x": {}}),
         (("lesson", 0, "run"), "sideways"),
+        (("lesson", 0, "predict"), {"what": "grad"}),  # names neither an edge nor a node
+        (("lesson", 0, "predict"), {"edge": "e3", "node": "a"}),  # names both
+        (("lesson", 0, "predict"), {"edge": "e3", "what": "gradient"}),
+        (("lesson", 0, "predict"), {"edge": "has space"}),
+        (("lesson", 0, "predict"), {"node": "a", "prompt": "?" * 301}),
+        (("lesson", 0, "predict"), {"node": "a", "answer": 1}),
         (("extra",), 1),
     ],
 )
@@ -158,3 +164,58 @@ def test_node_lookup():
     assert d.node("p").params == {"scalar": 2.0}
     with pytest.raises(KeyError):
         d.node("zz")
+
+
+PREDICT_STEP = {
+    "text": "What gradient does the square send back to a?",
+    "select": ["a"],
+    "run": "backward",
+    "predict": {"edge": "e3", "what": "grad", "prompt": "the gradient on a -> p"},
+}
+
+
+def test_a_lesson_step_may_ask_the_room():
+    doc = json.loads(json.dumps(EXAMPLE))
+    doc["lesson"].append(PREDICT_STEP)
+    d = parse(doc)
+    ask = d.lesson[1].predict
+    assert (ask.edge, ask.node, ask.what) == ("e3", None, "grad")
+    assert ask.prompt == PREDICT_STEP["predict"]["prompt"]
+    # the predict key comes back as it was sent, and a step without one stays without it
+    assert json.loads(d.model_dump_json(exclude_unset=True)) == doc
+    assert d.lesson[0].predict is None
+    # a node's value; `what` defaults to the gradient, the prompt to none
+    node = parse(_with(("lesson", 0, "predict"), {"node": "p", "what": "value"})).lesson[0]
+    assert (node.predict.node, node.predict.what) == ("p", "value")
+    bare = parse(_with(("lesson", 0, "predict"), {"node": "x"})).lesson[0].predict
+    assert (bare.what, bare.prompt) == ("grad", "")
+    # null is no question, as an absent key is
+    assert parse(_with(("lesson", 0, "predict"), None)).lesson[0].predict is None
+
+
+def test_a_predict_step_needs_no_new_version():
+    # an optional key on a lesson step, as `options` is: a version 1 document may carry it,
+    # and every document without it reads exactly as before
+    doc = _with(("lesson", 0, "predict"), {"node": "x"})
+    assert parse(doc).version == 1
+    assert parse({**doc, "version": 2}).lesson[0].predict.node == "x"
+    plain = json.loads(parse(EXAMPLE).model_dump_json(exclude_unset=True))
+    assert "predict" not in plain["lesson"][0]
+
+
+def test_predict_names_ids_that_need_not_exist():
+    # a lesson outlives edits: an edge deleted since is no reason to refuse the document (the
+    # page asks nothing at that step); the templates' own predict steps are checked to resolve
+    # (tests/graph/test_templates.py)
+    d = parse(_with(("lesson", 0, "predict"), {"edge": "gone"}))
+    assert d.lesson[0].predict.edge == "gone"
+
+
+def test_schema_describes_predict():
+    s = json_schema()
+    step = s["$defs"]["LessonStep"]["properties"]["predict"]
+    assert {"$ref": "#/$defs/LessonPredict"} in step["anyOf"]
+    predict = s["$defs"]["LessonPredict"]
+    assert predict["additionalProperties"] is False
+    assert predict["properties"]["what"]["enum"] == ["value", "grad"]
+    assert predict["properties"]["prompt"]["maxLength"] == 300

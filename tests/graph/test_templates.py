@@ -163,6 +163,73 @@ def test_fan_out_templates_show_several_edge_gradients(template_id):
     assert len(edges) == count
 
 
+# -- predict steps (docs/graph-format.md, "Lesson steps that ask") ------------------------------
+# what each predict step asks, as the text it comes from works it out
+PREDICTED = {
+    "mean-of-3a": [[0.5, 0.5]],  # the mean sends 1/2 back to each of b's two entries
+    "five-weight-network": [[[-1.0] * 3] * 3],  # 10 - d sends -1 back to each entry of d
+    "gradient-accumulation": [20.0],  # x.grad kept from the first run, plus the new 10
+    "square-of-a-sum": [10.0],  # the square sends 2a = 10 back to a
+    "quadratic": [7.0],  # x.grad = 2x + 3 at x = 2, the sum of its three edges
+}
+PREVIEW_LIMIT = 1024  # the page asks about a tensor it has whole (docs/graph-format.md, Summaries)
+
+
+def lesson_as_played(doc):
+    """Each lesson step with the run shown after it, as the page plays the steps in order: a
+    step that runs replaces the run, its accumulate_grad starting from the last run's grads."""
+    shown, out = None, []
+    for step in doc.lesson:
+        if step.run in ("forward", "backward"):
+            options = step.options.model_dump() if step.options else {}
+            accumulate = options.pop("accumulate_grad", False)
+            start = shown.grads if shown is not None and accumulate else None
+            shown, _ = run_records(doc, step.run, start_grads=start, **options)
+        out.append((step, shown))
+    return out
+
+
+def predicted_number(doc, predict, res):
+    """The number a predict step asks about, from the run the page shows at that step."""
+    if predict.edge is not None:
+        edge = next(e for e in doc.edges if e.id == predict.edge)
+        return res.edge_grads[edge.id] if predict.what == "grad" else res.values[edge.source]
+    if predict.what == "value":
+        return res.values[predict.node]
+    return res.leaf_grads.get(predict.node, res.node_grads.get(predict.node))
+
+
+def test_the_texts_that_ask_the_reader_have_predict_steps():
+    asking = {
+        template_id
+        for template_id in IDS
+        if any(step.predict for step in load_template(template_id).lesson)
+    }
+    assert asking == set(PREDICTED)
+
+
+@pytest.mark.parametrize("template_id", sorted(PREDICTED))
+def test_predict_steps_ask_about_a_number_their_run_shows(template_id):
+    doc = load_template(template_id)
+    asked = []
+    for step, res in lesson_as_played(doc):
+        if step.predict is None:
+            continue
+        p = step.predict
+        # the step runs what it asks about (a gradient needs its own backward), and names an
+        # edge or node of the graph
+        assert step.run == "backward" or (p.what == "value" and step.run == "forward")
+        assert p.edge in {e.id for e in doc.edges} or p.node in {n.id for n in doc.nodes}
+        assert p.prompt and "?" in p.prompt
+        assert res is not None and res.status == "ok", res and res.error
+        number = predicted_number(doc, p, res)
+        assert number is not None and number.numel() <= PREVIEW_LIMIT
+        asked.append(npy(number).tolist())
+    assert len(asked) == len(PREDICTED[template_id])
+    for got, want in zip(asked, PREDICTED[template_id], strict=True):
+        close(got, want)
+
+
 # -- the texts' numbers ----------------------------------------------------------------------------
 def test_mean_of_3a():
     res, records = run_template("mean-of-3a")

@@ -57,6 +57,30 @@ class StepOptions(BaseModel):
     no_grad: bool = False
 
 
+class LessonPredict(BaseModel):
+    """A lesson step's question to a room (predict, then reveal: docs/training.md): asked when
+    the room's owner reaches the step, after the step's run, about one number of that run.
+    Names no id that must exist: a lesson outlives edits, and a step whose edge or node is gone
+    asks nothing (the page says so to the teacher)."""
+
+    model_config = ConfigDict(extra="forbid")
+    edge: str | None = Field(
+        default=None, pattern=ID_PATTERN, description="an edge: its gradient, or its value"
+    )
+    # (`lin.weight`: a layer's parameter, for its .grad)
+    node: str | None = Field(
+        default=None, pattern=ID_PATTERN, description="a node: its value, or its gradient"
+    )
+    what: Literal["value", "grad"] = "grad"
+    prompt: str = Field(default="", max_length=300, description="the question in words")
+
+    @model_validator(mode="after")
+    def _one_target(self):
+        if (self.edge is None) == (self.node is None):
+            raise ValueError("a lesson step's predict names exactly one of edge and node")
+        return self
+
+
 class LessonStep(BaseModel):
     model_config = ConfigDict(extra="forbid")
     text: str = Field(max_length=4000)
@@ -64,6 +88,9 @@ class LessonStep(BaseModel):
     run: Literal["forward", "backward", "train"] | None = None
     options: StepOptions | None = Field(
         default=None, description="the step's run options (null: the editor's own)"
+    )
+    predict: LessonPredict | None = Field(
+        default=None, description="a question to the room at this step (null: none)"
     )
 
 
