@@ -142,6 +142,9 @@ class CallForm:
     # what PyTorch takes for an argument left out, where it is not the param's default
     defaults: dict = field(default_factory=dict)
     operator: str = ""  # the Python operator that writes the op (`+`, `@`, `>`), if any
+    # the form PyTorch code usually writes a call in, as a node's face shows it: "method" for
+    # `x.sum(dim=1)`, `x.reshape(2, 3)`; left empty, the first of `forms` (`torch.exp(x)`)
+    usual: str = ""
     values: bool = False  # `<call>.values` may follow (max/min along one dim)
     # the `nn` class whose call computes the op, where its name is not the op's in other words
     # (nn.BCELoss: binary_cross_entropy); else nn.<Name> is found from the name (nn_layers.py)
@@ -153,6 +156,11 @@ class CallForm:
     @property
     def method(self):
         return "method" in self.forms
+
+    def describe(self):
+        """What the page writes a call with: its operator, the usual form and its aliases."""
+        usual = self.usual or self.forms[0]
+        return {"operator": self.operator, "usual": usual, "aliases": list(self.aliases)}
 
 
 @dataclass(frozen=True)
@@ -239,6 +247,7 @@ class OpSpec:
             **({"branches": True} if self.branches else {}),
             **({"writes": self.extra["writes"]} if self.extra.get("writes") else {}),
             **({"scalar_for": self.extra["scalar_for"]} if self.extra.get("scalar_for") else {}),
+            **({"call": self.call.describe()} if self.call else {}),
         }
 
 
@@ -266,6 +275,10 @@ def register(spec: OpSpec) -> OpSpec:
         unknown = set(spec.call.forms) - set(FORMS)
         if unknown:
             raise ValueError(f"op {spec.name!r}: unknown call forms {sorted(unknown)}")
+        if spec.call.usual and spec.call.usual not in spec.call.forms:
+            raise ValueError(
+                f"op {spec.name!r}: its usual form {spec.call.usual!r} is not one of its forms"
+            )
     for port in spec.inputs:
         _check_derivative(spec, port)
     REGISTRY[spec.name] = spec

@@ -32,7 +32,7 @@ for _name, _doc, _derivative in (
             run=on_input(getattr(eg, _name), lambda p: (_dims(p), p.get("keepdim", False))),
             code=call_code(_name, ("dim", "keepdim"), {"dim": None, "keepdim": False}),
             params=(DIM, KEEPDIM),
-            call=CallForm(args=REDUCE),
+            call=CallForm(args=REDUCE, usual="method"),
         )
     )
 
@@ -96,7 +96,13 @@ for _name, _reduce, _by_dims, _doc, _most in (
             ),
             code=_extremum_code(_name),
             params=(DIM, KEEPDIM),
-            call=CallForm(args=REDUCE, aliases=(f"a{_name}",), values=True, read=_extremum_read),
+            call=CallForm(
+                args=REDUCE,
+                aliases=(f"a{_name}",),
+                values=True,
+                read=_extremum_read,
+                usual="method",
+            ),
         )
     )
 
@@ -139,6 +145,7 @@ for _name, _doc, _derivative in (
                 args=("input", "dim"),
                 kwonly=("correction", "keepdim", "unbiased"),
                 read=_unbiased_read,
+                usual="method",
             ),
         )
     )

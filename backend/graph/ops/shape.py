@@ -82,6 +82,7 @@ register(
             aliases=("t",),
             attributes=("T", "mT"),
             read=_transpose_read,
+            usual="method",
         ),
     )
 )
@@ -95,7 +96,11 @@ register(
         code=lambda lib, args, p: f"{lib}.reshape({args[0]}, {tuple(p.get('shape', [-1]))!r})",
         params=(Param("shape", "shape", [-1], doc="the new shape; -1 is inferred"),),
         call=CallForm(
-            args=("input", "shape"), aliases=("view",), required=("shape",), varargs="shape"
+            args=("input", "shape"),
+            aliases=("view",),
+            required=("shape",),
+            varargs="shape",
+            usual="method",
         ),
     )
 )
@@ -108,7 +113,7 @@ register(
         run=lambda ctx, ins, p: eg.flatten(ins[0], p.get("start_dim", 0), p.get("end_dim", -1)),
         code=call_code("flatten", ("start_dim", "end_dim"), {"start_dim": 0, "end_dim": -1}),
         params=(Param("start_dim", "int", 0), Param("end_dim", "int", -1)),
-        call=CallForm(args=("input", "start_dim", "end_dim")),
+        call=CallForm(args=("input", "start_dim", "end_dim"), usual="method"),
     )
 )
 register(
@@ -120,7 +125,7 @@ register(
         run=lambda ctx, ins, p: eg.unsqueeze(ins[0], p.get("dim", 0)),
         code=lambda lib, args, p: f"{lib}.unsqueeze({args[0]}, {p.get('dim', 0)})",
         params=(Param("dim", "int", 0),),
-        call=CallForm(args=("input", "dim"), required=("dim",)),
+        call=CallForm(args=("input", "dim"), required=("dim",), usual="method"),
     )
 )
 register(
@@ -132,7 +137,7 @@ register(
         run=lambda ctx, ins, p: eg.squeeze(ins[0], p.get("dim")),
         code=call_code("squeeze", ("dim",), {"dim": None}),
         params=(Param("dim", "int", None, nullable=True),),
-        call=CallForm(args=("input", "dim")),
+        call=CallForm(args=("input", "dim"), usual="method"),
     )
 )
 register(
@@ -151,7 +156,7 @@ register(
         run=lambda ctx, ins, p: eg.permute(ins[0], tuple(p.get("dims", []))),
         code=lambda lib, args, p: f"{lib}.permute({args[0]}, {tuple(p.get('dims', []))!r})",
         params=(Param("dims", "shape", [1, 0], doc="the new order of the dims"),),
-        call=CallForm(args=("input", "dims"), required=("dims",), varargs="dims"),
+        call=CallForm(args=("input", "dims"), required=("dims",), varargs="dims", usual="method"),
     )
 )
 
@@ -237,6 +242,6 @@ register(
         ),
         run=lambda ctx, ins, p: ins[0].detach(),
         code=lambda lib, args, p: f"{args[0]}.detach()",
-        call=CallForm(),
+        call=CallForm(usual="method"),
     )
 )

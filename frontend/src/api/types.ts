@@ -49,6 +49,15 @@ export interface OpSpec {
   writes?: string; // an in-place op: the input port it writes into (docs/graph-format.md)
   branches?: boolean; // control flow (`if`): the first input picks which other one is computed
   scalar_for?: string; // the port the `scalar` param stands in for while it is unconnected
+  call?: CallSpec; // how PyTorch code calls it (none for sources, layers and data)
+}
+
+/** How a call of an op is written (the registry's CallForm): the Python operator that writes it
+ * (`+`, `@`), the form PyTorch code usually takes (`x.sum(dim=1)`: "method"), its other names. */
+export interface CallSpec {
+  operator: string;
+  usual: "function" | "method" | "functional";
+  aliases: string[];
 }
 
 export interface DocNode {

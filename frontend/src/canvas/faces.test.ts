@@ -24,18 +24,23 @@ const op = (name: string, inputs: PortSpec[], params: ParamSpec[] = [], source =
   params,
   source,
 });
+// the registry's call forms (CallForm.describe()): an operator, or the form code usually takes
+const written = (spec: OpSpec, operator: string, usual: "function" | "method" = "function"): OpSpec => ({
+  ...spec,
+  call: { operator, usual, aliases: [] },
+});
 const PAIR = [port("input"), port("other")];
 const SCALAR = [param("scalar", "float", null)];
 const OPS: Record<string, OpSpec> = {
   tensor: op("tensor", [], [param("value", "tensor", null), param("shape", "shape", []), param("init", "choice", "zeros"), param("requires_grad", "bool", false), param("name", "str", "")], true),
   parameter: op("parameter", [], [param("value", "tensor", null), param("shape", "shape", []), param("init", "choice", "zeros")], true),
   scalar: op("scalar", [], [param("value", "float", 1), param("name", "str", "")], true),
-  mul: op("mul", PAIR, SCALAR),
-  sub: op("sub", PAIR, SCALAR),
-  pow: op("pow", PAIR, SCALAR),
-  matmul: op("matmul", PAIR),
+  mul: written(op("mul", PAIR, SCALAR), "*"),
+  sub: written(op("sub", PAIR, SCALAR), "-"),
+  pow: written(op("pow", PAIR, SCALAR), "**"),
+  matmul: written(op("matmul", PAIR), "@"),
   relu: op("relu", [port("input")]),
-  sum: op("sum", [port("input")], [param("dim", "dims", null), param("keepdim", "bool", false)]),
+  sum: written(op("sum", [port("input")], [param("dim", "dims", null), param("keepdim", "bool", false)]), "", "method"),
   softmax: op("softmax", [port("input")], [param("dim", "int", -1)]),
   mse_loss: op("mse_loss", [port("input"), port("target")], [param("reduction", "choice", "mean")]),
   cat: op("cat", [port("tensors", { variadic: true })], [param("dim", "int", 0)]),

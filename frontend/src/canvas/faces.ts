@@ -18,27 +18,6 @@ export type Inputs = Record<string, string[]>;
 /** Values with at most this many elements are written out on a face; bigger ones by shape. */
 export const INLINE_ELEMENTS = 6;
 
-const INFIX: Record<string, string> = {
-  add: "+",
-  sub: "-",
-  mul: "*",
-  div: "/",
-  pow: "**",
-  matmul: "@",
-  gt: ">",
-  lt: "<",
-  ge: ">=",
-  le: "<=",
-  eq: "==",
-  ne: "!=",
-};
-
-// written as a method of their input, as PyTorch code usually does: x.sum(dim=1), x.reshape(2, 3)
-const METHODS = new Set([
-  "sum", "mean", "max", "min", "var", "std", "transpose", "reshape", "flatten", "unsqueeze",
-  "squeeze", "permute", "detach",
-]);
-
 const IDENT = /^[A-Za-z_][\w.]*$/;
 const ASSIGNED = /^([A-Za-z_][\w.]*)\s*=(?!=)/;
 
@@ -140,7 +119,9 @@ export function expression(n: FaceNode, spec: OpSpec | undefined, inputs: Inputs
     return "?";
   };
   const op = n.op;
-  if (INFIX[op]) return `${arg("input")} ${INFIX[op]} ${arg("other")}`;
+  // the registry's call form says how PyTorch code writes the op: `a + b`, `x.sum(dim=1)`
+  const operator = spec?.call?.operator;
+  if (operator) return `${arg("input")} ${operator} ${arg("other")}`;
   if (op === "neg") return `-${arg("input")}`;
   if (spec?.branches) {
     // control flow: `then if condition else other`, the ports in the registry's order
@@ -161,7 +142,7 @@ export function expression(n: FaceNode, spec: OpSpec | undefined, inputs: Inputs
     const dims = Array.isArray(n.params.dims) ? (n.params.dims as number[]) : [1, 0];
     return `${arg("input")}.permute(${dims.join(", ")})`;
   }
-  if (METHODS.has(op)) return `${arg("input")}.${op}(${kwargs(spec, n.params).join(", ")})`;
+  if (spec?.call?.usual === "method") return `${arg("input")}.${op}(${kwargs(spec, n.params).join(", ")})`;
   if (op === "leaky_relu" && typeof n.params.negative_slope === "number" && n.params.negative_slope !== 0.01)
     return call(op, [arg("input"), formatNumber(n.params.negative_slope)]);
   const args = ports.map((p) => arg(p.name));
