@@ -31,12 +31,13 @@ def edit(doc, node_id, **params):
 
 def torch_message(name, stored, now):
     """PyTorch's load_state_dict words for a param of shape `stored` into one of shape `now`."""
-    module, param = name.rsplit(".", 1) if "." in name else (None, name)
+    *modules, param = name.split(".")
     model = torch.nn.Module()
     target = model
-    if module:
-        target = torch.nn.Module()
-        model.add_module(module, target)
+    for module in modules:  # nested: block1.layer1.weight
+        inner = torch.nn.Module()
+        target.add_module(module, inner)
+        target = inner
     target.register_parameter(param, torch.nn.Parameter(torch.zeros(now)))
     with pytest.raises(RuntimeError) as err:
         model.load_state_dict({name: torch.zeros(stored)})
@@ -109,3 +110,69 @@ def test_shape_of_nested_lists():
     assert shape_of([[1, 2], [3, 4], [5, 6]]) == (3, 2)
     assert shape_of([]) == (0,)
     assert shape_of([[1, 2], [3]]) is None  # ragged: the param check reports it
+
+
+def test_a_module_instances_trained_state_of_an_old_size_is_stale_at_its_inner_layer():
+    """The editor's "Make module" after training: the definition fresh, the trained weights in
+    the instance's state; fed three features, that state is stale under its PyTorch name."""
+    doc = {
+        "version": 2,
+        "nodes": [
+            {"id": "x", "op": "tensor", "params": {"shape": [4, 3]}, "position": {"x": 0, "y": 0}},
+            {
+                "id": "block1",
+                "op": "module",
+                "params": {"module": "Block", "state": {"layer1": {"weight": [[1.0, 2.0]] * 8}}},
+                "position": {"x": 200, "y": 0},
+            },
+        ],
+        "edges": [
+            {"id": "e", "source": "x", "sourcePort": "out", "target": "block1", "targetPort": "inp"}
+        ],
+        "modules": [
+            {
+                "name": "Block",
+                "nodes": [
+                    {"id": "inp", "op": "module_input", "params": {}, "position": {"x": 0, "y": 0}},
+                    {
+                        "id": "layer1",
+                        "op": "linear",
+                        "params": {"out_features": 8},
+                        "position": {"x": 200, "y": 0},
+                    },
+                    {
+                        "id": "out",
+                        "op": "module_output",
+                        "params": {},
+                        "position": {"x": 400, "y": 0},
+                    },
+                ],
+                "edges": [
+                    {
+                        "id": "a",
+                        "source": "inp",
+                        "sourcePort": "out",
+                        "target": "layer1",
+                        "targetPort": "input",
+                    },
+                    {
+                        "id": "b",
+                        "source": "layer1",
+                        "sourcePort": "out",
+                        "target": "out",
+                        "targetPort": "input",
+                    },
+                ],
+                "inputs": ["inp"],
+                "outputs": ["out"],
+            }
+        ],
+    }
+    problems = validate(parse(doc))
+    assert [(p.node, p.param, p.code) for p in problems] == [
+        ("block1/layer1", "weight", STALE_VALUES)
+    ]
+    assert problems[0].message == torch_message("block1.layer1.weight", (8, 2), (8, 3))
+    del doc["nodes"][1]["params"]["state"]  # the editor's reset at the instance
+    assert validate(parse(doc)) == []
+    assert run(parse(doc), "forward").status == "ok"

@@ -64,8 +64,10 @@ def find(node_id, op, params, inputs):
             return found
         wanted = form.shapes(form.args(x, params))
         keys = dict(form.state)
+        # named as in the model's state_dict: `block1.layer1.weight` inside an instance
+        path = node_id.replace("/", ".")
         for param, expected in wanted.items():
-            _check(found, params, param, tuple(expected), f"{node_id}.{keys[param]}")
+            _check(found, params, param, tuple(expected), f"{path}.{keys[param]}")
     # A source's `value`, trained or typed, wins over its `shape` (the shape is used only when
     # there is no value), so a source never holds a stale value: a person who set a shape and
     # then typed values of another size meant those values.

@@ -13,6 +13,7 @@ import { useDetail } from "./detail";
 import { shapeText } from "./faces";
 import OpNodeView from "./OpNodeView";
 import { focusWithin, useRunSlice } from "./runSlice";
+import { InstanceStaleOffer } from "./StaleOffer";
 
 /** What the canvas draws for a node: an instance of a module, or an op. */
 function NodeSwitch(props: NodeProps<OpNode>) {
@@ -97,6 +98,7 @@ function ModuleNodeView({ id, data, selected }: NodeProps<OpNode>) {
           no module named {name} in this graph
         </div>
       )}
+      <InstanceStaleOffer id={id} />
       {problems.slice(0, 1).map((p, i) => (
         <div key={i} className="anno problem" role="alert">
           {p.node !== key ? `${p.node!.slice(key.length + 1)}: ` : ""}

@@ -7,7 +7,8 @@
 // readable floor of the fit view (fit.ts) its large face (detail.ts) wraps in 22 px type with
 // the value and gradient lines under it. The node takes the taller of the two at every zoom,
 // so that nothing moves or re-routes as the zoom changes and no face hangs out of its node.
-import { type NodeHandle, Position } from "@xyflow/react";
+import { type NodeHandle, Position, type XYPosition } from "@xyflow/react";
+import { type Box, freeShift } from "../layout/freeSpace";
 import type { OpSpec } from "../api/types";
 import type { OpNode, WireEdge } from "../doc/convert";
 import { allFaces, displayName } from "./faces";
@@ -124,4 +125,21 @@ export function sizedToFaces(
     const { width, height, handles } = nodeSize(ops[n.data.op], face);
     return { ...n, measured: { width, height }, handles };
   });
+}
+
+/** A node's box on the canvas: its place and the size it was measured at (or will be drawn
+ * at); a module instance not yet drawn counts as a node of three rows. */
+export function boxOf(n: { position: XYPosition; measured?: { width?: number; height?: number } }): Box {
+  return { x: n.position.x, y: n.position.y, width: n.measured?.width ?? NODE_WIDTH, height: n.measured?.height ?? 90 };
+}
+
+/** `added` moved together to the nearest place where they cover none of `others` (layout/
+ * freeSpace.ts): what is unpacked or pasted lands in free space, beside where it was asked for. */
+export function placedFree<N extends { position: XYPosition; measured?: { width?: number; height?: number } }>(
+  added: N[],
+  others: readonly N[],
+): N[] {
+  const shift = freeShift(added.map(boxOf), others.map(boxOf));
+  if (!shift.x && !shift.y) return added;
+  return added.map((n) => ({ ...n, position: { x: n.position.x + shift.x, y: n.position.y + shift.y } }));
 }

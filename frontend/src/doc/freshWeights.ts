@@ -22,6 +22,14 @@ function canonical(v: unknown): string {
   );
 }
 
+/** Whether a node's params `now` are the values a training wrote (`trained`) and differ from
+ * those it had before (`before`): nobody has changed them since. */
+export function isTrained(now: Record<string, unknown>, before: Record<string, unknown>, trained?: Record<string, unknown>) {
+  if (!trained) return false;
+  const at = canonical(now);
+  return at === canonical(trained) && at !== canonical(before);
+}
+
 /** `doc` with the trained values (`written` by the last training's write-back, unchanged
  * since) back at their values before training (`seeded`); null when nothing is to change. */
 export function freshDocument(doc: GraphDocument, seeded: NodeParams, written: NodeParams): GraphDocument | null {
@@ -30,8 +38,7 @@ export function freshDocument(doc: GraphDocument, seeded: NodeParams, written: N
     const before = seeded[n.id];
     const trained = written[n.id];
     if (!before || !trained) return n;
-    const now = canonical(n.params);
-    if (now !== canonical(trained) || now === canonical(before)) return n;
+    if (!isTrained(n.params, before, trained)) return n;
     changed = true;
     return { ...n, params: { ...before } };
   });

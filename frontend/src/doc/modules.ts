@@ -106,11 +106,19 @@ export function instanceId(name: string, taken: Set<string>) {
   return freshId(/\d$/.test(stem) ? `${stem}_` : stem, taken);
 }
 
+/** What a picked node's definition keeps (`params`) and what goes to the new instance's
+ * `state` (trained values, by their paths under it): doc/trainedState.ts splitTrained. */
+export type SplitTrained = (n: DocNode) => { params: Record<string, unknown>; state: Record<string, Record<string, unknown>> };
+
+const keepAll: SplitTrained = (n) => ({ params: { ...n.params }, state: {} });
+
 /** Replaces the nodes `selected` of `level` by one instance of a new module `name` made of them.
  * Each outside source wired in becomes one input (named after the inner port it feeds first),
- * each inner source wired out one output; the edges across keep their ids, outside. Throws an
- * Error in the user's words when the selection cannot be one node. */
-export function makeModule(level: Level, selected: string[], name: string, taken: Set<string>) {
+ * each inner source wired out one output; the edges across keep their ids, outside. `split`
+ * keeps trained values out of the definition and in the instance's state, as an nn.Module's
+ * class holds no trained weights. Throws an Error in the user's words when the selection
+ * cannot be one node. */
+export function makeModule(level: Level, selected: string[], name: string, taken: Set<string>, split: SplitTrained = keepAll) {
   const inside = new Set(selected);
   const picked = level.nodes.filter((n) => inside.has(n.id));
   if (!picked.length) throw new Error("select the nodes to put into the module first");
@@ -128,7 +136,12 @@ export function makeModule(level: Level, selected: string[], name: string, taken
   const minY = Math.min(...picked.map((n) => n.position.y));
   const instance = instanceId(name, taken);
 
-  const defNodes: DocNode[] = picked.map((n) => ({ ...n, params: { ...n.params } }));
+  const state: Record<string, Record<string, unknown>> = {};
+  const defNodes: DocNode[] = picked.map((n) => {
+    const part = split(n);
+    Object.assign(state, part.state);
+    return { ...n, params: part.params };
+  });
   const defEdges: DocEdge[] = level.edges.filter((e) => inside.has(e.source) && inside.has(e.target));
   const outer: DocEdge[] = level.edges.filter((e) => !inside.has(e.source) && !inside.has(e.target));
   const inputs: string[] = [];
@@ -162,7 +175,8 @@ export function makeModule(level: Level, selected: string[], name: string, taken
     outer.push({ ...e, source: instance, sourcePort: port });
   }
   const def: ModuleDef = { name, doc: "", nodes: defNodes, edges: defEdges, inputs, outputs };
-  const node: DocNode = { id: instance, op: MODULE_OP, params: { module: name }, position: { x: minX, y: minY } };
+  const params = Object.keys(state).length ? { module: name, state } : { module: name };
+  const node: DocNode = { id: instance, op: MODULE_OP, params, position: { x: minX, y: minY } };
   const nodes = level.nodes.filter((n) => !inside.has(n.id));
   // the instance takes the place of the first node it replaces (the canvas draws in this order)
   nodes.splice(level.nodes.findIndex((n) => inside.has(n.id)), 0, node);

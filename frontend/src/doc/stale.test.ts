@@ -1,7 +1,15 @@
 // The stale-values offer: which params a reset takes out, and what the button says.
 import { describe, expect, it } from "vitest";
 import type { NodeProblem } from "../api/types";
-import { resetPatch, staleOffer, STALE_VALUES, withoutStale } from "./stale";
+import {
+  instanceResetPatch,
+  instanceStaleOffer,
+  resetPatch,
+  staleOffer,
+  STALE_VALUES,
+  withoutStale,
+  withoutStaleInside,
+} from "./stale";
 
 const weight: NodeProblem = {
   node: "layer1",
@@ -48,5 +56,23 @@ describe("staleOffer", () => {
   it("clears the node's stale problems once reset, and keeps the rest", () => {
     const elsewhere = { ...weight, node: "layer2" };
     expect(withoutStale([weight, bias, other, elsewhere], "layer1")).toEqual([other, elsewhere]);
+  });
+});
+
+describe("instanceStaleOffer", () => {
+  const inside: NodeProblem = { ...weight, node: "block1/layer1" };
+  const params = { module: "Block", state: { layer1: { weight: [[1, 2]] }, "b/fc": { weight: [[3]] } } };
+  it("offers to take a layer's trained values out of its instance's state", () => {
+    const offer = instanceStaleOffer([inside, other], { id: "block1", key: "block1", name: "block1", params })!;
+    expect(offer.reset).toEqual(["layer1"]);
+    expect(offer.action).toBe("reset layer1 of block1 to fresh values of the new size");
+    expect(offer.messages).toEqual([weight.message]);
+    expect(instanceResetPatch(offer, params)).toEqual({ state: { "b/fc": { weight: [[3]] } } });
+    expect(withoutStaleInside([inside, other], "block1")).toEqual([other]);
+  });
+
+  it("offers nothing when the stale values are the definition's, not the instance's", () => {
+    expect(instanceStaleOffer([inside], { id: "block1", key: "block1", name: "block1", params: { module: "Block" } })).toBeNull();
+    expect(instanceStaleOffer([inside], { id: "block2", key: "block2", name: "block2", params })).toBeNull();
   });
 });

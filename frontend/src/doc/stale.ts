@@ -50,3 +50,37 @@ export function resetPatch(offer: StaleOffer): Record<string, undefined> {
 export function withoutStale(problems: readonly NodeProblem[], id: string): NodeProblem[] {
   return problems.filter((p) => !(p.code === STALE_VALUES && p.node === id));
 }
+
+/** The offer at a module instance (`key`: its run path, `b` or `a/b` inside an opened module)
+ * whose trained values inside (its `state`, by inner path) are of an earlier size: its inner
+ * nodes' problems, and the state entries to take out so that they start from fresh values of
+ * the new size, as a new instance does. Null when no state entry is stale. */
+export function instanceStaleOffer(
+  problems: readonly NodeProblem[],
+  node: { id: string; key: string; name: string; params: Record<string, unknown> },
+): StaleOffer | null {
+  const lead = `${node.key}/`;
+  const state = (node.params.state ?? {}) as Record<string, unknown>;
+  const mine = problems.filter((p) => p.code === STALE_VALUES && p.node?.startsWith(lead) && !p.edge);
+  const reset = [...new Set(mine.map((p) => p.node!.slice(lead.length)))].filter((path) => path in state);
+  if (!reset.length) return null;
+  const inner = reset.length === 1 ? reset[0] : `${reset.length} layers`;
+  return {
+    node: node.id,
+    reset,
+    action: `reset ${inner} of ${node.name} to fresh values of the new size`,
+    messages: [...new Set(mine.map((p) => p.message))],
+  };
+}
+
+/** The instance's params once its offer is taken: the stale entries out of its `state`. */
+export function instanceResetPatch(offer: StaleOffer, params: Record<string, unknown>): Record<string, unknown> {
+  const state = { ...((params.state ?? {}) as Record<string, unknown>) };
+  for (const path of offer.reset) delete state[path];
+  return { state: Object.keys(state).length ? state : undefined };
+}
+
+/** The problems left once the stale values inside instance `key` are reset. */
+export function withoutStaleInside(problems: readonly NodeProblem[], key: string): NodeProblem[] {
+  return problems.filter((p) => !(p.code === STALE_VALUES && (p.node === key || p.node?.startsWith(`${key}/`))));
+}

@@ -23,7 +23,7 @@ import {
 } from "../doc/convert";
 import { closeAll, composeDocument } from "../doc/modules";
 import { asNewInstances } from "../doc/moduleDefs";
-import { nodeSize, sizedToFaces } from "../canvas/nodeSize";
+import { nodeSize, placedFree, sizedToFaces } from "../canvas/nodeSize";
 import { History } from "../doc/history";
 import { connectionProblem } from "../doc/wiring";
 
@@ -346,7 +346,8 @@ export const useEditor = create<EditorState>()((set, get) => {
       });
       const deselected = get().nodes.map((n) => (n.selected ? { ...n, selected: false } : n));
       const levels = [...get().nodes, ...(get().meta.open ?? []).flatMap((f) => f.nodes)];
-      const made = asNewInstances(nodes, levels); // a pasted instance is a new one: its own parameters
+      // a pasted instance is a new one (its own parameters); the nodes land in free space
+      const made = placedFree(asNewInstances(nodes, levels), get().nodes);
       change({ nodes: [...deselected, ...made], edges: [...get().edges, ...edges] });
       // the next paste lands a step further along, as in other editors
       set({ clipboard: { nodes: made.map((n) => ({ ...n, selected: false })), edges } });

@@ -5,7 +5,7 @@
 import type { XYPosition } from "@xyflow/react";
 import { create } from "zustand";
 import type { DocNode } from "../api/types";
-import { nodeSize } from "../canvas/nodeSize";
+import { nodeSize, placedFree } from "../canvas/nodeSize";
 import { type DocMeta, type Frame, toDocument, toFlowEdge, toFlowNode } from "../doc/convert";
 import {
   closeAll,
@@ -19,11 +19,14 @@ import {
   runKey,
   scopeOf,
   shownAt,
+  type SplitTrained,
   unpackModule,
 } from "../doc/modules";
+import { splitTrained } from "../doc/trainedState";
 import { deleteModule, moduleUses, renameModule } from "../doc/moduleDefs";
 import { useEditor } from "./editor";
 import { useRun } from "./run";
+import { useTraining } from "./training";
 
 /** The "Make module" dialog: shown while `naming` (its name field is checked as typed). */
 export const useModuleUi = create<{
@@ -88,6 +91,17 @@ export function askToMake() {
   else useModuleUi.getState().setNaming(true);
 }
 
+/** How "Make module" splits a node into its definition's fresh params and the instance's
+ * trained state: by the registry's layer state, and for a parameter by what this graph's last
+ * training wrote (known only on the graph's own level, where its node ids are). */
+function trainedSplit(): SplitTrained {
+  const ed = useEditor.getState();
+  const { seeded, written } = useTraining.getState();
+  const known = seeded && written && seeded.opened === ed.opened && !ed.meta.open?.length;
+  const writes = known ? { seeded: seeded.params, written } : undefined;
+  return (n) => splitTrained(n, ed.ops[n.op], writes);
+}
+
 /** Replaces the selected nodes by an instance of a new module `name`. Returns the problem
  * that stopped it, or null. */
 export function makeFromSelection(name: string): string | null {
@@ -97,7 +111,7 @@ export function makeFromSelection(name: string): string | null {
   const taken = new Set([...ed.nodes.map((n) => n.id), ...ed.edges.map((e) => e.id)]);
   let made;
   try {
-    made = makeModule(level(), ed.nodes.filter((n) => n.selected).map((n) => n.id), name, taken);
+    made = makeModule(level(), ed.nodes.filter((n) => n.selected).map((n) => n.id), name, taken, trainedSplit());
   } catch (e) {
     return (e as Error).message;
   }
@@ -120,7 +134,15 @@ export function unpack(id: string) {
   }
   const kept = new Map(ed.nodes.map((n) => [n.id, { ...n, selected: false }]));
   const added = new Set(out.added);
-  const nodes = out.nodes.map((n) => (added.has(n.id) ? { ...flowNode(n), selected: true } : kept.get(n.id)!));
+  // the module's nodes take more room than its instance did: they go where they cover no other
+  const others = ed.nodes.filter((n) => n.id !== id);
+  const placed = new Map(
+    placedFree(
+      out.nodes.filter((n) => added.has(n.id)).map((n) => ({ ...flowNode(n), selected: true })),
+      others,
+    ).map((n) => [n.id, n]),
+  );
+  const nodes = out.nodes.map((n) => placed.get(n.id) ?? kept.get(n.id)!);
   edit({ nodes, edges: out.edges.map(toFlowEdge) });
 }
 

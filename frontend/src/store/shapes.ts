@@ -9,7 +9,7 @@
 // problems of a refused run that the answer no longer has were fixed by the edit: they go.
 import { create } from "zustand";
 import type { GraphDocument, NodeProblem } from "../api/types";
-import { STALE_VALUES, withoutStale } from "../doc/stale";
+import { STALE_VALUES, withoutStaleInside } from "../doc/stale";
 import { useEditor } from "./editor";
 
 interface ShapesState {
@@ -18,7 +18,8 @@ interface ShapesState {
   stale: NodeProblem[];
   /** The latest validation's problems of a node itself (not of a port or a wire). */
   early: NodeProblem[];
-  /** Node `id`'s stale values were reset to fresh ones: its offer goes. */
+  /** Node `id`'s stale values (a module instance's: those inside it) were reset to fresh
+   * ones: its offer goes. */
   dropStale(id: string): void;
 }
 
@@ -26,7 +27,7 @@ export const useShapes = create<ShapesState>()((set) => ({
   shapes: {},
   stale: [],
   early: [],
-  dropStale: (id) => set((s) => ({ stale: withoutStale(s.stale, id) })),
+  dropStale: (id) => set((s) => ({ stale: withoutStaleInside(s.stale, id) })),
 }));
 
 /** A problem shown before any run: a node's own (its op's error on its inputs' shapes, a

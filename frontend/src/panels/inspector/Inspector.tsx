@@ -5,7 +5,7 @@ import { useShallow } from "zustand/react/shallow";
 import { formatShape, formatSummary } from "../../format/annotate";
 import { useEditor } from "../../store/editor";
 import { useRun } from "../../store/run";
-import { useRunKey } from "../../store/modules";
+import { askToMake, useRunKey } from "../../store/modules";
 import FdCheck from "./FdCheck";
 import ModuleInspector from "./ModuleInspector";
 import ParamField from "./ParamField";
@@ -32,11 +32,30 @@ export default function Inspector() {
       {selected.length === 1 ? (
         <NodeInspector id={selected[0]} />
       ) : selected.length > 1 ? (
-        <p className="muted">{selected.length} nodes selected</p>
+        <SelectionInspector count={selected.length} readOnly={following} />
       ) : (
         <DocumentInspector />
       )}
     </aside>
+  );
+}
+
+/** Several nodes selected: what can be done with them together. */
+function SelectionInspector({ count, readOnly }: { count: number; readOnly: boolean }) {
+  return (
+    <div className="selection-inspector">
+      <h2>{count} nodes selected</h2>
+      <div className="inspector-actions">
+        <button
+          type="button"
+          disabled={readOnly}
+          onClick={askToMake}
+          title="one node for the selection, reusable as an nn.Module (Ctrl+G); trained values stay with this instance"
+        >
+          Make module…
+        </button>
+      </div>
+    </div>
   );
 }
 
