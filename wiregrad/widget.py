@@ -18,6 +18,7 @@ from backend.server import fastjson
 from backend.server.config import Settings
 from backend.server.protocol import RunRequest, TrainRequest
 
+from .code import from_code, to_code, trace
 from .documents import DocumentError, as_document, save
 from .html_export import export_html
 from .kernel import PAGE, KernelSession
@@ -27,7 +28,6 @@ from .running import RunOutput, outputs_of
 
 def _document_of(obj, example_inputs):
     """A document dict from whatever `wg.show` was given."""
-    from . import from_code, trace
     from .documents import to_dict
 
     if isinstance(obj, dict) or type(obj).__name__ == "GraphDocument":
@@ -166,8 +166,6 @@ class Editor(anywidget.AnyWidget):
         return self._losses.pop(ack["train_id"], [])
 
     def to_code(self, flavor="torch"):
-        from . import to_code
-
         return to_code(self.document, flavor=flavor)
 
     def save(self, path):
