@@ -19,6 +19,22 @@ from .syntax import dotted, literal
 _FORM = {"lib": "function", "F": "functional", "method": "method"}
 
 
+def on_device(call):
+    """Whether `call` is x.to(<device>) / x.cpu(): the same values wherever they are (the
+    device a constant string once constants.py has written it in: "cpu", "cuda:0")."""
+    if call.func.attr == "cpu":
+        return not call.args and not call.keywords
+    arg = call.args[0] if len(call.args) == 1 and not call.keywords else None
+    if arg is None:
+        kw = {k.arg: k.value for k in call.keywords}
+        arg = kw.get("device") if len(kw) == 1 else None
+    return (
+        isinstance(arg, ast.Constant)
+        and isinstance(arg.value, str)
+        and arg.value.split(":")[0] in ("cpu", "cuda", "mps", "xpu")
+    )
+
+
 class CallReader:
     def __init__(self, imp):
         self.imp = imp  # the statement walker (importer._Importer)
@@ -98,10 +114,11 @@ class CallReader:
         the engine's linspace (today within an ulp of PyTorch's, not always equal to it)."""
         names = ("start", "end", "steps")
         given = dict(zip(names, node.args))
-        extra = [k.arg for k in node.keywords if k.arg not in (*names, "dtype", "requires_grad")]
+        known = (*names, "dtype", "requires_grad", "device")  # (device=: the document's own)
+        extra = [k.arg for k in node.keywords if k.arg not in known]
         if len(node.args) > 3 or extra or any(k.arg is None for k in node.keywords):
             raise Unsupported("write torch.linspace(start, end, steps), dtype= if needed")
-        kwargs = {k.arg: k.value for k in node.keywords}
+        kwargs = {k.arg: k.value for k in node.keywords if k.arg != "device"}
         given.update({k: v for k, v in kwargs.items() if k in names})
         values = {k: self.imp.constants.value(v) for k, v in given.items()}
         ok = set(values) == set(names) and all(
@@ -140,6 +157,8 @@ class CallReader:
             inner = self.imp.exprs.expr(func.value, meta)
             self.imp.mark_requires_grad(inner, self.imp.current_var)
             return inner
+        if func.attr in ("to", "cpu") and on_device(node):
+            return self.imp.exprs.expr(func.value, meta)  # the document runs on its own device
         if func.attr == "contiguous" and not node.args and not node.keywords:
             # the same values in another memory layout: the same node for the graph
             return self.imp.exprs.expr(func.value, meta)

@@ -411,6 +411,8 @@ class ConstantLines:
         c = self.imp.constants
         if self._set_field(stmt):
             return True, None
+        if self._torch_value(stmt):
+            return True, None
         if self._layer_class(stmt):
             return True, None
         names = [n for t in stmt.targets for n in _names(t)]
@@ -424,6 +426,29 @@ class ConstantLines:
                 c.values[name] = value
                 self.imp.env.pop(name, None)
         return True, None
+
+    def _torch_value(self, stmt):
+        """`dtype = torch.float`, `device = torch.device("cpu")`: the dtype's name ("float32")
+        and the device's, constants that dtype= and .to() read (device= is the document's
+        run's, whatever the script names)."""
+        t = stmt.targets[0] if len(stmt.targets) == 1 else None
+        if not isinstance(t, ast.Name):
+            return False
+        modules, value = self.imp.modules, stmt.value
+        if isinstance(value, ast.Attribute):
+            try:
+                v = modules.dtype(value)
+            except Unsupported:
+                return False
+        elif modules.is_call(value, "lib", "device"):
+            v = self.imp.constants.value(value.args[0]) if len(value.args) == 1 else NOT
+            if not isinstance(v, str) or value.keywords:
+                return False
+        else:
+            return False
+        self.imp.constants.values[t.id] = v
+        self.imp.env.pop(t.id, None)
+        return True
 
     def _layer_class(self, stmt):
         """`norm_layer = nn.BatchNorm2d`, `loss_func = F.cross_entropy`, `act = torch.tanh`:

@@ -43,7 +43,7 @@ from .. import registry
 from ..document.format import GraphDocument
 from ..limits import DEFAULT
 from .branches import IfReader
-from .calls import CallReader
+from .calls import CallReader, on_device
 from .classes import ClassReader
 from .constants import ConstantLines, Constants
 from .dataset_lines import DATA, DatasetReader
@@ -121,6 +121,15 @@ def _parse(source):
         raise ImportFailed([ImportProblem(0, problem)]) from None
     except (RecursionError, ValueError) as exc:
         raise ImportFailed([ImportProblem(0, f"cannot parse the script: {exc}")]) from None
+
+
+def _moved(call):
+    """x.to(<device>) / x.cpu() (calls.on_device)."""
+    return (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr in ("to", "cpu")
+        and (on_device(call))
+    )
 
 
 def _sets_requires_grad(target, value):
@@ -440,6 +449,8 @@ class _Importer:
 
     def assign(self, name, value, stmt):
         """`name = value`: a layer declaration, another name for a node, or a new node."""
+        if isinstance(value, ast.Call) and _moved(value):
+            value = value.func.value  # net = Net().to(device): the document's own device
         if self.declare(name, value):
             return
         value = self.parameter_of(value)
@@ -558,6 +569,8 @@ class _Importer:
                 if len(call.args) != 1 or call.keywords:
                     raise Unsupported("append() takes one module")
                 return self.lists.append(rname, call.args[0])
+            if _moved(call) and rname is not None:
+                return None  # model.to(device): the document runs on its own device
             if attr in ("retain_grad", "zero_grad") and rname is not None:
                 return None  # (a run's gradients start from zero)
             if rname in self.optimizers:
