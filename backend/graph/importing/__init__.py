@@ -29,4 +29,5 @@ statements): each module reads one kind of line or expression into nodes.
     inplace_lines.py x.add_(1), x[0] = v, x += 1: in-place nodes, and views read as x[0:2]
     tensor_index.py  C[ids], x[range(n), target], x[:, idx], x[mask]: the index op
     leaf_values.py   w = <computed>; w.requires_grad_(): a tensor node of its values
+    no_grad_lines.py with torch.no_grad(): y = <expr>: its reads detached
 """

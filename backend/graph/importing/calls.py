@@ -72,11 +72,23 @@ class CallReader:
             if d is None:
                 raise Unsupported("only calls of eg./torch./F. functions and methods")
             raise Unsupported(f"'{d}' is not a function of the op registry")
+        if rest in ("max", "min") and self._of_two_tensors(node, receiver):
+            rest = {"max": "maximum", "min": "minimum"}[rest]  # torch.max(a, b): elementwise
         spec = registry.called(rest)
         if spec is None or _FORM[kind] not in spec.call.forms:
             raise Unsupported(f"'{d or rest}' is not an op of the registry")
         bound = self._bind(node, rest, spec.call, receiver)
         return self.make_op(spec.name, rest, bound, meta, values)
+
+    def _of_two_tensors(self, node, receiver):
+        """Whether a max / min call compares two tensors (torch.max(a, b), a.max(b),
+        other=b): PyTorch's elementwise maximum / minimum, not a reduction along a dim."""
+        args = list(node.args) if receiver is None else [receiver, *node.args]
+        other = args[1] if len(args) == 2 else None
+        for k in node.keywords:
+            if k.arg == "other":
+                other = k.value
+        return other is not None and self.imp.constants.value(other) is NOT
 
     def _module_name(self, node):
         """Whether `node` names an imported module the op registry has no functions of

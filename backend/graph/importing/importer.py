@@ -42,6 +42,7 @@ import time
 from .. import registry
 from ..document.format import GraphDocument
 from ..limits import DEFAULT
+from . import no_grad_lines
 from .branches import IfReader
 from .calls import CallReader, on_device
 from .classes import ClassReader
@@ -346,6 +347,8 @@ class _Importer:
             return self.assign_statement(stmt)
         if isinstance(stmt, ast.If):
             return self.if_statement(stmt, top)
+        if no_grad_lines.claims(self, stmt):
+            return no_grad_lines.read(self, stmt)  # x = <expr> lines computed under no_grad
         if isinstance(stmt, ast.With):
             return self.layers.with_statement(stmt)
         if isinstance(stmt, ast.For) and only_output(stmt):
@@ -548,7 +551,8 @@ class _Importer:
         inner = value.args[0]
         kind, fn = self.modules.call_kind(inner) if isinstance(inner, ast.Call) else (None, "")
         if kind != "lib" or fn not in SOURCE_FUNCTIONS:  # a computed value: a leaf of it
-            func = ast.Attribute(value=inner, attr="requires_grad_", ctx=ast.Load())
+            cut = ast.Call(ast.Attribute(inner, "detach", ast.Load()), [], [])  # a leaf
+            func = ast.Attribute(value=cut, attr="requires_grad_", ctx=ast.Load())
             return ast.Call(func=func, args=[], keywords=[])
         rg = ast.keyword(arg="requires_grad", value=ast.Constant(True))
         return ast.Call(func=inner.func, args=inner.args, keywords=[*inner.keywords, rg])

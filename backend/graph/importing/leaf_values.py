@@ -4,14 +4,14 @@
     weights.requires_grad_()                 (or weights.requires_grad = True,
     w = (torch.arange(6.0) / 6).requires_grad_()    or self.w = nn.Parameter(torch.ones(3) * 0.1))
 
-In PyTorch a tensor computed from tensors that need no gradient is a leaf, and requires_grad_()
-makes it one that needs its gradient: it starts from the values the computation gave and keeps
-no history of it. The graph says so with a `tensor` node holding those values (requires_grad
+In PyTorch a tensor computed from tensors that need no gradient (or through detach()) is a
+leaf, and requires_grad_() makes it one that needs its gradient: it starts from the values the
+computation gave and keeps no history of it. The graph says so with a `tensor` node holding those values (requires_grad
 on): the nodes that computed them are run on the engine while reading (never the script: the
 registry's ops on the values the graph already holds), and those that nothing else reads go.
 Where the computation needs a gradient itself (a tensor with requires_grad, a layer), the
 tensor is no leaf: requires_grad_() changes nothing, as in PyTorch, and `x.requires_grad = True`
-is PyTorch's error."""
+is PyTorch's error. nn.Parameter(t) is read as t.detach().requires_grad_(): always a leaf."""
 
 import engine as eg
 
@@ -58,8 +58,9 @@ def make_leaf(imp, nid, name, attribute=False):
     incoming = {}
     for src, dst, port in graph.edges:
         incoming.setdefault(dst, []).append((port, src))
-    order = _ancestors(nid, incoming)
-    if any(_needs_grad(graph.nodes.get(n)) for n in order):
+    order = _ancestors(nid, incoming, graph.nodes)
+    reached = _ancestors(nid, incoming, graph.nodes, cut="detach")
+    if any(_needs_grad(graph.nodes.get(n)) for n in reached):
         if attribute:
             raise Unsupported(_NO_LEAF.format(name=name))
         return  # requires_grad_() on a tensor that requires grad already: nothing changes
@@ -93,8 +94,9 @@ def make_leaf(imp, nid, name, attribute=False):
     )
 
 
-def _ancestors(nid, incoming):
-    """`nid` and the nodes it is computed from, inputs first."""
+def _ancestors(nid, incoming, nodes, cut=None):
+    """`nid` and the nodes it is computed from, inputs first (not past a node of op `cut`:
+    what a gradient reaches)."""
     order, seen, stack = [], set(), [(nid, False)]
     while stack:
         n, done = stack.pop()
@@ -105,6 +107,8 @@ def _ancestors(nid, incoming):
             continue
         seen.add(n)
         stack.append((n, True))
+        if cut is not None and nodes.get(n, {}).get("op") == cut:
+            continue
         stack.extend((src, False) for _, src in incoming.get(n, ()) if src not in seen)
     return order
 

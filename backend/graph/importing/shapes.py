@@ -154,7 +154,15 @@ class _Substitute(ast.NodeTransformer):
 
     def visit_Subscript(self, node):
         node = self.generic_visit(node)
-        # x.size()[1:]: a slice of the shape, as its tuple (an index is constants.py's)
+        # x.shape[0]: one size, x.size()[1:]: a slice of the shape, as its tuple
+        if isinstance(node.value, ast.Tuple) and not isinstance(node.slice, ast.Slice):
+            try:
+                values, i = ast.literal_eval(node.value), ast.literal_eval(node.slice)
+            except ValueError:
+                return node
+            if type(i) is int and -len(values) <= i < len(values):
+                return literal_node(values[i], node)
+            return node
         if isinstance(node.value, ast.Tuple) and isinstance(node.slice, ast.Slice):
             try:
                 values = ast.literal_eval(node.value)
