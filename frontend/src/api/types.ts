@@ -81,6 +81,16 @@ export interface LessonStep {
   select: string[];
   run: "forward" | "backward" | "train" | null;
   options?: Record<string, boolean>;
+  predict?: LessonPredict | null; // a question to the room at this step
+}
+
+/** A lesson step's question (docs/graph-format.md, "Lesson steps that ask"): exactly one of
+ * `edge` and `node`. */
+export interface LessonPredict {
+  edge?: string | null;
+  node?: string | null;
+  what?: "value" | "grad";
+  prompt?: string;
 }
 
 /** A subgraph used as a node (op `module`, param `module` its name): docs/graph-format.md. */

@@ -7,8 +7,9 @@ import { create } from "zustand";
 import type { Nested, Summary, TraceRecord } from "../api/types";
 import { type Annotations, applyRecords, describeRecord, emptyAnnotations } from "./annotations";
 import { useEditor } from "./editor";
+import { currentPredict, predictTarget } from "./lesson";
 import { nameOf } from "./names";
-import { type Hidden, hiddenKeys, mask, type QuizTarget, unmask } from "./quizMask";
+import { type Hidden, hiddenKeys, lessonKeys, mask, type QuizTarget, unmask } from "./quizMask";
 import { getConnection } from "./connection";
 import { useRun } from "./run";
 
@@ -66,11 +67,18 @@ export interface QuizState {
   restore(code: string): Promise<void>;
   /** Leaving a room: no question, nothing hidden. */
   leave(): void;
+  /** The lesson shows another step (store/reactions.ts): a step that asks the room has its
+   * number hidden from now on, where a question would hide it, until its question comes (the
+   * owner's page asks once the step's run is shown), another step is shown, or 30 s pass. */
+  lessonStepShown(): void;
+  /** The owner's page will not ask the lesson step's question after all (its run failed). */
+  notAsking(): void;
   /** The room's spread of answers so far (the owner's page). */
   answers(m: Spread & { code: string; quiz_id: string }): void;
   /** The run's annotations were rebuilt (records, step mode): hide the number again. */
   rehide(): void;
-  ask(target: QuizTarget, names: boolean): Promise<string | null>;
+  /** `question`: the question in words (a lesson step's prompt). */
+  ask(target: QuizTarget, names: boolean, question?: string): Promise<string | null>;
   answer(text: string, name?: string): Promise<string | null>;
   reveal(): Promise<string | null>;
   end(): Promise<void>;
@@ -174,38 +182,82 @@ export function wholeRun(): Annotations {
   return applyRecords(emptyAnnotations(), useRun.getState().records);
 }
 
+/** Whether two targets are one number (a leaf's .grad and its total gradient are one). */
+function sameNumber(a: QuizTarget, b: QuizTarget) {
+  const grad = (t: QuizTarget) => t.kind === "leaf_grad" || t.kind === "node_grad";
+  return a.id === b.id && (a.kind === b.kind || (grad(a) && grad(b)));
+}
+
+/** The question the lesson step shown now asks, as a target (null: none). */
+function lessonTarget(): QuizTarget | null {
+  const p = currentPredict();
+  if (!p) return null;
+  const ed = useEditor.getState();
+  const t = predictTarget(p, ed.nodes, ed.edges);
+  return typeof t === "string" ? null : t;
+}
+
+const PENDING_MS = 30_000;
+
 export const useQuiz = create<QuizState>()((set, get) => {
-  // -- hiding the number on a student's page: what is hidden, and the numbers taken out of the
-  // run's annotations meanwhile (put back at the reveal); this store's own
+  // -- hiding the number on a student's page: what is hidden (`keys`, read from the
+  // annotations as they grow: a lesson's question hides every gradient), the numbers taken out
+  // of the run's annotations meanwhile (put back at the reveal), and a lesson step's question
+  // that its owner has not asked yet; this store's own
   let taken: Hidden = {};
-  let hiding: ReturnType<typeof hiddenKeys> | null = null;
+  let hiding: { target: QuizTarget; keys: (a: Annotations) => ReturnType<typeof hiddenKeys> } | null = null;
+  let pending: QuizTarget | null = null;
+  let pendingTimer: ReturnType<typeof setTimeout> | undefined;
 
   function hideNow() {
     if (!hiding) return;
-    const out = mask(useRun.getState().annotations, hiding);
+    const a = useRun.getState().annotations;
+    const out = mask(a, hiding.keys(a));
     if (!out) return;
     for (const [table, entries] of Object.entries(out.taken) as [keyof Hidden, Record<string, Summary>][])
       taken[table] = { ...taken[table], ...entries };
     useRun.getState().replaceAnnotations(out.masked);
   }
 
-  /** Hide what `quiz` asks about while it is open, on a student's page and on the teacher's
-   * while presenting (the projector is in front of the class); show it again after. */
-  function hideFor(quiz: QuizView | null) {
-    const who = get().room.role;
-    const hide = quiz !== null && quiz.status === "open" && (who === "follower" || (who === "owner" && get().presenting));
-    if (hide) {
-      hiding = hiddenKeys(quiz.target, useEditor.getState().edges);
-      set({ hiddenEdges: hiding.edgeGrads ?? [] });
-      hideNow();
-      return;
-    }
-    if (hiding) {
-      hiding = null;
-      set({ hiddenEdges: [] });
-      useRun.getState().replaceAnnotations(unmask(useRun.getState().annotations, taken));
-      taken = {};
-    }
+  function putBack() {
+    if (!hiding) return;
+    hiding = null;
+    set({ hiddenEdges: [] });
+    useRun.getState().replaceAnnotations(unmask(useRun.getState().annotations, taken));
+    taken = {};
+  }
+
+  /** Hide what the open question asks about (or the lesson step's question to come), on a
+   * student's page and on the teacher's while presenting (the projector is in front of the
+   * class); show it again after. */
+  function refresh() {
+    const { quiz, room, presenting } = get();
+    const shows = room.role === "follower" || (room.role === "owner" && presenting);
+    const target = !shows ? null : quiz?.status === "open" ? quiz.target : pending;
+    if (hiding && target && sameNumber(hiding.target, target)) return hideNow();
+    putBack();
+    if (!target) return;
+    const edges = useEditor.getState().edges;
+    const lesson = lessonTarget();
+    const fromLesson = lesson !== null && sameNumber(lesson, target);
+    hiding = {
+      target,
+      keys: fromLesson ? (a) => lessonKeys(target, edges, a) : () => hiddenKeys(target, edges),
+    };
+    set({ hiddenEdges: hiding.keys(useRun.getState().annotations).edgeGrads ?? [] });
+    hideNow();
+  }
+
+  function setPending(target: QuizTarget | null) {
+    clearTimeout(pendingTimer);
+    pendingTimer = undefined;
+    pending = target;
+    if (target)
+      pendingTimer = setTimeout(() => {
+        pending = null;
+        pendingTimer = undefined;
+        refresh();
+      }, PENDING_MS);
   }
 
   const roomCode = () => get().room.code;
@@ -225,7 +277,7 @@ export const useQuiz = create<QuizState>()((set, get) => {
     setPresenting(on) {
       if (on === get().presenting) return;
       set({ presenting: on });
-      hideFor(get().quiz);
+      refresh();
     },
 
     show(quiz) {
@@ -236,7 +288,10 @@ export const useQuiz = create<QuizState>()((set, get) => {
         mine: mine ?? null,
         spread: quiz && before.spread && before.quiz?.quiz_id === quiz.quiz_id ? before.spread : (quiz?.spread ?? null),
       });
-      hideFor(quiz);
+      // what the room says of its question settles a lesson step's question to come (a
+      // joiner's page, which reaches the step with the room's question, asked or over)
+      setPending(null);
+      refresh();
       // the reveal explains the wire: students see its chain rule with the numbers
       if (quiz?.status === "revealed" && quiz.target.kind === "grad" && get().room.role === "follower")
         useRun.getState().selectEdge(quiz.target.id);
@@ -248,13 +303,24 @@ export const useQuiz = create<QuizState>()((set, get) => {
         .catch(() => ({ quiz: null }) as { quiz: null });
       if (reply.quiz) {
         set({ quiz: reply.quiz, spread: reply.spread ?? null });
-        hideFor(reply.quiz);
+        refresh();
       }
     },
 
     leave() {
       set({ quiz: null, spread: null, mine: null });
-      hideFor(null);
+      setPending(null);
+      refresh();
+    },
+
+    lessonStepShown() {
+      setPending(lessonTarget());
+      refresh();
+    },
+
+    notAsking() {
+      setPending(null);
+      refresh();
     },
 
     answers(m) {
@@ -262,27 +328,29 @@ export const useQuiz = create<QuizState>()((set, get) => {
     },
 
     rehide() {
-      if (hiding) hideNow();
+      hideNow();
     },
 
-    async ask(target, names) {
+    async ask(target, names, question = "") {
       const code = roomCode();
       if (!code || get().room.role !== "owner") return "lead a room to ask your students";
-      // in step mode the number may be past the step position: the whole run has it
-      const about = questionAbout(target, useRun.getState().step ? wholeRun() : undefined);
+      // in step mode the number may be past the step position, and a number hidden on the
+      // projector is out of the annotations: the whole run has it
+      const about = questionAbout(target, useRun.getState().step || hiding ? wholeRun() : undefined);
       if (typeof about === "string") return about;
       const reply = await getConnection()
-        .request<{ ok?: boolean; quiz_id?: string; error?: string }>("room_ask", { code, target, names, ...about })
+        .request<{ ok?: boolean; quiz_id?: string; error?: string }>("room_ask", { code, target, question, names, ...about })
         .catch((err: Error) => ({ error: err.message }) as { error: string; quiz_id?: undefined });
       if (!reply.quiz_id) return reply.error ?? "the question could not be asked";
       const shape = (function shapeOf(x: Nested): number[] {
         return Array.isArray(x) ? [x.length, ...(x.length ? shapeOf(x[0]) : [])] : [];
       })(about.truth);
       set({
-        quiz: { quiz_id: reply.quiz_id, target, question: "", names, status: "open", shape },
+        quiz: { quiz_id: reply.quiz_id, target, question, names, status: "open", shape },
         spread: { answered: 0, right: 0, groups: [], common_wrong: null },
       });
-      hideFor(get().quiz);
+      setPending(null);
+      refresh();
       return null;
     },
 
@@ -316,7 +384,7 @@ export const useQuiz = create<QuizState>()((set, get) => {
       if (!reply.quiz) return reply.error ?? "the answer could not be revealed";
       // (the room's broadcast goes to the students; the owner's page has the view from here)
       set({ quiz: reply.quiz });
-      hideFor(reply.quiz);
+      refresh();
       return null;
     },
 
@@ -324,7 +392,7 @@ export const useQuiz = create<QuizState>()((set, get) => {
       const code = roomCode();
       if (code) await getConnection().request("room_quiz_end", { code }).catch(() => {});
       set({ quiz: null, spread: null });
-      hideFor(null);
+      refresh();
     },
 
     async csv() {

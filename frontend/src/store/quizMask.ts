@@ -46,6 +46,31 @@ export function hiddenKeys(target: QuizTarget, edges: Wire[]): Partial<Record<Ta
   };
 }
 
+/** What a lesson step's question hides (docs/graph-format.md, "Lesson steps that ask"): more
+ * than `hiddenKeys`, so that no number nearby gives the answer away. A gradient: every
+ * gradient of the run (those further from the loss are made from it, and a fan-out's or a
+ * symmetric graph's neighbours are equal to it); a value: that node's value, every value
+ * computed from it, and every gradient. `a`: the annotations now (the leaves' .grad keys). */
+export function lessonKeys(target: QuizTarget, edges: Wire[], a: Annotations): Partial<Record<Table, string[]>> {
+  const grads = {
+    edgeGrads: [...new Set([...edges.map((e) => e.id), ...Object.keys(a.edgeGrads)])],
+    nodeGrads: Object.keys(a.nodeGrads),
+    leafGrads: Object.keys(a.leafGrads),
+  };
+  if (target.kind !== "value") return grads;
+  const out = new Map<string, string[]>();
+  for (const e of edges) out.set(e.source, [...(out.get(e.source) ?? []), e.target]);
+  const below = new Set([target.id]);
+  const queue = [target.id];
+  while (queue.length)
+    for (const next of out.get(queue.pop()!) ?? [])
+      if (!below.has(next)) {
+        below.add(next);
+        queue.push(next);
+      }
+  return { ...grads, values: [...below] };
+}
+
 /** `a` without the hidden entries (null when it has none of them: nothing to do), and the
  * entries taken out. */
 export function mask(a: Annotations, keys: Partial<Record<Table, string[]>>): { masked: Annotations; taken: Hidden } | null {

@@ -2,32 +2,9 @@
 // reach the other stores on a follower's page only, a joiner is shown what the room showed,
 // and a page out of its room has its graph back.
 import { beforeEach, describe, expect, it, vi } from "vitest";
+import { emit, fake } from "../testing/fakeConnection";
 
-type Handler = (payload: unknown) => void;
-const fake = vi.hoisted(() => ({
-  handlers: new Map<string, Handler[]>(),
-  replies: new Map<string, unknown>(),
-  requests: [] as [string, unknown][],
-}));
-
-vi.mock("./connection", () => {
-  const connection = {
-    socket: { connected: true },
-    on: (event: string, handler: Handler) => {
-      fake.handlers.set(event, [...(fake.handlers.get(event) ?? []), handler]);
-      return () => fake.handlers.set(event, (fake.handlers.get(event) ?? []).filter((h) => h !== handler));
-    },
-    onStatus: () => () => {},
-    onRuns: () => () => {},
-    // records come packed on the wire; these tests send plain ones
-    expandRecords: (_: string, wire: unknown[]) => wire,
-    request: (event: string, payload: unknown) => {
-      fake.requests.push([event, payload]);
-      return Promise.resolve(fake.replies.get(event) ?? {});
-    },
-  };
-  return { getConnection: () => connection };
-});
+vi.mock("./connection", async () => (await import("../testing/fakeConnection")).connectionModule);
 
 import type { Summary, TraceRecord } from "../api/types";
 import { squareOfASum } from "../testing/documents";
@@ -39,7 +16,6 @@ import { startReactions } from "./reactions";
 import { useRoom } from "./room";
 import { useRun } from "./run";
 
-const emit = (event: string, payload: unknown) => (fake.handlers.get(event) ?? []).forEach((h) => h(payload));
 const value = (node: string): TraceRecord => ({ kind: "value", node, summary: { shape: [], dtype: "float32", numel: 1 } as unknown as Summary });
 const records = [value("x"), value("y"), value("a"), value("z")];
 

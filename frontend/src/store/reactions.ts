@@ -167,6 +167,10 @@ function storeReactions(): (() => void)[] {
     usePace.subscribe((s, prev) => {
       if (s.presenting !== prev.presenting) useQuiz.getState().setPresenting(s.presenting);
     }),
+    // a lesson step that asks the room: its number hidden from the moment the step shows
+    useLesson.subscribe((s, prev) => {
+      if (s.index !== prev.index || s.opened !== prev.opened || s.hidden !== prev.hidden) useQuiz.getState().lessonStepShown();
+    }),
     useRun.subscribe((s, prev) => {
       if (s.annotations === prev.annotations) return;
       // records and step mode rebuild the annotations: a question's number is hidden again

@@ -139,6 +139,11 @@ function TeacherQuiz() {
       <header>
         <b>Predict: {quiz.target.label}</b>
       </header>
+      {quiz.question && (
+        <p className="quiz-question" aria-label="the question">
+          {quiz.question}
+        </p>
+      )}
       <p className="quiz-count" aria-label="answered" data-answered={s.answered} data-right={s.right}>
         {s.answered} answered{!secret && (revealed || s.answered) ? ` · ${s.right} right` : ""}
       </p>
@@ -217,9 +222,12 @@ function StudentQuiz({ quiz }: { quiz: QuizView }) {
       <header>
         <b>Predict {quiz.target.label}</b>
       </header>
-      <p className="muted">
-        {quiz.question || "hidden on your canvas until your teacher reveals it"}: {shapeWords(quiz.shape)}, as in PyTorch
-      </p>
+      {quiz.question && (
+        <p className="quiz-question" aria-label="the question">
+          {quiz.question}
+        </p>
+      )}
+      <p className="muted">hidden on your canvas until your teacher reveals it: {shapeWords(quiz.shape)}, as in PyTorch</p>
       <form onSubmit={send}>
         {quiz.names && <input aria-label="your name" placeholder="your name" value={name} onChange={(e) => setName(e.target.value)} />}
         <input
