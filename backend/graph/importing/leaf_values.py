@@ -6,12 +6,13 @@
 
 In PyTorch a tensor computed from tensors that need no gradient (or through detach()) is a
 leaf, and requires_grad_() makes it one that needs its gradient: it starts from the values the
-computation gave and keeps no history of it. The graph says so with a `tensor` node holding those values (requires_grad
-on): the nodes that computed them are run on the engine while reading (never the script: the
-registry's ops on the values the graph already holds), and those that nothing else reads go.
-Where the computation needs a gradient itself (a tensor with requires_grad, a layer), the
-tensor is no leaf: requires_grad_() changes nothing, as in PyTorch, and `x.requires_grad = True`
-is PyTorch's error. nn.Parameter(t) is read as t.detach().requires_grad_(): always a leaf."""
+computation gave and keeps no history of it. The graph says so with a `tensor` node holding
+those values (requires_grad on): the nodes that computed them are run on the engine while
+reading (never the script: the registry's ops on the values the graph already holds), and
+those that nothing else reads go. Where the computation needs a gradient itself (a tensor with
+requires_grad, a layer), the tensor is no leaf: requires_grad_() changes nothing, as in
+PyTorch, and `x.requires_grad = True` is PyTorch's error. nn.Parameter(t) is read as
+t.detach().requires_grad_(): always a leaf."""
 
 import engine as eg
 
@@ -86,7 +87,7 @@ def make_leaf(imp, nid, name, attribute=False):
     }
     graph.edges = [e for e in graph.edges if e[1] != nid]
     _drop_unread(imp, order[:-1])
-    imp.shapes.forget_edges()
+    imp.shapes.forget_edges(nid)
     imp.notes.add(
         imp.current_line,
         f"{name}: a leaf made from a computed value: the {value.numel():,} values the "

@@ -56,10 +56,11 @@ class ShapeModel:
             self.known[nid] = self._compute(nid)
         return self.known[ref]
 
-    def forget_edges(self):
-        """The graph's edges changed other than by being added (a computed tensor made a leaf:
-        leaf_values.py): read them anew at the next shape read."""
+    def forget_edges(self, changed):
+        """The graph's edges changed other than by being added, and node `changed` is another
+        op (a computed tensor made a leaf: leaf_values.py): read them anew."""
         self.incoming, self.seen_edges = {}, 0
+        self.known.pop(changed, None)
 
     def _index_edges(self):
         edges = self.imp.graph.edges

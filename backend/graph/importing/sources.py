@@ -3,9 +3,11 @@ a seeded generator), eg.arange(n) and eg.arange(n).reshape(shape), and eg.tensor
 default_rng(seed).standard_normal(shape) / .random(shape), all as `tensor` nodes."""
 
 import ast
+import math
 
 from .problems import Unsupported
-from .syntax import dtype_of_values, lists, literal
+from .random_draws import MAX_VALUES
+from .syntax import dtype_of_values, is_number, lists, literal
 
 SOURCE_FUNCTIONS = ("tensor", "arange", "zeros", "ones", "randn", "rand")
 
@@ -52,12 +54,36 @@ class SourceReader:
         return params, kwargs
 
     def _arange(self, node, kwargs):
-        if len(node.args) != 1:
-            raise Unsupported("only eg.arange(n) is supported")
-        n = literal(node.args[0])
-        params = {"init": "arange", "shape": [n], "value": None}
-        params["dtype"] = self.imp.modules.dtype_in(kwargs) or "int64"
-        return params
+        """arange(n): an arange init; arange(start, end[, step]) and a float bound: their
+        values, as PyTorch counts them (a float bound makes a float32 tensor)."""
+        bounds = [literal(a) for a in node.args]
+        for k in ("start", "end", "step"):
+            if k in kwargs:
+                bounds.append(literal(kwargs.pop(k)))
+        if not 1 <= len(bounds) <= 3 or not all(is_number(b) for b in bounds):
+            raise Unsupported("write eg.arange(n) or eg.arange(start, end, step) of numbers")
+        dtype = self.imp.modules.dtype_in(kwargs)
+        floats = any(isinstance(b, float) for b in bounds)
+        if len(bounds) == 1 and not floats:
+            return {
+                "init": "arange",
+                "shape": [bounds[0]],
+                "value": None,
+                "dtype": dtype or "int64",
+            }
+        start, end, step = ([0, bounds[0], 1] if len(bounds) == 1 else [*bounds, 1])[:3]
+        if step == 0:
+            raise Unsupported("arange's step must not be zero")
+        n = max(0, math.ceil((end - start) / step))
+        if n > MAX_VALUES:
+            raise Unsupported(f"arange of more than {MAX_VALUES:,} numbers")
+        dtype = dtype or ("float32" if floats else "int64")
+        values = [start + i * step for i in range(n)]
+        if dtype in ("int64", "bool"):
+            values = [int(v) for v in values]
+        else:
+            values = [float(v) for v in values]
+        return {"value": values, "dtype": dtype}
 
     def _tensor(self, arg, kwargs):
         """eg.tensor(<literal>) or eg.tensor(<numpy draw>)."""

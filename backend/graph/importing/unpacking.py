@@ -5,6 +5,8 @@
                                      `<name>.new` where a value reads a name the line binds
     q, k, v = t.split(n, dim=2)      a split by a size into as many parts as names: each part
                                      is t sliced along dim (the last one to the end)
+    q, k, v = t.chunk(3, dim=-1)     chunks (their size worked out from t's shape), t.unbind(0)
+    a, b = t                         and t itself: t[..., i] along dim (t[i] for t itself)
     mu, logvar = self.encode(x)      a method returning a tuple (functions.py inlines it into
                                      `mu, logvar = (<value>, <value>)`)
 
@@ -29,10 +31,10 @@ class TupleLines:
         value, lines = stmt.value, []
         if _splits(value) and not isinstance(value.func.value, ast.Name):
             # (the tensor split is computed once, then sliced)
-            temp = f"{_first_name(target)}.split"
+            temp = f"{_first_name(target)}.{value.func.attr}"
             lines.append(_at(ast.Assign(targets=[_store(temp)], value=value.func.value), stmt))
             value = ast.Call(
-                func=ast.Attribute(value=_load(temp), attr="split", ctx=ast.Load()),
+                func=ast.Attribute(value=_load(temp), attr=value.func.attr, ctx=ast.Load()),
                 args=value.args,
                 keywords=value.keywords,
             )
@@ -59,27 +61,59 @@ class TupleLines:
             if any(isinstance(e, ast.Starred) for e in value.elts):
                 raise Unsupported("a starred value in an unpacking is not read")
             return list(value.elts)
+        if _splits(value) and value.func.attr == "unbind":
+            return self._unbind(value.func.value, value, n)
         if _splits(value):
             return self._split(value, n)
+        if isinstance(value, ast.Name) and value.id in self.imp.env:
+            return self._unbind(value, None, n)  # a, b = t: t's rows
         raise Unsupported(
             "unpack a tuple of values (a, b = x, y), a split (q, k, v = t.split(n, dim=2)) "
             "or a module's outputs (y, z = net(x))"
         )
 
-    def _split(self, call, n):
-        """t.split(size, dim=d) into n parts: t[..., i*size:(i+1)*size] along dim d."""
-        size = call.args[0] if call.args else kw(call, "split_size")
-        dim = call.args[1] if len(call.args) > 1 else kw(call, "dim")
-        c = self.imp.constants
-        size_v = c.value(size) if size is not None else None
-        dim_v = 0 if dim is None else c.value(dim)
-        if type(size_v) is not int or size_v <= 0:
-            raise Unsupported("split by a whole number size: t.split(n, dim=d)")
+    def _dim(self, tensor, dim):
+        """A dim given as a constant, counted from the front (rank read where negative)."""
+        dim_v = 0 if dim is None else self.imp.constants.value(dim)
         if type(dim_v) is not int or dim_v < 0:
-            rank = self.imp.shapes.rank(call.func.value)
+            rank = self.imp.shapes.rank(tensor)
             if type(dim_v) is not int or rank is None:
                 raise Unsupported("split along a dim the importer knows: dim=<0, 1, 2 ...>")
             dim_v += rank
+        return dim_v
+
+    def _unbind(self, tensor, call, n):
+        """t.unbind(d) (and `a, b = t`, d 0) into n parts: t[..., i] along dim d."""
+        args = list(call.args) if call is not None else []
+        dim = self._dim(tensor, args[0] if args else (kw(call, "dim") if call else None))
+        if isinstance(tensor, ast.Name) and tensor.id in self.imp.env:
+            shape = self.imp.shapes.shape(tensor.id)
+            if dim < len(shape) and shape[dim] != n:
+                raise Unsupported(f"{n} names are bound to {shape[dim]} values")
+        parts = []
+        for i in range(n):
+            index = [ast.Slice() for _ in range(dim)] + [ast.Constant(i)]
+            sl = ast.Tuple(elts=index, ctx=ast.Load()) if dim else index[0]
+            parts.append(ast.Subscript(value=tensor, slice=sl, ctx=ast.Load()))
+        return parts
+
+    def _split(self, call, n):
+        """t.split(size, dim=d) into n parts: t[..., i*size:(i+1)*size] along dim d;
+        t.chunk(n, dim=d) likewise, its size ceil(t.size(d) / n)."""
+        size = call.args[0] if call.args else kw(call, "split_size") or kw(call, "chunks")
+        dim = call.args[1] if len(call.args) > 1 else kw(call, "dim")
+        size_v = self.imp.constants.value(size) if size is not None else None
+        if type(size_v) is not int or size_v <= 0:
+            raise Unsupported("split by a whole number size: t.split(n, dim=d)")
+        dim_v = self._dim(call.func.value, dim)
+        if call.func.attr == "chunk":
+            tensor = call.func.value
+            if not isinstance(tensor, ast.Name):
+                raise Unsupported("chunk a tensor variable: t.chunk(n, dim=d)")
+            total = self.imp.shapes.shape(tensor.id)[dim_v]
+            size_v = -(-total // size_v)
+            if -(-total // size_v) != n:
+                raise Unsupported(f"{n} names are bound to {-(-total // size_v)} chunks")
         parts = []
         for i in range(n):
             upper = None if i == n - 1 else ast.Constant((i + 1) * size_v)
@@ -94,7 +128,7 @@ def _splits(value):
     return (
         isinstance(value, ast.Call)
         and isinstance(value.func, ast.Attribute)
-        and value.func.attr == "split"
+        and value.func.attr in ("split", "chunk", "unbind")
     )
 
 
