@@ -70,3 +70,30 @@ def long_chain(n=30, shape=(4,)):
     ops = [(f"n{i}", "sin" if i % 2 else "cos", {}) for i in range(n)]
     more, edges = chain(ops + [("s", "sum", {})])
     return doc(nodes + more, edges)
+
+
+def affine_module(name="Affine", activation="relu"):
+    """A module definition: y = activation(x * w + b), w and b parameters of shape (3,) drawn
+    from randn (seeds 1 and 2)."""
+    return {
+        "name": name,
+        "nodes": [
+            node("x", "module_input"),
+            {"id": "w", "op": "parameter", "params": {"shape": [3], "init": "randn", "seed": 1}},
+            {"id": "b", "op": "parameter", "params": {"shape": [3], "init": "randn", "seed": 2}},
+            node("m", "mul"),
+            node("a", "add"),
+            node("r", activation),
+            node("y", "module_output"),
+        ],
+        "edges": [
+            edge("xm", "x", "m"),
+            edge("wm", "w", "m", "other"),
+            edge("ma", "m", "a"),
+            edge("ba", "b", "a", "other"),
+            edge("ar", "a", "r"),
+            edge("ry", "r", "y"),
+        ],
+        "inputs": ["x"],
+        "outputs": ["y"],
+    }

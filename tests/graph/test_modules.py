@@ -6,7 +6,7 @@ import numpy as np
 import pydantic
 import pytest
 import torch
-from _docs import edge, node, tensor
+from _docs import affine_module, edge, node, tensor
 
 from backend.graph import parse, run_records, validate
 from backend.graph.document.modules import ModuleProblems, flatten, write_state
@@ -14,32 +14,6 @@ from backend.graph.document.modules import ModuleProblems, flatten, write_state
 
 def arr(t):
     return t.detach().numpy()
-
-
-def affine_module(name="Affine"):
-    """y = relu(x * w + b), w and b parameters of shape (3,) drawn from randn."""
-    return {
-        "name": name,
-        "nodes": [
-            node("x", "module_input"),
-            {"id": "w", "op": "parameter", "params": {"shape": [3], "init": "randn", "seed": 1}},
-            {"id": "b", "op": "parameter", "params": {"shape": [3], "init": "randn", "seed": 2}},
-            node("m", "mul"),
-            node("a", "add"),
-            node("r", "relu"),
-            node("y", "module_output"),
-        ],
-        "edges": [
-            edge("xm", "x", "m"),
-            edge("wm", "w", "m", "other"),
-            edge("ma", "m", "a"),
-            edge("ba", "b", "a", "other"),
-            edge("ar", "a", "r"),
-            edge("ry", "r", "y"),
-        ],
-        "inputs": ["x"],
-        "outputs": ["y"],
-    }
 
 
 def two_blocks(**second):

@@ -2,44 +2,10 @@
 once (validation checks that flat form and the run runs it), streams every record under its
 flat id (`l2/w`), and an edit of an instance runs as the whole edited document does."""
 
-import copy
-
 import numpy as np
 from test_socket_edits import assert_as_whole, edit_run
 
-
-def _edge(eid, source, target, target_port="input", source_port="out"):
-    return {
-        "id": eid,
-        "source": source,
-        "sourcePort": source_port,
-        "target": target,
-        "targetPort": target_port,
-    }
-
-
-AFFINE = {
-    "name": "Affine",
-    "nodes": [
-        {"id": "x", "op": "module_input"},
-        {"id": "w", "op": "parameter", "params": {"shape": [3], "init": "randn", "seed": 1}},
-        {"id": "b", "op": "parameter", "params": {"shape": [3], "init": "randn", "seed": 2}},
-        {"id": "m", "op": "mul"},
-        {"id": "a", "op": "add"},
-        {"id": "r", "op": "tanh"},
-        {"id": "y", "op": "module_output"},
-    ],
-    "edges": [
-        _edge("xm", "x", "m"),
-        _edge("wm", "w", "m", "other"),
-        _edge("ma", "m", "a"),
-        _edge("ba", "b", "a", "other"),
-        _edge("ar", "a", "r"),
-        _edge("ry", "r", "y"),
-    ],
-    "inputs": ["x"],
-    "outputs": ["y"],
-}
+from tests.graph._docs import affine_module, edge
 
 
 def two_instances(second_seed=7):
@@ -47,7 +13,7 @@ def two_instances(second_seed=7):
     return {
         "format": "wiregrad.graph",
         "version": 2,
-        "modules": [copy.deepcopy(AFFINE)],
+        "modules": [affine_module(activation="tanh")],
         "nodes": [
             {
                 "id": "in",
@@ -59,9 +25,9 @@ def two_instances(second_seed=7):
             {"id": "s", "op": "sum"},
         ],
         "edges": [
-            _edge("e_in", "in", "l1", "x"),
-            _edge("e_mid", "l1", "l2", "x", source_port="y"),
-            _edge("e_out", "l2", "s", source_port="y"),
+            edge("e_in", "in", "l1", "x"),
+            edge("e_mid", "l1", "l2", "x", source_port="y"),
+            edge("e_out", "l2", "s", source_port="y"),
         ],
         "target": "s",
     }
