@@ -13,6 +13,7 @@ import numpy as _np
 _np.seterr(all="ignore")
 
 from . import (
+    _malloc,  # freed array memory stays mapped for the next step (glibc)
     _methods,  # binds the ops onto Tensor as methods and operators
     autograd,
     nn,
