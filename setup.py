@@ -1,6 +1,7 @@
-"""The compiled parts: two small hot loops of a traced run, summary.py's per-tensor loops
-(backend/graph/_tables.c) and the executor's backward observer (backend/graph/_observe.c), and
-the engine's random stream and float fills, PyTorch's bit for bit (engine/_random_fill.c).
+"""The compiled parts: the hot loops of a traced run, summary.py's per-tensor loops
+(backend/graph/_tables.c) and the executor's forward loop and backward observer
+(backend/graph/_observe.c), and the engine's random stream and float fills, PyTorch's bit for
+bit (engine/_random_fill.c).
 Everything else is in pyproject.toml. `optional`: where they cannot be built (no C compiler),
 the install goes on and the Python code that does the same work runs instead."""
 
@@ -19,6 +20,7 @@ setup(
         Extension(
             "backend.graph._observe",
             ["backend/graph/_observe.c"],
+            include_dirs=[numpy.get_include()],
             extra_compile_args=["-O2"],
             optional=True,
         ),

@@ -1,11 +1,14 @@
-"""The executor's watch on the backward pass in C (backend/graph/_observe.c) against its Python
-versions (executor._Run._observer, executor._lined_up): on every template, random graphs
-(shared nodes, broadcasting, leaves with and without grad, detach, composites), teaching runs
-(a second, quiet backward pass; .grad kept from an earlier run) and a cancelled run, both give
-the same records and the same gradients. The Python versions are what a machine without a C
+"""The executor's hot loops in C (backend/graph/_observe.c: the uncached forward loop and the watch
+on the backward pass) against their Python versions (forward_paths' loop, executor._Run._observer,
+executor._lined_up): on every template, random graphs (shared nodes, broadcasting, leaves with
+and without grad, detach, composites), teaching runs (a second, quiet backward pass; .grad kept
+from an earlier run), a cancelled run and the nodes the C loop hands back to Python (an op of
+two engine nodes, an op that fails or gives no tensor), both give the same records and the same
+gradients. The Python versions are what a machine without a C
 compiler runs, and what the C was written to match; test_executor.py holds whichever is built
 to PyTorch's numbers."""
 
+import dataclasses
 import threading
 
 import numpy as np
@@ -13,9 +16,9 @@ import pytest
 from _docs import doc, edge, long_chain, node, tensor
 
 import engine as eg
-from backend.graph import run, run_records
+from backend.graph import registry, run, run_records
 from backend.graph.document.templates import list_templates, load_template
-from backend.graph.running import executor
+from backend.graph.running import executor, forward_paths
 from backend.graph.running.executor import GRAD
 from backend.server import fastjson
 from engine.autograd.graph import accumulator_of
@@ -280,3 +283,56 @@ def test_lined_up_refuses_what_it_was_not_made_for():
         executor._observe.lined_up(nf, [made], (w(2),), None, accumulator_of)
     with pytest.raises(TypeError):
         executor._observe.lined_up(nf, [made], (w(0),), None)
+
+
+# -- the forward loop: the nodes _observe.Forward hands back to Python ----------------------------
+def with_tanh_run(monkeypatch, run_fn):
+    """`tanh` nodes run `run_fn` (of a run's plans made from now on)."""
+    spec = registry.REGISTRY["tanh"]
+    monkeypatch.setitem(registry.REGISTRY, "tanh", dataclasses.replace(spec, run=run_fn))
+
+
+def tanh_then_mul(tag):
+    """x -> tanh -> mul (other: x) -> sum, with ids no other test's plan has."""
+    x, t, m, s = (f"{tag}-{k}" for k in "xtms")
+    nodes = [tensor(x, [3, 3], init="randn", seed=4, requires_grad=True), node(t, "tanh")]
+    nodes += [node(m, "mul"), node(s, "sum")]
+    edges = [edge(f"{tag}-e0", x, t), edge(f"{tag}-e1", t, m), edge(f"{tag}-e2", x, m, "other")]
+    edges.append(edge(f"{tag}-e3", m, s))
+    return doc(nodes, edges, target=s)
+
+
+def test_an_op_of_two_engine_nodes_gets_aliases_in_c_as_in_python(python_observer, monkeypatch):
+    # tanh's engine node then takes x*1, not x: its edge is watched through an alias instead
+    with_tanh_run(monkeypatch, lambda ctx, ins, p: eg.tanh(ins[0] * 1.0))
+    aliased, keep = [], forward_paths._keep_aliased
+    monkeypatch.setattr(
+        forward_paths, "_keep_aliased", lambda r, row, g: (aliased.append(row[0]), keep(r, row, g))
+    )
+    res, records = assert_same_runs(python_observer, tanh_then_mul("two-nodes"), validated=True)
+    assert aliased == ["two-nodes-t", "two-nodes-t"]  # once in C, once in Python
+    assert res.status == "ok" and "two-nodes-e0" in res.edge_grads
+    x = res.values["two-nodes-x"].detach().numpy()
+    np.testing.assert_allclose(  # d/dx sum(tanh(x) * x) = tanh(x) + x (1 - tanh(x)^2)
+        res.leaf_grads["two-nodes-x"].numpy(), np.tanh(x) + x * (1 - np.tanh(x) ** 2), rtol=1e-5
+    )
+
+
+@pytest.mark.parametrize(
+    "run_fn, kind, words",
+    [
+        (lambda ctx, ins, p: (_ for _ in ()).throw(ValueError("tanh broke")), "ValueError",
+         "tanh broke"),
+        (lambda ctx, ins, p: 3.0, "TypeError", "tanh gave no tensor"),
+    ],
+)  # fmt: skip
+def test_an_op_that_fails_is_the_nodes_error_in_c_as_in_python(
+    python_observer, monkeypatch, run_fn, kind, words
+):
+    with_tanh_run(monkeypatch, run_fn)
+    tag = f"fails-{kind}"
+    res, records = assert_same_runs(python_observer, tanh_then_mul(tag), validated=True)
+    assert res.status == "error"
+    assert res.error["node"] == f"{tag}-t" and res.error["type"] == kind
+    assert words in res.error["message"]
+    assert records[-1] == res.error  # after the records of the nodes before it

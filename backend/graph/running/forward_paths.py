@@ -163,14 +163,89 @@ def forward_fresh(r, rows):
     loop, for the usual node (each input port one edge or none, and in a backward run no
     composite); other nodes take run_node. The loop reads each node's plan as one tuple
     (plan.Step.row) and checks its engine node's edges with lined_up itself (as
-    BackwardWatch.edges does)."""
+    BackwardWatch.edges does). With the compiled kernels (_observe.Forward) the loop runs in
+    C, handing back here each node it leaves to Python; else the Python loop below."""
+    kernels = r.watch.kernels
+    limits = r.limits
+    if kernels is None or not (_fits(limits.max_elements) and _fits(limits.max_total_bytes)):
+        _forward_fresh_python(r, rows)
+        return
+    watch = r.watch
+    loop = kernels.Forward(
+        r.values, r.metas, r.recorder.pending, r.ctx, watch.watch, watch.node_hook, r.add_leaf,
+        r.target, r.backward, limits.max_elements, limits.max_total_bytes, check_numel, limits,
+        time.perf_counter, r.checkpoint, r.check_seconds, accumulator_of, eg.Tensor, VALUE,
+    )  # fmt: skip
+    i, n, total = 0, len(rows), r.total_bytes
+    while i < n:
+        try:
+            i, why, total, out = loop(rows, i, total)
+        except Cancelled:
+            raise
+        except Exception as exc:
+            if loop.failed is None:  # not the node's op: a checkpoint's limit, say
+                raise
+            raise NodeError(loop.failed, exc) from exc
+        if why == _DONE:
+            break
+        nid = rows[i][0]
+        r.total_bytes = total
+        if why == _SLOW:
+            r.run_node(nid)
+        elif why == _ALIASED:
+            _keep_aliased(r, rows[i], requires_grad_of(out))
+        elif why == _NO_TENSOR:
+            try:
+                raise TypeError(f"{r.specs[nid].name} gave no tensor")
+            except TypeError as exc:
+                raise NodeError(nid, exc) from exc
+        else:  # _TOO_MANY
+            raise too_many_bytes(limits.max_total_bytes)
+        total = r.total_bytes
+        i += 1
+    r.total_bytes = total
+
+
+# why _observe.Forward stopped at a row (see its call)
+_DONE, _SLOW, _ALIASED, _NO_TENSOR, _TOO_MANY = range(5)
+
+
+def _fits(n):
+    """Whether a limit fits the C loop's 64-bit counts."""
+    return isinstance(n, int) and -(2**62) < n < 2**62
+
+
+def _keep_aliased(r, row, requires_grad):
+    """A node whose engine node does not take its inputs as they are (lined_up gave None):
+    computed again with an alias on each input edge (see BackwardWatch.edges), then kept as
+    the loops keep a value. `requires_grad`: the first result's."""
+    nid, _, _, _, _, source, key, one_consumer, _ = row
+    out = r.compute(nid, r.steps[nid], True)
+    a, gf = array_of(out), out.grad_fn
+    single = one_consumer and nid != r.target
+    if requires_grad and not single:
+        out.register_hook(r.watch.node_hook(nid))
+    r.total_bytes += a.nbytes
+    if r.total_bytes > r.limits.max_total_bytes:
+        raise too_many_bytes(r.limits.max_total_bytes)
+    r.values[nid] = out
+    gf_class = None if gf is None else gf.__class__
+    r.metas.append((key, a.shape, a.dtype, requires_grad, gf_class))
+    if source and requires_grad and gf is None:
+        r.add_leaf(nid, None, out)
+    r.recorder.add((VALUE, nid, out, None))
+
+
+def _forward_fresh_python(r, rows):
+    """forward_fresh's loop where _observe is not built."""
     values, metas, get = r.values, r.metas, r.values.get
     add, checkpoint, ctx, watch = r.recorder.add, r.checkpoint, r.ctx, r.watch.watch
     node_hook, backward, target = r.watch.node_hook, r.backward, r.target
     max_elements, max_bytes = r.limits.max_elements, r.limits.max_total_bytes
     Tensor, clock, next_check, lined_up = eg.Tensor, time.perf_counter, 0.0, r.watch.lined_up
     check_seconds, data_of, needs = r.check_seconds, array_of, requires_grad_of
-    for nid, run, params, srcs, composite, source, key, one_consumer, watched in rows:
+    for row in rows:
+        nid, run, params, srcs, composite, source, key, one_consumer, watched = row
         if srcs is None or (backward and composite):
             r.run_node(nid)
             continue
@@ -199,9 +274,9 @@ def forward_fresh(r, rows):
                 own = not single and requires_grad
                 mine = lined_up(gf.next_functions, inputs, watched, None, accumulator_of)
                 if mine is None:  # aliases: see BackwardWatch.edges
-                    out = r.compute(nid, r.steps[nid], True)
-                    a, gf, own = data_of(out), out.grad_fn, False
-                elif mine or own:
+                    _keep_aliased(r, row, requires_grad)
+                    continue
+                if mine or own:
                     watch[gf] = (mine, nid if own else None, out.output_nr)
             if requires_grad and not single and not own:
                 out.register_hook(node_hook(nid))
