@@ -334,6 +334,13 @@ class _Fold(ast.NodeTransformer):
             return ast.copy_location(ast.Name(id=element(base.id, i % n), ctx=ast.Load()), node)
         return self.generic_visit(node)
 
+    def visit_IfExp(self, node):
+        # `nn.Parameter(torch.zeros(n)) if bias else None`: the branch a constant test picks
+        test = self.c.value(node.test)
+        if test is not NOT:
+            return self.visit(node.body if test else node.orelse)
+        return self.generic_visit(node)
+
     def visit_Call(self, node):
         held = self.c.lookup(node.func.id) if isinstance(node.func, ast.Name) else NOT
         if isinstance(held, LayerClass):  # norm_layer(planes): nn.BatchNorm2d(planes)

@@ -145,9 +145,10 @@ class RandomDraws:
             return GeneratorValue(seed)
         return None
 
-    def draw(self, fn, shape, dtype, gen_node):
-        """The values of `fn` (randn / rand) of `shape`, as PyTorch draws them; None where
-        they cannot be (then the node keeps its seeded init, and a note says why)."""
+    def draw(self, fn, shape, dtype, gen_node, normal=(0.0, 1.0)):
+        """The values of `fn` (randn / rand / normal of (mean, std) `normal`) of `shape`, as
+        PyTorch draws them; None where they cannot be (then the node keeps its seeded init,
+        and a note says why)."""
         line = self.imp.current_line
         gen = self.generator(gen_node) if gen_node is not None else None
         if gen_node is not None and gen is None:
@@ -185,6 +186,10 @@ class RandomDraws:
         if gen is None:
             self.fresh = False
         g = (gen or self.default).generator
-        draw = engine.randn if fn == "randn" else engine.rand
         with engine.no_grad():
+            if fn == "normal":
+                mean, std = normal
+                t = engine.normal(mean, std, tuple(shape), generator=g, dtype=_DTYPES[dtype])
+                return t.tolist()
+            draw = engine.randn if fn == "randn" else engine.rand
             return draw(*shape, generator=g, dtype=_DTYPES[dtype]).tolist()

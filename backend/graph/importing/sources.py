@@ -5,11 +5,13 @@ default_rng(seed).standard_normal(shape) / .random(shape), all as `tensor` nodes
 import ast
 import math
 
+import numpy as np
+
 from .problems import Unsupported
 from .random_draws import MAX_VALUES
 from .syntax import dtype_of_values, is_number, lists, literal
 
-SOURCE_FUNCTIONS = ("tensor", "arange", "zeros", "ones", "randn", "rand")
+SOURCE_FUNCTIONS = ("tensor", "arange", "zeros", "ones", "randn", "rand", "normal")
 
 
 class SourceReader:
@@ -34,6 +36,8 @@ class SourceReader:
             if isinstance(array, ast.Name) and array.id in self.imp.datasets.arrays:
                 return self.imp.datasets.tensor(arg, array.id, kwargs, meta)
             params = self._tensor(arg, kwargs)
+        elif fn == "normal":
+            params = self._normal(node, kwargs)
         else:
             params = self._sized(node, fn, kwargs)
         return self._finish(fn, params, kwargs, meta)
@@ -117,6 +121,31 @@ class SourceReader:
             gen = self.imp.random.generator(node) if node is not None else None
             params["seed"] = gen.seed if gen is not None else 0
         return params
+
+    def _normal(self, node, kwargs):
+        """torch.normal(mean, std, size=...) of numbers: N(mean, std²) draws, PyTorch's where
+        they can be (random_draws.py), else numpy's seeded draw scaled, with a note."""
+        given = [*node.args]
+        for k in ("mean", "std", "size"):
+            if k in kwargs:
+                given.append(kwargs.pop(k))
+        values = [literal(a) for a in given]
+        if len(values) != 3 or not all(is_number(v) for v in values[:2]):
+            raise Unsupported("torch.normal is read as normal(mean, std, size=(...)) of numbers")
+        mean, std, shape = float(values[0]), float(values[1]), values[2]
+        shape = [shape] if isinstance(shape, int) else list(shape)
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in shape):
+            raise Unsupported("normal's size takes whole numbers")
+        dtype = self.imp.modules.dtype_in(kwargs) or "float32"
+        gen_node = kwargs.pop("generator", None)
+        drawn = self.imp.random.draw("normal", shape, dtype, gen_node, (mean, std))
+        if drawn is None:
+            gen = self.imp.random.generator(gen_node) if gen_node is not None else None
+            if math.prod(shape) > MAX_VALUES:
+                raise Unsupported(f"normal of more than {MAX_VALUES:,} numbers")
+            rng = np.random.default_rng(gen.seed if gen is not None else 0)
+            drawn = (rng.standard_normal(shape) * std + mean).tolist()
+        return {"value": drawn, "dtype": dtype}
 
     def _finish(self, fn, params, kwargs, meta):
         """requires_grad=, device= (ignored), no other keyword; then the node."""
