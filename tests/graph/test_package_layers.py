@@ -43,9 +43,28 @@ def test_graph_packages_import_only_the_layers_above():
     assert not wrong, "\n".join(wrong)
 
 
-def test_the_graph_layer_never_imports_flask():
-    for path in (ROOT / "backend" / "graph").rglob("*.py"):
+def _imported_names(package):
+    """Every module name `package`'s files import, in functions too, as written."""
+    for path in (ROOT / package).rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
-            assert not any(n.split(".")[0].startswith("flask") for n in names), path
+            if isinstance(node, ast.Import):
+                yield path, [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                yield path, [node.module or ""]
+
+
+@pytest.mark.parametrize(
+    "package, above",
+    [
+        ("engine", ("backend", "wiregrad", "flask", "flask_socketio")),
+        ("backend/graph", ("wiregrad", "flask", "flask_socketio")),
+    ],
+)
+def test_a_layer_imports_nothing_above_it(package, above):
+    wrong = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path, names in _imported_names(package)
+        for name in names
+        if name.split(".")[0] in above or name.startswith("backend.server")
+    ]
+    assert not wrong, "\n".join(wrong)
