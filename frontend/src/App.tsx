@@ -19,7 +19,7 @@ import LessonPanel from "./panels/classroom/LessonPanel";
 import Palette from "./panels/palette/Palette";
 import { ConnectionBanner, Notice } from "./panels/toolbar/StatusLines";
 import StepControls from "./panels/onCanvas/StepControls";
-import TensorViewer from "./panels/analysis/TensorViewer";
+import TensorViewer, { TensorWindow } from "./panels/analysis/TensorViewer";
 import type { DialogName } from "./panels/dialogs/dialogName";
 import Toolbar from "./panels/toolbar/Toolbar";
 import TrainingPanel from "./panels/training/TrainingPanel";
@@ -63,7 +63,8 @@ function Editor() {
   const selectedEdge = useRun((s) => s.selectedEdge);
 
   useEffect(() => {
-    if (viewing) setPanel("tensor");
+    // (a tensor opened while the viewer is popped out shows in its window: the tab stays)
+    if (viewing && !useRun.getState().viewWindow) setPanel("tensor");
   }, [viewing]);
   useEffect(() => {
     if (selectedEdge) setPanel("explain");
@@ -75,8 +76,12 @@ function Editor() {
   const trainId = useTraining((s) => s.trainId);
   const [chartClosed, setChartClosed] = useState(false);
   useEffect(() => setChartClosed(true), [opened]);
-  // another graph: the tensor view's tensor was the last graph's
-  useEffect(() => useRun.getState().view(null), [opened]);
+  // another graph: the tensor view's tensor was the last graph's, and the side panel starts
+  // again from the chain rule (a training the new graph brings still takes the panel: below)
+  useEffect(() => {
+    useRun.getState().view(null);
+    setPanel("explain");
+  }, [opened]);
   useEffect(() => setChartClosed(false), [trainId]);
   const projectorTraining = presenter && trainId !== null && !chartClosed;
   // the canvas changes size with presenter mode and the training beside it: show the whole
@@ -204,6 +209,7 @@ function Editor() {
           </div>
         </div>
         {projectorTraining && <ProjectorTraining onClose={() => setChartClosed(true)} />}
+        <TensorWindow />
       </main>
       {dialog === "templates" && <TemplatesDialog onClose={() => setDialog(null)} />}
       {dialog === "open" && <OpenDialog onClose={() => setDialog(null)} />}

@@ -35,6 +35,7 @@ export interface RunState {
   focus: { node?: string; edge?: string };
   selectedEdge: string | null;
   viewing: TensorRef | null; // what the tensor viewer shows
+  viewWindow: boolean; // shown in a window of its own (panels/analysis/FloatingWindow.tsx)
   options: RunOptions; // the teaching toggles: accumulate .grad, backward twice, retain_graph, ones, no_grad
   following: boolean; // in a room as a follower: the owner's runs are shown here
 
@@ -51,6 +52,8 @@ export interface RunState {
   setSpeed(speed: number): void;
   selectEdge(id: string | null): void;
   view(ref: TensorRef | null): void;
+  /** The tensor viewer in a window of its own (true) or in its side panel tab. */
+  popOut(on: boolean): void;
   setOption(name: keyof RunOptions, on: boolean): void;
   setOptions(options: RunOptions): void;
   adopt(runId: string, mode: RunMode, target: string | null): void;
@@ -163,6 +166,7 @@ export const useRun = create<RunState>()((set, get) => {
     focus: {},
     selectedEdge: null,
     viewing: null,
+    viewWindow: false,
     options: {},
     following: false,
 
@@ -206,6 +210,7 @@ export const useRun = create<RunState>()((set, get) => {
         step: null,
         focus: {},
         viewing: null,
+        viewWindow: false,
       });
       useEditor.getState().notify(refusal.message, "error");
     },
@@ -260,7 +265,12 @@ export const useRun = create<RunState>()((set, get) => {
     },
 
     view(ref) {
-      set({ viewing: ref });
+      // nothing to view: the window goes, and the next tensor opens in the panel again
+      set(ref ? { viewing: ref } : { viewing: null, viewWindow: false });
+    },
+
+    popOut(on) {
+      set({ viewWindow: on });
     },
 
     setOption(name, on) {

@@ -128,12 +128,19 @@ async function computeLayout(g: Autograd, want: AgDirection): Promise<Layout> {
   };
 }
 
+/** What a click on the node does, said on hover. */
+function titleOf(entry: AgNode["data"]["entry"]) {
+  if (!entry.node) return undefined;
+  if (entry.name !== "AccumulateGrad") return `click to select ${entry.node}`;
+  return `click to open ${entry.node}${entry.param ? `.${entry.param}` : ""} .grad in the tensor view`;
+}
+
 const AgNodeView = memo(function AgNodeView({ data }: NodeProps<AgNode>) {
   const { entry, lines, dir } = data;
   const leaf = entry.name === "AccumulateGrad";
   const down = dir === "DOWN";
   return (
-    <div className={`ag-node${leaf ? " ag-leaf" : ""}`} title={entry.node ? `click to select ${entry.node}` : undefined}>
+    <div className={`ag-node${leaf ? " ag-leaf" : ""}`} title={titleOf(entry)}>
       {/* gradients flow in from the loss's side (right, or top) and out toward the leaves */}
       <Handle type="target" position={down ? Position.Top : Position.Right} isConnectable={false} className="ag-handle" />
       <div className="ag-name">{entry.name}</div>
@@ -245,8 +252,11 @@ function Graph({ layout }: { layout: Layout }) {
         proOptions={{ hideAttribution: true }}
         onNodeClick={(_, n) => {
           // the node that made it, or the instance it is in; out of the module open if need be
-          const owner = n.data.entry.node;
+          const { node: owner, name, param } = n.data.entry;
           if (owner) revealRunNode(owner);
+          // a leaf's AccumulateGrad holds what backward left in its .grad: open it
+          if (owner && name === "AccumulateGrad")
+            useRun.getState().view({ node: owner, kind: "grad", ...(param === "weight" || param === "bias" ? { param } : {}) });
         }}
         onNodeMouseEnter={(_, n) => setHover(n.id)}
         onNodeMouseLeave={() => setHover(null)}

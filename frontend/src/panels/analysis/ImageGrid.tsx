@@ -8,11 +8,13 @@ import { formatNumber } from "../../format/annotate";
 import "./images.css";
 import {
   colourAt,
+  type GridLimits,
   type GridPage,
   gridPage,
   type ImageDims,
   mapPixels,
   neighbours,
+  PANEL_LIMITS,
   type Scale,
   scaleOfPage,
   zoomOf,
@@ -24,15 +26,17 @@ interface Props {
   pageMax: number;
   /** `count` elements from flat index `offset`, as numbers (NaN for the server's "nan"). */
   fetchPage(offset: number, count: number): Promise<number[]>;
+  /** How much one page draws: the side panel's few, or a window's every channel. */
+  limits?: GridLimits;
 }
 
 type Loaded = { start: number } & ({ state: "loading" } | { state: "error"; message: string } | { state: "ok"; values: number[] });
 
-export default function ImageGrid({ dims, grad, pageMax, fetchPage }: Props) {
+export default function ImageGrid({ dims, grad, pageMax, fetchPage, limits = PANEL_LIMITS }: Props) {
   const [start, setStart] = useState(0);
   const [loaded, setLoaded] = useState<Loaded>({ start: -1, state: "loading" });
-  const page = useMemo(() => gridPage(dims, start, pageMax), [dims, start, pageMax]);
-  const { prev, next } = neighbours(dims, page, pageMax);
+  const page = useMemo(() => gridPage(dims, start, pageMax, limits), [dims, start, pageMax, limits]);
+  const { prev, next } = neighbours(dims, page, pageMax, limits);
 
   useEffect(() => {
     let live = true;
@@ -72,15 +76,16 @@ export default function ImageGrid({ dims, grad, pageMax, fetchPage }: Props) {
           {current.message}
         </p>
       )}
-      {current.state === "ok" && <Grid dims={dims} page={page} values={current.values} grad={grad} />}
+      {current.state === "ok" && <Grid dims={dims} page={page} values={current.values} grad={grad} mapPx={limits.mapPx} />}
     </figure>
   );
 }
 
-function Grid({ dims, page, values, grad }: { dims: ImageDims; page: GridPage; values: number[]; grad: boolean }) {
+function Grid(props: { dims: ImageDims; page: GridPage; values: number[]; grad: boolean; mapPx: number }) {
+  const { dims, page, values, grad, mapPx } = props;
   const scale = useMemo(() => scaleOfPage(values, page, dims, grad), [values, page, dims, grad]);
   const [hover, setHover] = useState<string | null>(null);
-  const zoom = zoomOf(dims.h, dims.w);
+  const zoom = zoomOf(dims.h, dims.w, mapPx);
   const map = dims.h * dims.w;
   const channels = Array.from({ length: page.cols }, (_, j) => j);
   const mapAt = (r: number, j: number) => (

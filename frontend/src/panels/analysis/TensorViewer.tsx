@@ -2,16 +2,19 @@
 // node's weight/bias. Fetched on demand (summaries carry only previews): first its shape and the
 // whole tensor's stats (a page of 0 elements), then only the part shown (the first elements of a
 // vector, the first 2-D slice of a matrix, at most PAGE_MAX), as a table or a heatmap; a 3-D or
-// 4-D tensor also as images (ImageGrid.tsx), which fetches the pages of samples it draws.
+// 4-D tensor also as images (ImageGrid.tsx), which fetches the pages of samples it draws. It pops
+// out into a window of its own (FloatingWindow.tsx), resizable, where the grid draws every
+// channel and many samples a page; it goes when its tensor does (another graph opened).
 import { useEffect, useState } from "react";
 import type { Nested, TensorReply } from "../../api/types";
 import { formatNumber, formatShape } from "../../format/annotate";
 import { getConnection } from "../../store/connection";
 import { type TensorRef, useRun } from "../../store/run";
 import "./analysis.css";
+import FloatingWindow from "./FloatingWindow";
 import Heatmap from "./Heatmap";
 import ImageGrid, { ImageModes } from "./ImageGrid";
-import { imageDims, imagesByDefault } from "./imageGrid";
+import { type GridLimits, imageDims, imagesByDefault, PANEL_LIMITS, WINDOW_LIMITS } from "./imageGrid";
 
 const TABLE_MAX = 400;
 const PAGE_MAX = 262_144; // the server's `max_tensor_page`: the most one answer holds
@@ -162,10 +165,11 @@ function ValueTable({ values, rows, cols, vector }: { values: number[]; rows: nu
 
 type FetchPage = (offset: number, count: number) => Promise<number[]>;
 
-function Body({ data, grad, fetchPage }: { data: Loaded; grad: boolean; fetchPage: FetchPage }) {
+function Body({ data, grad, fetchPage, limits }: { data: Loaded; grad: boolean; fetchPage: FetchPage; limits: GridLimits }) {
   const { shape, values } = data;
   const dims = imageDims(shape);
-  const [images, setImages] = useState(imagesByDefault(shape));
+  // in a window every 3-D or 4-D tensor starts as its maps: a conv kernel's 3x3 ones too
+  const [images, setImages] = useState(limits === WINDOW_LIMITS ? Boolean(dims) : imagesByDefault(shape));
   const s = data.stats ?? statsOf(values);
   const stat = (label: string, v: number) => (
     <div className="tv-stat">
@@ -199,7 +203,7 @@ function Body({ data, grad, fetchPage }: { data: Loaded; grad: boolean; fetchPag
         </>
       );
   } else if (dims && images) {
-    view = <ImageGrid dims={dims} grad={grad} pageMax={PAGE_MAX} fetchPage={fetchPage} />;
+    view = <ImageGrid dims={dims} grad={grad} pageMax={PAGE_MAX} fetchPage={fetchPage} limits={limits} />;
   } else {
     view = (
       <>
@@ -261,20 +265,14 @@ function Body({ data, grad, fetchPage }: { data: Loaded; grad: boolean; fetchPag
   );
 }
 
-export default function TensorViewer() {
-  const ref = useRun((s) => s.viewing);
+/** The tensor `ref` of the latest run, fetched as the viewer shows it. */
+function useTensor(ref: TensorRef) {
   const runId = useRun((s) => s.runId);
   const running = useRun((s) => s.running); // a run's tensors can be fetched once it ends
-  const view = useRun((s) => s.view);
   const [result, setFetched] = useState<Fetch>({ key: "", state: "loading" });
-
-  const node = ref?.node;
-  const edge = ref?.edge;
-  const kind = ref?.kind;
-  const param = ref?.param;
+  const { node, edge, kind, param } = ref;
   const key = JSON.stringify([runId, running, node, edge, kind, param]);
   useEffect(() => {
-    if (!kind) return;
     if (!runId) {
       setFetched({ key, state: "error", message: "Run the graph first: there is no run to show." });
       return;
@@ -297,29 +295,21 @@ export default function TensorViewer() {
       live = false;
     };
   }, [key, runId, running, node, edge, kind, param]);
-
-  if (!ref) return null;
-  const title = titleOf(ref);
   // a page of this tensor, for the image grid (a new grid for each tensor: Body's key)
   const fetchPage: FetchPage = (offset, count) =>
     getConnection()
-      .tensor(runId ?? "", edge ? { edge } : { node: node ?? "" }, ref.kind, param, { offset, count })
+      .tensor(runId ?? "", edge ? { edge } : { node: node ?? "" }, kind, param, { offset, count })
       .then((reply) => unpack(reply, reply).values);
   // a result for another tensor (or run) is stale: loading until this one's arrives
   const fetched: Fetch = result.key === key ? result : { key, state: "loading" };
+  return { key, fetched, fetchPage, running };
+}
 
+/** The tensor's stats and its table, heatmap or maps, as many as `limits` allow. */
+function TensorContent({ tensor, limits }: { tensor: TensorRef; limits: GridLimits }) {
+  const { key, fetched, fetchPage, running } = useTensor(tensor);
   return (
-    <section
-      className={`tv-panel ${ref.kind === "grad" ? "tv-grad" : "tv-value"}`}
-      role="region"
-      aria-label="tensor viewer"
-    >
-      <header className="tv-header">
-        <h2 className="tv-title">{title}</h2>
-        <button type="button" className="tv-close" aria-label="close tensor viewer" onClick={() => view(null)}>
-          ×
-        </button>
-      </header>
+    <>
       {fetched.state === "loading" && (
         <p className="tv-note">{running ? "Waiting for the run to finish…" : "Loading…"}</p>
       )}
@@ -329,8 +319,75 @@ export default function TensorViewer() {
         </p>
       )}
       {fetched.state === "ok" && (
-        <Body key={key} data={fetched} grad={ref.kind === "grad"} fetchPage={fetchPage} />
+        <Body key={key} data={fetched} grad={tensor.kind === "grad"} fetchPage={fetchPage} limits={limits} />
+      )}
+    </>
+  );
+}
+
+/** A window with an arrow out of it, drawn (the character ⧉ is missing from many fonts). */
+function PopOutIcon() {
+  return (
+    <svg width={14} height={14} viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+      <path d="M2 4h6v1.5H3.5v7h7V10H12v4H2zM9 2h5v5h-1.5V4.6L7.6 9.5 6.5 8.4l4.9-4.9H9z" fill="currentColor" />
+    </svg>
+  );
+}
+
+const toneOf = (ref: TensorRef) => (ref.kind === "grad" ? "tv-grad" : "tv-value");
+
+/** The tensor view in its side panel tab (or, popped out, a word that it is in its window). */
+export default function TensorViewer() {
+  const ref = useRun((s) => s.viewing);
+  const popped = useRun((s) => s.viewWindow);
+  const { view, popOut } = useRun.getState();
+  if (!ref) return null;
+  return (
+    <section className={`tv-panel ${toneOf(ref)}`} role="region" aria-label="tensor viewer">
+      <header className="tv-header">
+        <h2 className="tv-title">{titleOf(ref)}</h2>
+        <button
+          type="button"
+          className="tv-close"
+          aria-label="pop out"
+          aria-pressed={popped}
+          title="in a window of its own: resizable, every channel and many samples"
+          onClick={() => popOut(!popped)}
+        >
+          <PopOutIcon />
+        </button>
+        <button type="button" className="tv-close" aria-label="close tensor viewer" onClick={() => view(null)}>
+          ×
+        </button>
+      </header>
+      {popped ? (
+        <p className="tv-note">
+          Shown in its own window.{" "}
+          <button type="button" className="small" onClick={() => popOut(false)}>
+            back here
+          </button>
+        </p>
+      ) : (
+        <TensorContent tensor={ref} limits={PANEL_LIMITS} />
       )}
     </section>
+  );
+}
+
+/** The tensor view popped out: over the page whatever tab the side panel shows, until it is
+ * put back, closed, or its tensor goes (another graph, a refused run). */
+export function TensorWindow() {
+  const ref = useRun((s) => s.viewing);
+  const popped = useRun((s) => s.viewWindow);
+  if (!ref || !popped) return null;
+  return (
+    <FloatingWindow
+      title={<span className="tv-title">{titleOf(ref)}</span>}
+      label="tensor window"
+      className={toneOf(ref)}
+      onClose={() => useRun.getState().popOut(false)}
+    >
+      <TensorContent tensor={ref} limits={WINDOW_LIMITS} />
+    </FloatingWindow>
   );
 }

@@ -11,6 +11,7 @@ import {
   neighbours,
   scaleOf,
   scaleOfPage,
+  WINDOW_LIMITS,
   zoomOf,
 } from "./imageGrid";
 
@@ -105,5 +106,19 @@ describe("colour scales", () => {
     expect(zoomOf(28, 28)).toBe(1);
     expect(zoomOf(2, 2)).toBe(8);
     expect(zoomOf(200, 3)).toBe(1);
+  });
+});
+
+describe("the grid in a window of its own", () => {
+  it("draws every channel and many samples a page, larger", () => {
+    const d = imageDims([1797, 8, 8, 8])!;
+    const page = gridPage(d, 0, PAGE, WINDOW_LIMITS);
+    expect(page).toMatchObject({ rows: 128, cols: 8, count: 128 * 8 * 64 });
+    expect(neighbours(d, page, PAGE, WINDOW_LIMITS)).toEqual({ prev: null, next: 128 });
+    // 40 channels: all of them (the side panel draws 16), as many samples as a page holds
+    const wide = gridPage(imageDims([1797, 40, 8, 8])!, 0, PAGE, WINDOW_LIMITS);
+    expect(wide).toMatchObject({ rows: 102, cols: 40, count: 102 * 40 * 64 });
+    expect(zoomOf(8, 8, WINDOW_LIMITS.mapPx)).toBe(12);
+    expect(zoomOf(3, 3, WINDOW_LIMITS.mapPx)).toBe(16); // a 3x3 kernel: 48 px, not 24
   });
 });

@@ -3,10 +3,24 @@
 // colour scales (sequential for values, diverging around 0 for gradients) and a map's pixels.
 // ImageGrid.tsx draws what this computes.
 
-export const MAX_ROWS = 16; // samples drawn at once (a control pages through the rest)
-export const MAX_COLS = 16; // channels drawn per sample
+export const MAX_ROWS = 16; // samples drawn at once in the side panel (a control pages through the rest)
+export const MAX_COLS = 16; // channels drawn per sample in the side panel
+
 export const MAP_PX = 48; // a map's longer side is scaled (nearest neighbour) to about this
 export const MAX_ZOOM = 8; // ...but no element is drawn larger than this many px
+
+/** How many samples and channels one page of the grid draws at most. */
+export interface GridLimits {
+  rows: number;
+  cols: number;
+  /** A map's longer side is scaled to about this many px (no element larger than MAX_ZOOM·2). */
+  mapPx: number;
+}
+
+export const PANEL_LIMITS: GridLimits = { rows: MAX_ROWS, cols: MAX_COLS, mapPx: MAP_PX };
+/** The grid popped out into its own window: every channel, as many samples a page as a
+ * person scrolls through (the page's element budget permitting), maps drawn larger. */
+export const WINDOW_LIMITS: GridLimits = { rows: 128, cols: Infinity, mapPx: 2 * MAP_PX };
 
 /** A tensor seen as images: n samples of c channels of h x w maps. */
 export interface ImageDims {
@@ -41,25 +55,30 @@ export interface GridPage {
   stride: number; // elements from one fetched sample to the next (c·h·w, or the count of one)
 }
 
-export function gridPage(d: ImageDims, start: number, pageMax: number): GridPage {
+export function gridPage(d: ImageDims, start: number, pageMax: number, limits: GridLimits = PANEL_LIMITS): GridPage {
   const map = d.h * d.w;
   const sample = d.c * map;
   const first = Math.max(0, Math.min(start, Math.max(0, d.n - 1)));
   if (sample > pageMax) {
     // one sample at a time, as many of its channels as a page holds
-    const cols = Math.max(0, Math.min(MAX_COLS, d.c, Math.floor(pageMax / map)));
+    const cols = Math.max(0, Math.min(limits.cols, d.c, Math.floor(pageMax / map)));
     const rows = d.n > 0 && cols > 0 ? 1 : 0;
     return { start: first, rows, cols, offset: first * sample, count: rows * cols * map, stride: cols * map };
   }
-  const rows = Math.max(0, Math.min(MAX_ROWS, d.n - first, Math.floor(pageMax / Math.max(sample, 1))));
-  const cols = Math.min(MAX_COLS, d.c);
+  const rows = Math.max(0, Math.min(limits.rows, d.n - first, Math.floor(pageMax / Math.max(sample, 1))));
+  const cols = Math.min(limits.cols, d.c);
   return { start: first, rows, cols, offset: first * sample, count: rows * sample, stride: sample };
 }
 
 /** The first sample of the page before and after this one (null at either end): pages are a
  * full page's rows apart, the last one shorter. */
-export function neighbours(d: ImageDims, page: GridPage, pageMax: number): { prev: number | null; next: number | null } {
-  const step = Math.max(gridPage({ ...d, n: Infinity }, 0, pageMax).rows, 1);
+export function neighbours(
+  d: ImageDims,
+  page: GridPage,
+  pageMax: number,
+  limits: GridLimits = PANEL_LIMITS,
+): { prev: number | null; next: number | null } {
+  const step = Math.max(gridPage({ ...d, n: Infinity }, 0, pageMax, limits).rows, 1);
   return {
     prev: page.start > 0 ? Math.max(0, page.start - step) : null,
     next: page.start + step < d.n ? page.start + step : null,
@@ -145,6 +164,7 @@ export function mapPixels(values: ArrayLike<number>, from: number, h: number, w:
 }
 
 /** CSS px per element: the longer side near MAP_PX, at least 1, at most MAX_ZOOM. */
-export function zoomOf(h: number, w: number): number {
-  return Math.max(1, Math.min(MAX_ZOOM, Math.floor(MAP_PX / Math.max(h, w, 1))));
+export function zoomOf(h: number, w: number, mapPx = MAP_PX): number {
+  const most = mapPx > MAP_PX ? 2 * MAX_ZOOM : MAX_ZOOM;
+  return Math.max(1, Math.min(most, Math.floor(mapPx / Math.max(h, w, 1))));
 }
