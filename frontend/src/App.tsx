@@ -185,7 +185,7 @@ function Editor() {
           <Canvas presenter={presenter} />
           <StepControls />
           <LessonPanel />
-          <QuizPanel />
+          {!projectorTraining && <QuizPanel />}
           <Notice />
         </section>
         <div className="side">
@@ -208,7 +208,14 @@ function Editor() {
             {panel === "training" && <TrainingPanel />}
           </div>
         </div>
-        {projectorTraining && <ProjectorTraining onClose={() => setChartClosed(true)} />}
+        {projectorTraining && (
+          // a 1024 px projector has no room for the lesson and a question side by side beside
+          // a training: the question joins the training's column (panels/classroom/quiz.css)
+          <div className="projector-side">
+            <QuizPanel />
+            <ProjectorTraining onClose={() => setChartClosed(true)} />
+          </div>
+        )}
         <TensorWindow />
       </main>
       {dialog === "templates" && <TemplatesDialog onClose={() => setDialog(null)} />}
