@@ -120,6 +120,19 @@ def join_room(student: Page, code: str):
     expect(student.get_by_label("room", exact=True)).to_contain_text(f"Following room {code}")
 
 
+def present_to_room(teacher: Page, student: Page, template: str) -> str:
+    """The teacher opens `template` at a 1024x768 projector, starts a room and presents; the
+    student (at 1280x800) joins it. The room's code."""
+    teacher.set_viewport_size({"width": 1024, "height": 768})
+    open_editor(teacher, template)
+    code = start_room(teacher)
+    teacher.get_by_role("button", name="Presenter").click()
+    student.set_viewport_size({"width": 1280, "height": 800})
+    open_editor(student, "quadratic")  # (replaced by the room's graph)
+    join_room(student, code)
+    return code
+
+
 def click_wire(page: Page, edge: str):
     """Click the wire `edge` itself at the middle of its curve (zoomed out, as graphs open, a
     wire carries no label to click: canvas/detail.ts). A bezier wire is symmetric: the middle

@@ -8,24 +8,16 @@ until the reveal (the values stay), answers, and after the reveal sees right and
 import os
 from pathlib import Path
 
-from editor import join_room, open_editor, start_room, zoom_to_labels
+from editor import present_to_room, zoom_to_labels
 from playwright.sync_api import expect
 
 SHOTS = Path(os.environ.get("WIREGRAD_SHOTS", "/tmp/wiregrad-shots"))
-PROJECTOR = {"width": 1024, "height": 768}
-STUDENT = {"width": 1280, "height": 800}
 PROMPT = "What gradient does z = a ** 2 send back to a = 5?"
 
 
 def test_a_lesson_step_asks_the_room(page, student_page):
     teacher, student = page, student_page
-    teacher.set_viewport_size(PROJECTOR)
-    open_editor(teacher, "square-of-a-sum")
-    code = start_room(teacher)
-    teacher.get_by_role("button", name="Presenter").click()
-    student.set_viewport_size(STUDENT)
-    open_editor(student, "quadratic")
-    join_room(student, code)
+    present_to_room(teacher, student, "square-of-a-sum")
     lesson = teacher.get_by_role("region", name="lesson")
 
     # step 2 runs forward: values everywhere, no question yet

@@ -10,7 +10,7 @@ import re
 from itertools import combinations
 from pathlib import Path
 
-from editor import click_wire, join_room, open_editor, start_room
+from editor import click_wire, present_to_room
 from playwright.sync_api import expect
 
 SHOTS = Path(os.environ.get("WIREGRAD_SHOTS", "/tmp/wiregrad-shots"))
@@ -46,12 +46,7 @@ def lesson_to(page, n):
 
 def test_a_question_during_a_training_wraps_into_the_trainings_column(page, student_page):
     teacher, student = page, student_page
-    teacher.set_viewport_size(PROJECTOR)
-    open_editor(teacher, "mlp-xor")
-    code = start_room(teacher)
-    teacher.get_by_role("button", name="Presenter").click()
-    open_editor(student, "quadratic")
-    join_room(student, code)
+    present_to_room(teacher, student, "mlp-xor")
     lesson_to(teacher, 3)  # forward, then backward
 
     # a question about a wire of the backward run, one student answers
