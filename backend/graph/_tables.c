@@ -265,10 +265,30 @@ done:
     return result;
 }
 
-/* min, max, mean, std (population) and L2 norm of one row, the sums in double. Returns 0, or
-   1 when the row holds NaN or Inf or its stats overflow (summary.py redoes such rows). The
-   deviations from the mean are summed in a second pass, so an offset like 1e8 does not spoil
-   the std; the sum of squares is theirs plus n * mean^2, two sums that never cancel. */
+/* A row's stats from its min, max, mean and sum of squared deviations: writes them into out and
+   returns 0, or 1 when the row holds NaN or Inf (not `finite`) or its stats overflow (summary.py
+   redoes such rows). The sum of squares is the deviations' plus n * mean^2, two sums that never
+   cancel. */
+static int finish_row(int finite, double lo, double hi, double mean, double squares,
+                      Py_ssize_t n, double *out)
+{
+    if (!finite)
+        return 1;
+    out[0] = lo;
+    out[1] = hi;
+    out[2] = mean;
+    out[3] = sqrt(squares / (double)n);
+    out[4] = sqrt(squares + (double)n * mean * mean);
+    for (int j = 0; j < 5; j++)
+        if (!isfinite(out[j]))
+            return 1;
+    return 0;
+}
+
+/* min, max, mean, std (population) and L2 norm of one row, the sums in double (see finish_row
+   for what it returns). The deviations from the mean are summed in a second pass, so an offset
+   like 1e8 does not spoil the std. A row of one value gets that value as its mean, exactly, and
+   no spread (a sum does not give it back): its deviations are all zero. */
 #define ROW_STATS(TYPE)                                                                      \
     static int row_stats_##TYPE(const TYPE *x, Py_ssize_t n, double *out)                   \
     {                                                                                        \
@@ -284,25 +304,70 @@ done:
         }                                                                                    \
         if (!finite)                                                                         \
             return 1;                                                                        \
-        /* all equal: that value, exactly, and no spread (a sum does not give it back) */    \
         double mean = lo == hi ? (double)lo : sum / (double)n, squares = 0.0;                \
         for (Py_ssize_t i = 0; lo != hi && i < n; i++) {                                     \
             double d = (double)x[i] - mean;                                                  \
             squares += d * d;                                                                \
         }                                                                                    \
-        out[0] = (double)lo;                                                                 \
-        out[1] = (double)hi;                                                                 \
-        out[2] = mean;                                                                       \
-        out[3] = sqrt(squares / (double)n);                                                  \
-        out[4] = sqrt(squares + (double)n * mean * mean);                                    \
-        for (int j = 0; j < 5; j++)                                                          \
-            if (!isfinite(out[j]))                                                           \
-                return 1;                                                                    \
-        return 0;                                                                            \
+        return finish_row(finite, lo, hi, mean, squares, n, out);                            \
     }
 
+/* The same for four rows of n values one after another (x; out: four rows of 5), into redo[4].
+   Each row's sums run in that row's order, as row_stats runs them, so every row gets the same
+   numbers; four independent chains of additions take about the time of one (a row's sum waits
+   on its previous addition, not on the other rows'). A row of one value runs its second pass
+   too: its deviations are all zero, so its squares stay 0, as row_stats leaves them. */
+#define FIRST_PASS(r)                                                                        \
+    {                                                                                        \
+        TYPE v = x##r[i];                                                                    \
+        fin##r &= isfinite(v) != 0;                                                          \
+        lo##r = v < lo##r ? v : lo##r;                                                       \
+        hi##r = v > hi##r ? v : hi##r;                                                       \
+        sum##r += (double)v;                                                                 \
+    }
+#define SECOND_PASS(r)                                                                       \
+    {                                                                                        \
+        double d = (double)x##r[i] - mean##r;                                                \
+        sq##r += d * d;                                                                      \
+    }
+#define ROW_STATS4(TYPE)                                                                     \
+    static void row_stats4_##TYPE(const TYPE *x, Py_ssize_t n, double *out, int *redo)      \
+    {                                                                                        \
+        const TYPE *x0 = x, *x1 = x + n, *x2 = x + 2 * n, *x3 = x + 3 * n;                   \
+        TYPE lo0 = x0[0], hi0 = x0[0], lo1 = x1[0], hi1 = x1[0];                             \
+        TYPE lo2 = x2[0], hi2 = x2[0], lo3 = x3[0], hi3 = x3[0];                             \
+        double sum0 = 0.0, sum1 = 0.0, sum2 = 0.0, sum3 = 0.0;                               \
+        int fin0 = 1, fin1 = 1, fin2 = 1, fin3 = 1;                                          \
+        for (Py_ssize_t i = 0; i < n; i++) {                                                 \
+            FIRST_PASS(0) FIRST_PASS(1) FIRST_PASS(2) FIRST_PASS(3)                          \
+        }                                                                                    \
+        double mean0 = lo0 == hi0 ? (double)lo0 : sum0 / (double)n;                         \
+        double mean1 = lo1 == hi1 ? (double)lo1 : sum1 / (double)n;                         \
+        double mean2 = lo2 == hi2 ? (double)lo2 : sum2 / (double)n;                         \
+        double mean3 = lo3 == hi3 ? (double)lo3 : sum3 / (double)n;                         \
+        double sq0 = 0.0, sq1 = 0.0, sq2 = 0.0, sq3 = 0.0;                                   \
+        if (fin0 & fin1 & fin2 & fin3) { /* else the rows are redone one by one */          \
+            for (Py_ssize_t i = 0; i < n; i++) {                                             \
+                SECOND_PASS(0) SECOND_PASS(1) SECOND_PASS(2) SECOND_PASS(3)                  \
+            }                                                                                \
+            redo[0] = finish_row(fin0, lo0, hi0, mean0, sq0, n, out);                        \
+            redo[1] = finish_row(fin1, lo1, hi1, mean1, sq1, n, out + 5);                    \
+            redo[2] = finish_row(fin2, lo2, hi2, mean2, sq2, n, out + 10);                   \
+            redo[3] = finish_row(fin3, lo3, hi3, mean3, sq3, n, out + 15);                   \
+        } else {                                                                             \
+            for (int r = 0; r < 4; r++)                                                      \
+                redo[r] = row_stats_##TYPE(x + r * n, n, out + 5 * r);                       \
+        }                                                                                    \
+    }
+
+#define TYPE float
 ROW_STATS(float)
+ROW_STATS4(float)
+#undef TYPE
+#define TYPE double
 ROW_STATS(double)
+ROW_STATS4(double)
+#undef TYPE
 
 static PyObject *stats(PyObject *Py_UNUSED(self), PyObject *args)
 {
@@ -348,14 +413,35 @@ static PyObject *stats(PyObject *Py_UNUSED(self), PyObject *args)
         }
         memcpy(dst, PyArray_DATA((PyArrayObject *)a), row_bytes);
         Py_XDECREF(copy);
-        int redo = numel == 0                ? 1
-                   : type == NPY_FLOAT64 ? row_stats_double((const double *)dst, numel, st)
-                                         : row_stats_float((const float *)dst, numel, st);
-        if (redo) {
-            PyObject *r = PyLong_FromSsize_t(k);
-            if (!r || PyList_Append(again, r) < 0)
+        /* the stats of rows k-3..k once the fourth is copied, of the last rows one by one:
+           redo[r] says whether row k-3+r needs another look, for r from `from` */
+        int redo[4] = {0, 0, 0, 0}, from = 4;
+        if (numel == 0) { /* no values: no stats */
+            redo[3] = 1;
+            from = 3;
+        } else if ((k & 3) == 3) {
+            if (type == NPY_FLOAT64)
+                row_stats4_double((const double *)(dst - 3 * row_bytes), numel, st - 15, redo);
+            else
+                row_stats4_float((const float *)(dst - 3 * row_bytes), numel, st - 15, redo);
+            from = 0;
+        } else if (k == rows - 1) { /* the rows after the last four */
+            from = 3 - (int)(k & 3);
+            for (int r = from; r < 4; r++) {
+                char *row = dst - (3 - r) * row_bytes;
+                double *row_st = st - 5 * (3 - r);
+                redo[r] = type == NPY_FLOAT64
+                              ? row_stats_double((const double *)row, numel, row_st)
+                              : row_stats_float((const float *)row, numel, row_st);
+            }
+        }
+        for (int r = from; again && r < 4; r++) {
+            if (!redo[r])
+                continue;
+            PyObject *row = PyLong_FromSsize_t(k - 3 + r);
+            if (!row || PyList_Append(again, row) < 0)
                 Py_CLEAR(again);
-            Py_XDECREF(r);
+            Py_XDECREF(row);
         }
     }
     return again;

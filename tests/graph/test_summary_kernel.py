@@ -118,3 +118,27 @@ def test_a_table_keeps_its_values_when_the_tensor_changes_later():
     g._data += 10
     assert table["preview"][0].tolist() == [1.0, 2.0, 3.0]
     assert table["stats"][0].tolist()[:3] == [1.0, 3.0, 2.0]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rows_taken_four_at_a_time_get_what_each_row_gets_alone(dtype):
+    # _tables.stats takes the stats of four rows at once: each row's sums in its own order,
+    # so every row must get the very bits it gets in a table of its own, wherever it sits
+    # (rows of one value, -0.0 beside 0.0, NaN and Inf, an offset of 1e8, overflowing squares)
+    rng = np.random.default_rng(7)
+    rows = [rng.standard_normal(64) for _ in range(6)]
+    rows += [np.full(64, 0.3), np.where(np.arange(64) % 2, -0.0, 0.0), rng.standard_normal(64)]
+    rows[2][5], rows[4][9] = np.nan, -np.inf
+    rows += [rng.standard_normal(64) + 1e8, np.full(64, np.finfo(dtype).max / 2), np.ones(64)]
+    arrays = [r.astype(dtype) for r in rows]
+
+    def stats(arrays):
+        values, out = np.empty((len(arrays), 64), dtype), np.full((len(arrays), 5), 7.0)
+        again = summary._tables.stats(list(arrays), np.ascontiguousarray, values, out)
+        return again, out
+
+    again, out = stats(arrays)
+    for k, a in enumerate(arrays):
+        alone_again, alone = stats([a])
+        assert (k in again) == (alone_again == [0]), k
+        assert out[k].tobytes() == alone[0].tobytes(), k

@@ -165,13 +165,13 @@ def forward_fresh(r, rows):
     (plan.Step.row) and checks its engine node's edges with lined_up itself (as
     BackwardWatch.edges does). With the compiled kernels (_observe.Forward) the loop runs in
     C, handing back here each node it leaves to Python; else the Python loop below."""
-    kernels = r.watch.kernels
+    forward = getattr(r.watch.kernels, "Forward", None)  # (None: not built, or built before it)
     limits = r.limits
-    if kernels is None or not (_fits(limits.max_elements) and _fits(limits.max_total_bytes)):
+    if forward is None or not (_fits(limits.max_elements) and _fits(limits.max_total_bytes)):
         _forward_fresh_python(r, rows)
         return
     watch = r.watch
-    loop = kernels.Forward(
+    loop = forward(
         r.values, r.metas, r.recorder.pending, r.ctx, watch.watch, watch.node_hook, r.add_leaf,
         r.target, r.backward, limits.max_elements, limits.max_total_bytes, check_numel, limits,
         time.perf_counter, r.checkpoint, r.check_seconds, accumulator_of, eg.Tensor, VALUE,
