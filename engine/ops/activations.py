@@ -188,6 +188,8 @@ def _gelu_derivative(d, approximate, cdf=None):
 def _gelu_derivative_erf(out, d, cdf):
     """d * exp(-d^2 / 2) / sqrt(2 pi) + cdf, written into out."""
     m = xp(d)
+    if _special.fused_f32(out, d, cdf):  # the steps below in three passes, the same bits
+        return _special.gelu_derivative32(out, d, cdf, _INV_SQRT_2PI)
     r = m.multiply(d, d, out=out)
     r *= -0.5
     m.exp(r, out=r)
@@ -254,8 +256,7 @@ def gelu(input, approximate="none"):
         data = 0.5 * d * (1 + m.tanh(inner))
         cdf = None
     else:
-        cdf = _special.normal_cdf(d)
-        data = d * cdf
+        data, cdf = _special.gelu_parts(d)
     return _record(wrap(data), GeluBackward0, (input,), (input,), approximate=approximate, cdf=cdf)
 
 

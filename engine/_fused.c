@@ -1,0 +1,235 @@
+/* Fused float32 elementwise kernels for GELU (approximate="none"), bit for bit the numpy
+sequences they replace in engine/ops/_special.py (_erf32) and engine/ops/activations.py
+(_gelu_derivative_erf).
+
+Each numpy step there is one pass over the whole array and rounds to float32: the rational erf
+of a (1024, 512) activation is about 27 passes, more than a millisecond, where one pass that
+keeps each element in registers does the same float32 operations in the same order. Same
+operations, same order, same roundings, so the same bits: compiled with -ffp-contract=off (no
+fused multiply-add) and without fast-math; the clips keep numpy's NaN (a NaN compares false
+and passes through). Optional, like _random_fill.c: where it is not built the numpy steps run
+(tests/engine/test_fused.py holds the two to each other). Every call releases the GIL, so the
+engine's intra-op threads run shares of one array in parallel.
+
+erf32(x, out, p, q, bound, add, lo, hi, times=None)
+    x, out: float32 buffers of n elements (out writable, may be x). p: the 6 numerator
+    coefficients, q: the 5 of the monic denominator (constant first), as _f32_coefs gives them,
+    each rounded to float32 as numpy rounds a Python float against a float32 array.
+    s = clip(x, -bound, bound); t = s * s; num = Horner(p, t) * s; den = Horner(q + [1], t);
+    r = num / den (+ add when add != 0); out = clip(r, lo, hi).
+    With `times` (a writable float32 buffer of n elements) also times = x * out, GELU's value.
+neg_half_sq(x, out)
+    out = (x * x) * -0.5.
+gelu_grad_finish(e, x, cdf, inv)
+    e = ((e * inv) * x) + cdf, in place: e holds exp(-x*x/2) (numpy's exp: its float32 exp has
+    its own SIMD rounding, which is why the derivative is two calls around np.exp). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define CLONES
+#endif
+
+static int get_f32(PyObject *obj, Py_buffer *view, int writable, const char *name) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT |
+                                          (writable ? PyBUF_WRITABLE : 0)) < 0)
+        return -1;
+    if (view->itemsize != 4 || view->format == NULL || strcmp(view->format, "f") != 0) {
+        PyErr_Format(PyExc_TypeError, "%s: a contiguous float32 buffer is needed", name);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+static int get_coefs(PyObject *seq, float *out, Py_ssize_t n, const char *name) {
+    PyObject *fast = PySequence_Fast(seq, name);
+    if (fast == NULL)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != n) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd coefficients expected", name, n);
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double v = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fast, i));
+        if (v == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        out[i] = (float)v;
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+static inline float clip(float v, float lo, float hi) {
+    if (v < lo)
+        v = lo;
+    if (v > hi)
+        v = hi;
+    return v;
+}
+
+CLONES static void erf_loop(const float *x, float *out, float *times, Py_ssize_t n,
+                            const float *p, const float *q, float bound, float add, int has_add,
+                            float lo, float hi) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float xi = x[i];
+        float s = clip(xi, -bound, bound);
+        float t = s * s;
+        float num = t * p[5];
+        num = num + p[4];
+        num = num * t;
+        num = num + p[3];
+        num = num * t;
+        num = num + p[2];
+        num = num * t;
+        num = num + p[1];
+        num = num * t;
+        num = num + p[0];
+        num = num * s;
+        float den = t + q[4];
+        den = den * t;
+        den = den + q[3];
+        den = den * t;
+        den = den + q[2];
+        den = den * t;
+        den = den + q[1];
+        den = den * t;
+        den = den + q[0];
+        float r = num / den;
+        if (has_add)
+            r = r + add;
+        r = clip(r, lo, hi);
+        out[i] = r;
+        if (times != NULL)
+            times[i] = xi * r;
+    }
+}
+
+static PyObject *erf32(PyObject *self, PyObject *args) {
+    PyObject *xo, *oo, *po, *qo, *to = Py_None;
+    double bound, add, lo, hi;
+    if (!PyArg_ParseTuple(args, "OOOOdddd|O", &xo, &oo, &po, &qo, &bound, &add, &lo, &hi, &to))
+        return NULL;
+    float p[6], q[5];
+    if (get_coefs(po, p, 6, "p") < 0 || get_coefs(qo, q, 5, "q") < 0)
+        return NULL;
+    Py_buffer x, o, t;
+    if (get_f32(xo, &x, 0, "x") < 0)
+        return NULL;
+    if (get_f32(oo, &o, 1, "out") < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    int has_times = to != Py_None;
+    if (has_times && get_f32(to, &t, 1, "times") < 0) {
+        PyBuffer_Release(&x);
+        PyBuffer_Release(&o);
+        return NULL;
+    }
+    Py_ssize_t n = x.len / 4;
+    if (o.len / 4 != n || (has_times && t.len / 4 != n)) {
+        PyErr_SetString(PyExc_ValueError, "erf32: buffers of different sizes");
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        erf_loop((const float *)x.buf, (float *)o.buf, has_times ? (float *)t.buf : NULL, n, p,
+                 q, (float)bound, (float)add, add != 0.0, (float)lo, (float)hi);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&o);
+    if (has_times)
+        PyBuffer_Release(&t);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+CLONES static void neg_half_sq_loop(const float *x, float *out, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float v = x[i] * x[i];
+        out[i] = v * -0.5f;
+    }
+}
+
+static PyObject *neg_half_sq(PyObject *self, PyObject *args) {
+    PyObject *xo, *oo;
+    if (!PyArg_ParseTuple(args, "OO", &xo, &oo))
+        return NULL;
+    Py_buffer x, o;
+    if (get_f32(xo, &x, 0, "x") < 0)
+        return NULL;
+    if (get_f32(oo, &o, 1, "out") < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    if (o.len != x.len) {
+        PyErr_SetString(PyExc_ValueError, "neg_half_sq: buffers of different sizes");
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        neg_half_sq_loop((const float *)x.buf, (float *)o.buf, x.len / 4);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&o);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+CLONES static void grad_finish_loop(float *e, const float *x, const float *cdf, float inv,
+                                    Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float v = e[i] * inv;
+        v = v * x[i];
+        e[i] = v + cdf[i];
+    }
+}
+
+static PyObject *gelu_grad_finish(PyObject *self, PyObject *args) {
+    PyObject *eo, *xo, *co;
+    double inv;
+    if (!PyArg_ParseTuple(args, "OOOd", &eo, &xo, &co, &inv))
+        return NULL;
+    Py_buffer e, x, c;
+    if (get_f32(eo, &e, 1, "e") < 0)
+        return NULL;
+    if (get_f32(xo, &x, 0, "x") < 0) {
+        PyBuffer_Release(&e);
+        return NULL;
+    }
+    if (get_f32(co, &c, 0, "cdf") < 0) {
+        PyBuffer_Release(&e);
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    if (x.len != e.len || c.len != e.len) {
+        PyErr_SetString(PyExc_ValueError, "gelu_grad_finish: buffers of different sizes");
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        grad_finish_loop((float *)e.buf, (const float *)x.buf, (const float *)c.buf, (float)inv,
+                         e.len / 4);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&e);
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&c);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"erf32", erf32, METH_VARARGS, "float32 rational erf with its constants folded in"},
+    {"neg_half_sq", neg_half_sq, METH_VARARGS, "out = (x * x) * -0.5 in float32"},
+    {"gelu_grad_finish", gelu_grad_finish, METH_VARARGS, "e = e * inv * x + cdf in float32"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fused", NULL, -1, methods};
+
+PyMODINIT_FUNC PyInit__fused(void) { return PyModule_Create(&module); }
