@@ -11,7 +11,9 @@ owner creates a room, the followers join it, then the owner runs a graph again a
 (a 200-node graph of 8x8 tensors, forward + backward: ~700 records per run, in a few trace
 packets; or the mlp-mse template). For every packet (each `run_started`, `trace`,
 `run_finished`): the delay between the owner receiving it and each follower receiving it
-(time.monotonic, one clock for every process on Linux); per packet, the slowest follower's.
+(time.monotonic, one clock for every process on Linux); per packet, the slowest follower's;
+and per follower, its own lag over every packet (p50, p95, max), so that one slow follower (a
+crowded client process, a far server) shows as itself rather than in the packets' maximum.
 Target: the slowest follower at most 150 ms behind the owner at p95. Prints, never asserts.
 
 `--servers 3` measures a second set-up beside the first: three `wiregrad serve` processes
@@ -124,6 +126,50 @@ def packet_keys(arrivals):
     return keyed
 
 
+def per_follower(owner_times, follower_times, where):
+    """One row per follower: its client process and server (indexes), the packets it got and
+    missed, and its lag behind the owner over them in seconds (p50, p95, max)."""
+    rows = []
+    for i, (times, (proc, server)) in enumerate(zip(follower_times, where, strict=True)):
+        lags = [times[k] - t for k, t in owner_times.items() if k in times]
+        rows.append(
+            {
+                "follower": i + 1,
+                "proc": proc + 1,
+                "server": server + 1,
+                "packets": len(lags),
+                "missing": len(owner_times) - len(lags),
+                "p50": pct(lags, 50) if lags else float("nan"),
+                "p95": pct(lags, 95) if lags else float("nan"),
+                "max": max(lags, default=float("nan")),
+            }
+        )
+    return rows
+
+
+def print_per_follower(name, rows, shown=40):
+    """The per-follower table, slowest p95 first; past `shown` followers, the 10 slowest and
+    the 5 fastest, with the spread of their p95s."""
+    rows = sorted(rows, key=lambda r: -r["p95"])
+    p95s = [r["p95"] for r in rows]
+    print(
+        f"\n### {name}: lag of each follower behind the owner, ms (slowest p95 first)\n\n"
+        f"p95 across followers: fastest {min(p95s) * 1e3:.1f}, median "
+        f"{statistics.median(p95s) * 1e3:.1f}, slowest {max(p95s) * 1e3:.1f}\n"
+    )
+    print("| follower | client process | server | packets | missing | p50 | p95 | max |")
+    print("|---|---|---|---|---|---|---|---|")
+    picked = rows if len(rows) <= shown else rows[:10] + [None] + rows[-5:]
+    for r in picked:
+        if r is None:
+            print(f"| ({len(rows) - 15} more) | | | | | | | |")
+            continue
+        print(
+            f"| {r['follower']} | {r['proc']} | {r['server']} | {r['packets']} | {r['missing']} "
+            f"| {r['p50'] * 1e3:.1f} | {r['p95'] * 1e3:.1f} | {r['max'] * 1e3:.1f} |"
+        )
+
+
 def pct(values, q):
     values = sorted(values)
     return values[min(len(values) - 1, round(q / 100 * (len(values) - 1)))]
@@ -191,9 +237,11 @@ def measure(urls, doc, args, runs):
         shares = [args.followers // args.procs] * args.procs
         for i in range(args.followers % args.procs):
             shares[i] += 1
+        follower_urls = []
         for i, n in enumerate(shares):
             here, there = ctx.Pipe()
             url = urls[i % len(urls)] if len(urls) == 1 else urls[(i + 1) % len(urls)]
+            follower_urls.append(url)
             p = ctx.Process(
                 target=follower_worker, args=(url, code, n, args.decode, there), daemon=True
             )
@@ -212,16 +260,17 @@ def measure(urls, doc, args, runs):
             run_ids.append(run_id)
             records = len(recs)
         wall = time.perf_counter() - t0
-        followers = []
+        followers, where = [], []
         for _, pipe in workers:
             pipe.send(("stop", run_ids[-1]))
-        for p, pipe in workers:
+        for w, (p, pipe) in enumerate(workers):
             if not pipe.poll(180):
                 raise RuntimeError("a follower process did not answer")
             got = pipe.recv()
             if isinstance(got, str):
                 raise RuntimeError(got)
             followers.extend(got)
+            where.extend((w, urls.index(follower_urls[w])) for _ in got)
             p.join(30)
         owner.client.disconnect()
     finally:
@@ -249,6 +298,7 @@ def measure(urls, doc, args, runs):
     return {
         "slowest": slowest,
         "every": every,
+        "per_follower": per_follower(owner_times, follower_times, where),
         "missing": missing,
         "packets": len(owner_times),
         "records": records,
@@ -333,6 +383,8 @@ def main(argv=None):
             f"{ms(r['slowest']):.1f} | {ms(r['slowest'], 95):.1f} | {max(r['slowest']) * 1e3:.1f} "
             f"| {ms(r['every'], 95):.1f} |"
         )
+    for name, r in results:
+        print_per_follower(name, r["per_follower"])
     for name, r in results:
         p95 = pct(r["slowest"], 95)
         verdict = (
