@@ -6,6 +6,8 @@
 import type { XYPosition } from "@xyflow/react";
 import type { OpNode, WireEdge } from "../doc/convert";
 import { type Box, elkLayered, layersOf, type Link, placeLayers } from "../layout/layered";
+import { NODE_WIDTH } from "./nodeSize";
+import { asStacks, repeatedChains } from "./stacks";
 
 // Past this many nodes elk takes about a second or more (500 nodes: 1-2 s on a first, cold
 // call, even with one crossing-minimisation sweep), while quickLayout takes a few ms with
@@ -33,7 +35,12 @@ export function isStacked(nodes: OpNode[]) {
 /** Positions for every node; `frame` is the canvas the graph is to be read on (its shape
  * decides how many rows a long chain wraps into). */
 const boxesOf = (nodes: OpNode[]): Box[] =>
-  nodes.map((n) => ({ id: n.id, width: n.measured?.width ?? 160, height: n.measured?.height ?? 80 }));
+  nodes.map((n) => ({
+    id: n.id,
+    width: n.measured?.width ?? NODE_WIDTH,
+    // a module instance is measured once drawn: its title, a port row and two result lines
+    height: n.measured?.height ?? (n.data.op === "module" ? 100 : 80),
+  }));
 
 /** Where a stored layout is shown: its nodes pushed apart where they now overlap (a node is
  * as tall as its face: nodeSize.ts, and a layout stored before may not have room for it);
@@ -93,11 +100,12 @@ export async function layoutPositions(
   edges: WireEdge[],
   frame?: Frame,
 ): Promise<Record<string, XYPosition>> {
-  const boxes = boxesOf(nodes);
   const fit = frame?.width && frame.height ? frame : DEFAULT_FRAME;
-  if (nodes.length > ELK_MAX_NODES) return wrapRows(quickLayout(boxes, edges), boxes, fit);
-  const at = await elkLayered(boxes, edges, { direction: "RIGHT", gapX: GAP_X, gapY: GAP_Y });
-  return wrapRows(Object.fromEntries(at), boxes, fit);
+  // repeated blocks (blocks.0 … blocks.11) are laid out as one tall box, then opened into a stack
+  const { boxes, links, unstack } = asStacks(boxesOf(nodes), edges, repeatedChains(nodes, edges));
+  if (nodes.length > ELK_MAX_NODES) return unstack(wrapRows(quickLayout(boxes, links), boxes, fit));
+  const at = await elkLayered(boxes, links, { direction: "RIGHT", gapX: GAP_X, gapY: GAP_Y });
+  return unstack(wrapRows(Object.fromEntries(at), boxes, fit));
 }
 
 /** A left-to-right layout cut into rows, between its columns (nodes sharing a left edge),

@@ -5,6 +5,8 @@
 import type { XYPosition } from "@xyflow/react";
 import { create } from "zustand";
 import type { DocNode } from "../api/types";
+import { READABLE_ZOOM } from "../canvas/fit";
+import { isStacked, layoutPositions, wrappedIfUnreadable } from "../canvas/layout";
 import { nodeSize, placedFree } from "../canvas/nodeSize";
 import { type DocMeta, type Frame, toDocument, toFlowEdge, toFlowNode } from "../doc/convert";
 import {
@@ -152,8 +154,10 @@ function modulesNow() {
   return closeAll(nodes, edges, meta).modules;
 }
 
-/** Shows the definition of instance `id` (of the level shown) on the canvas. Not an edit. */
-export function openInstance(id: string) {
+/** Shows the definition of instance `id` (of the level shown) on the canvas. Not an edit. A
+ * definition written without positions (a traced model's) is laid out first, and one stored
+ * as a long row wrapped into rows, as a document is when it opens (canvas/showOpened.ts). */
+export async function openInstance(id: string) {
   const ed = useEditor.getState();
   const inst = ed.nodes.find((n) => n.id === id);
   const name = inst?.data.params.module;
@@ -162,10 +166,19 @@ export function openInstance(id: string) {
     ed.notify(`${id} is not an instance of a module this graph defines`, "error");
     return;
   }
-  const frame: Frame = { instance: id, module: def.name, nodes: ed.nodes, edges: ed.edges };
-  const nodes = def.nodes.map(flowNode);
-  const meta = { ...ed.meta, open: [...(ed.meta.open ?? []), frame] };
-  ed.setLevel({ nodes, edges: def.edges.map(toFlowEdge), meta }, false); // fitted: panels/onCanvas/Breadcrumbs.tsx
+  let nodes = def.nodes.map(flowNode);
+  const edges = def.edges.map(toFlowEdge);
+  let placed: Record<string, XYPosition> | null;
+  if (isStacked(nodes)) {
+    placed = await layoutPositions(nodes, edges);
+    // the canvas moved on meanwhile (another level, another graph): this opening is dropped
+    if (useEditor.getState().nodes !== ed.nodes) return;
+  } else placed = wrappedIfUnreadable(nodes, edges, undefined, READABLE_ZOOM);
+  if (placed) nodes = nodes.map((n) => (placed[n.id] ? { ...n, position: placed[n.id] } : n));
+  const now = useEditor.getState();
+  const frame: Frame = { instance: id, module: def.name, nodes: now.nodes, edges: now.edges };
+  const meta = { ...now.meta, open: [...(now.meta.open ?? []), frame] };
+  now.setLevel({ nodes, edges, meta }, false); // fitted: panels/onCanvas/Breadcrumbs.tsx
   useRun.getState().selectEdge(null); // an edge of the level left
 }
 
