@@ -2,6 +2,9 @@
 // ten worst nodes and edges (a click selects one and centres the view on it). Shown while an
 // overlay is on (More ▸ Overlay…); closing it gives the canvas its usual colours back.
 import { useReactFlow } from "@xyflow/react";
+import { useEffect, useRef } from "react";
+import { useReadableFit } from "../../canvas/fit";
+import { OPEN_FIT } from "../../canvas/showOpened";
 import { BAD_COLOUR, colourOf, OVERLAY_STATS, type OverlayStat, RAMP, type Score } from "../../canvas/overlayScores";
 import { useEditor } from "../../store/editor";
 import { nameOf } from "../../store/names";
@@ -20,6 +23,25 @@ export default function OverlayPanel() {
   const stat = useOverlay((s) => s.stat);
   const result = useOverlay((s) => s.result);
   const flow = useReactFlow();
+  const shown = Boolean(stat && result);
+  const panel = useRef<HTMLElement>(null);
+  const fit = useReadableFit();
+  // opened over nodes: the view is fitted to the canvas beside the panel (canvas/fit.ts keeps
+  // the graph clear of it), so that the panel hides none of the graph
+  useEffect(() => {
+    if (!shown) return;
+    const frame = requestAnimationFrame(() => {
+      const box = panel.current?.getBoundingClientRect();
+      const canvas = panel.current?.parentElement;
+      if (!box || !canvas) return;
+      const under = [...canvas.querySelectorAll(".react-flow__node")].some((n) => {
+        const r = n.getBoundingClientRect();
+        return r.left < box.right && box.left < r.right && r.top < box.bottom && box.top < r.bottom;
+      });
+      if (under) fit({ ...OPEN_FIT, duration: 300 });
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [shown, fit]);
   if (!stat || !result) return null;
   const about = OVERLAY_STATS.find((s) => s.id === stat);
   const worst = result.scores.slice(0, WORST);
@@ -57,7 +79,7 @@ export default function OverlayPanel() {
   };
 
   return (
-    <section className="overlay-panel nodrag" aria-label="overlay">
+    <section className="overlay-panel nodrag" aria-label="overlay" data-covers="left" ref={panel}>
       <header>
         <label>
           Colour by{" "}
