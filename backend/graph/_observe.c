@@ -18,9 +18,10 @@ lined_up(next_functions, inputs, watched, flat, accumulator_of) -> watched, some
 
 Observer(watch, pending, code, checkpoint, every, node_grads, edge_grads, quiet)
     Called as observer(node, grad_inputs, grad_outputs) after each node (observe_backward).
-    For a node in `watch` ({engine node: (edges, node id or None, output nr)}, each edge
-    (position among the node's inputs, edge id, its `grads` item, its source, whether it is
-    the source's only consumer)): calls checkpoint() every `every` watched nodes, then, unless
+    For a node in `watch` ({engine node: (node id or None, output nr, then for each edge: its
+    position among the node's inputs, edge id, its `grads` item, its source, whether it is
+    the source's only consumer)}, one flat tuple: backward_watch.watch_entry): calls
+    checkpoint() every `every` watched nodes, then, unless
     `quiet`, records grad_outputs[nr] as the node id's gradient and each edge's gradient
     (grad_inputs[position]; for an only consumer, also as the source's gradient): into
     node_grads / edge_grads, and queued on `pending` as (code, key, gradient, None).
@@ -136,20 +137,20 @@ static int record(Observer *self, PyObject *grads, PyObject *id, PyObject *key, 
 static int malformed(void)
 {
     PyErr_SetString(PyExc_TypeError,
-                    "Observer: a watch entry is (edges, node id, output nr), each edge "
-                    "(position, edge id, item, source, only consumer)");
+                    "Observer: a watch entry is (node id, output nr, then per edge: position, "
+                    "edge id, item, source, only consumer)");
     return -1;
 }
 
 /* what the observer does for a watched node, entry = watch[node] */
 static int observe(Observer *self, PyObject *entry, PyObject *grad_inputs, PyObject *grad_outputs)
 {
-    if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 3 ||
-        !PyTuple_CheckExact(PyTuple_GET_ITEM(entry, 0)))
+    if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) < 2 ||
+        (PyTuple_GET_SIZE(entry) - 2) % 5 != 0)
         return malformed();
-    PyObject *edges = PyTuple_GET_ITEM(entry, 0), *nid = PyTuple_GET_ITEM(entry, 1);
+    PyObject *nid = PyTuple_GET_ITEM(entry, 0);
     if (nid != Py_None) {
-        Py_ssize_t nr = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 2));
+        Py_ssize_t nr = PyLong_AsSsize_t(PyTuple_GET_ITEM(entry, 1));
         if (nr == -1 && PyErr_Occurred())
             return -1;
         PyObject *g = item(grad_outputs, nr);
@@ -160,11 +161,9 @@ static int observe(Observer *self, PyObject *entry, PyObject *grad_inputs, PyObj
         if (failed)
             return -1;
     }
-    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(edges); k++) {
-        PyObject *edge = PyTuple_GET_ITEM(edges, k);
-        if (!PyTuple_CheckExact(edge) || PyTuple_GET_SIZE(edge) != 5)
-            return malformed();
-        Py_ssize_t pos = PyLong_AsSsize_t(PyTuple_GET_ITEM(edge, 0));
+    for (Py_ssize_t k = 2; k < PyTuple_GET_SIZE(entry); k += 5) {
+        PyObject **edge = &PyTuple_GET_ITEM(entry, k); /* position, id, item, source, single */
+        Py_ssize_t pos = PyLong_AsSsize_t(edge[0]);
         if (pos == -1 && PyErr_Occurred())
             return -1;
         PyObject *g = item(grad_inputs, pos);
@@ -172,12 +171,10 @@ static int observe(Observer *self, PyObject *entry, PyObject *grad_inputs, PyObj
             return -1;
         int failed = 0;
         if (g != Py_None) {
-            PyObject *eid = PyTuple_GET_ITEM(edge, 1), *key = PyTuple_GET_ITEM(edge, 2);
-            PyObject *source = PyTuple_GET_ITEM(edge, 3);
             /* the source's only consumer: the source's gradient is this one */
-            int single = PyObject_IsTrue(PyTuple_GET_ITEM(edge, 4));
-            failed = single < 0 || record(self, self->edge_grads, eid, key, g) < 0 ||
-                     (single && record(self, self->node_grads, source, source, g) < 0);
+            int single = PyObject_IsTrue(edge[4]);
+            failed = single < 0 || record(self, self->edge_grads, edge[1], edge[2], g) < 0 ||
+                     (single && record(self, self->node_grads, edge[3], edge[3], g) < 0);
         }
         Py_DECREF(g);
         if (failed)
@@ -511,6 +508,29 @@ static PyObject *meta(PyObject *key, PyObject *a, PyObject *requires_grad, PyObj
     return m;
 }
 
+/* backward_watch.watch_entry: (node id or None, output nr, then each edge of `edges`, flattened):
+   one tuple, which the observer reads without following a pointer per edge */
+static PyObject *watch_entry(PyObject *edges, PyObject *nid, PyObject *nr)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(edges);
+    PyObject *entry = PyTuple_New(2 + 5 * n);
+    if (!entry)
+        return NULL;
+    PyTuple_SET_ITEM(entry, 0, Py_NewRef(nid));
+    PyTuple_SET_ITEM(entry, 1, Py_NewRef(nr));
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *w = PyTuple_GET_ITEM(edges, k);
+        if (!PyTuple_CheckExact(w) || PyTuple_GET_SIZE(w) != 5) {
+            Py_DECREF(entry);
+            malformed();
+            return NULL;
+        }
+        for (int j = 0; j < 5; j++)
+            PyTuple_SET_ITEM(entry, 2 + 5 * k + j, Py_NewRef(PyTuple_GET_ITEM(w, j)));
+    }
+    return entry;
+}
+
 /* In backward: the watch on out's engine node (or a hook for its gradient). 1 when its edges do
    not line up with the inputs (the caller gives it aliases), 0 when done, -1 on error. */
 static int watch_node(Forward *self, PyObject *row, PyObject *inputs, PyObject *out,
@@ -542,7 +562,7 @@ static int watch_node(Forward *self, PyObject *row, PyObject *inputs, PyObject *
         if (some || own) {
             PyObject *nr = PyObject_GetAttr(out, s_output_nr), *entry = NULL;
             if (nr)
-                entry = PyTuple_Pack(3, mine, own ? nid : Py_None, nr);
+                entry = watch_entry(mine, own ? nid : Py_None, nr);
             failed = !entry || PyDict_SetItem(self->watch, gf, entry) < 0;
             Py_XDECREF(nr);
             Py_XDECREF(entry);

@@ -179,7 +179,7 @@ def make_observer(watch, every=8, quiet=False, checkpoint=lambda: None):
 def test_observer_records_a_nodes_own_gradient_then_its_edges():
     n, other = Node(), Node()
     item = ("e1", "a", "m")
-    watch = {n: (((1, "e1", item, "a", True), (0, "e0", ("e0", "b", "m"), "b", False)), "m", 0)}
+    watch = {n: ("m", 0, 1, "e1", item, "a", True, 0, "e0", ("e0", "b", "m"), "b", False)}
     obs, pending, node_grads, edge_grads = make_observer(watch)
     assert obs(other, ("x",), ["y"]) is None and pending == []  # not watched: nothing
     obs(n, ["g0", "g1"], ["gm"])  # the engine's tuple or list, either
@@ -203,7 +203,7 @@ def test_observer_checkpoints_every_few_watched_nodes_and_passes_on_what_they_ra
         if len(calls) == 2:
             raise KeyboardInterrupt("stop")  # as Cancelled would
 
-    obs, pending, _, _ = make_observer({n: ((), "m", 0)}, every=3, checkpoint=checkpoint)
+    obs, pending, _, _ = make_observer({n: ("m", 0)}, every=3, checkpoint=checkpoint)
     for _ in range(5):
         obs(n, (), ["g"])
         obs(Node(), (), ["g"])  # unwatched nodes do not count
@@ -216,7 +216,7 @@ def test_observer_checkpoints_every_few_watched_nodes_and_passes_on_what_they_ra
 def test_a_quiet_observer_checkpoints_and_records_nothing():
     n, calls = Node(), []
     obs, pending, node_grads, _ = make_observer(
-        {n: ((), "m", 0)}, every=1, quiet=True, checkpoint=lambda: calls.append(1)
+        {n: ("m", 0)}, every=1, quiet=True, checkpoint=lambda: calls.append(1)
     )
     obs(n, (), ["g"])
     assert calls == [1] and pending == [] and node_grads == {}
@@ -224,10 +224,10 @@ def test_a_quiet_observer_checkpoints_and_records_nothing():
 
 def test_observer_refuses_what_it_was_not_made_for():
     n = Node()
-    obs, _, _, _ = make_observer({n: ("not edges", "m", 0)})
+    obs, _, _, _ = make_observer({n: ("m", 0, "an edge of three", "e", "i")})
     with pytest.raises(TypeError, match="watch entry"):
         obs(n, (), ["g"])
-    obs, _, _, _ = make_observer({n: (((5, "e", "i", "s", False),), None, 0)})
+    obs, _, _, _ = make_observer({n: (None, 0, 5, "e", "i", "s", False)})
     with pytest.raises(IndexError):
         obs(n, ("only one",), [])
     with pytest.raises(TypeError, match="exactly 3 arguments"):

@@ -9,10 +9,12 @@ watched the same way. A node with no engine node of its own to watch (a leaf, a 
 output) gets a tensor hook. Where a node feeds two consumers, its two edge gradients sum to
 its gradient.
 
-The watch list maps an engine node to a plain tuple (its watched edges, the editor node whose
-own gradient it reports or None, which of its outputs that is): the C observer (_observe.c)
-reads it as such. Hooks and the observer hold the recorder and the result's dicts, never the
-run (see recorder.Recorder)."""
+The watch list maps an engine node to one flat tuple (watch_entry: the editor node whose own
+gradient it reports or None, which of its outputs that is, then each watched edge's five
+fields): the C observer (_observe.c) reads it as such, with no pointer to follow per edge (the
+backward pass reaches these entries long after the forward pass made them, so each pointer
+followed was a cache miss). Hooks and the observer hold the recorder and the result's dicts,
+never the run (see recorder.Recorder)."""
 
 from dataclasses import dataclass
 
@@ -67,6 +69,14 @@ def lined_up(next_functions, inputs, watched, flat, accumulator_of):
     return tuple(w for w, t in zip(watched, flat) if needs_grad(t))
 
 
+def watch_entry(edges, nid, nr):
+    """The watch list's entry for an engine node that reports the gradients of `edges`
+    (plan.watched_edge tuples) and, unless `nid` is None, editor node `nid`'s own gradient (its
+    output `nr`): (nid, nr, then each edge's fields, flattened). _observe.Forward makes the same
+    tuples in C."""
+    return (nid, nr, *[x for edge in edges for x in edge])
+
+
 def grad_edge(t):
     """The engine node a tensor's gradient goes to now (its grad_fn, or its AccumulateGrad),
     None for a tensor or number without one."""
@@ -84,7 +94,7 @@ class BackwardWatch:
     def __init__(self, recorder, result, plan, owner, kernels):
         self.recorder, self.result, self.plan, self.owner = recorder, result, plan, owner
         self.kernels = kernels
-        self.watch = {}  # engine node -> (its watched edges, editor node or None, output nr)
+        self.watch = {}  # engine node -> watch_entry(its watched edges, editor node or None, nr)
         self.lined_up = lined_up if kernels is None else kernels.lined_up
 
     def edges(self, out, inputs, step, nid):
@@ -99,7 +109,7 @@ class BackwardWatch:
         if mine is None:
             return False
         if mine or nid is not None:
-            self.watch[node] = (mine, nid, out.output_nr)
+            self.watch[node] = watch_entry(mine, nid, out.output_nr)
         return True
 
     def alias(self, edge, t):
@@ -109,7 +119,7 @@ class BackwardWatch:
             return t
         a = alias(t)
         self.owner[a.grad_fn] = ("edge", edge.id)
-        self.watch[a.grad_fn] = ((watched_edge(self.plan, edge, 0),), None, 0)
+        self.watch[a.grad_fn] = watch_entry((watched_edge(self.plan, edge, 0),), None, 0)
         return a
 
     def node_hook(self, nid):
@@ -155,13 +165,14 @@ class BackwardWatch:
                 checkpoint()
             if rec.quiet:
                 return
-            edges, nid, nr = watched
+            nid, nr = watched[0], watched[1]
             if nid is not None:
                 g = grad_outputs[nr]
                 if g is not None:
                     node_grads[nid] = g
                     add((GRAD, nid, g, None))
-            for pos, eid, item, source, single in edges:
+            for k in range(2, len(watched), 5):
+                pos, eid, item, source, single = watched[k : k + 5]
                 g = grad_inputs[pos]
                 if g is not None:
                     edge_grads[eid] = g

@@ -19,6 +19,7 @@ import engine as eg
 from engine.watch import accumulator_of, array_of, requires_grad_of
 
 from ..op_context import check_numel
+from .backward_watch import watch_entry
 from .errors import Cancelled, NodeError, too_many_bytes
 from .forward_cache import LastRun, SentRows
 from .recorder import CACHED, VALUE
@@ -277,7 +278,7 @@ def _forward_fresh_python(r, rows):
                     _keep_aliased(r, row, requires_grad)
                     continue
                 if mine or own:
-                    watch[gf] = (mine, nid if own else None, out.output_nr)
+                    watch[gf] = watch_entry(mine, nid if own else None, out.output_nr)
             if requires_grad and not single and not own:
                 out.register_hook(node_hook(nid))
         # the per-node bookkeeping (executor._Run.keep), written out

@@ -9,7 +9,7 @@ statements', not the one the cache replays."""
 import engine as eg
 from engine.watch import stale_saved, version, version_counter
 
-from .backward_watch import grad_edge
+from .backward_watch import grad_edge, watch_entry
 from .errors import NodeError
 from .recorder import PLAIN
 
@@ -53,7 +53,7 @@ def write_node(r, nid, step):
                 if before[w[0]] is not None and w[0] < len(nf) and nf[w[0]][0] is before[w[0]]
             )
             if mine:
-                r.watch.watch[gf] = (mine, None, out.output_nr)
+                r.watch.watch[gf] = watch_entry(mine, None, out.output_nr)
         out.register_hook(r.watch.node_hook(nid))
     r.values[nid] = out
     r.writes.append((nid, version_counter(out), version(out)))
