@@ -125,3 +125,70 @@ def test_a_traced_model_opens_collapsed_with_its_blocks_as_a_stack(page):
         (sx, sy, _, sh), (tx, ty, _, _) = inner[e["source"]], inner[e["target"]]
         assert sx < tx or sy + sh < ty, e
     page.screenshot(path="e2e/artifacts/model-stack-block-opened.png")
+
+
+SCRIPT = """
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.ln = nn.LayerNorm(d)
+        self.fc1 = nn.Linear(d, 4 * d)
+        self.fc2 = nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        return x + self.fc2(torch.relu(self.fc1(self.ln(x))))
+
+
+class Model(nn.Module):
+    def __init__(self, d=8, n=6):
+        super().__init__()
+        self.emb = nn.Linear(4, d)
+        self.blocks = nn.ModuleList([Block(d) for _ in range(n)])
+        self.head = nn.Linear(d, 3)
+
+    def forward(self, x):
+        x = self.emb(x)
+        for b in self.blocks:
+            x = b(x)
+        return self.head(x)
+
+
+model = Model()
+x = torch.randn(2, 5, 4)
+loss = model(x).sum()
+"""
+
+
+def test_an_imported_models_blocks_open_as_a_stack(page):
+    """An imported script's model is one collapsed instance; opened, its six blocks, which the
+    importer writes in one row, are drawn as a stack."""
+    from wiregrad import from_code
+
+    page.set_viewport_size({"width": 1440, "height": 900})
+    doc = from_code(SCRIPT)
+    model = next(n["id"] for n in doc["nodes"] if n["op"] == "module")
+    (outer,) = [m for m in doc["modules"] if m["name"] == "Model"]
+    blocks = [n["id"] for n in outer["nodes"] if n["params"].get("module") == "Block"]
+    assert len(blocks) == 6
+    url = page.server.url
+    graph_id = requests.post(f"{url}/api/graphs", json=doc, timeout=30).json()["id"]
+    page.goto(f"{url}/?graph={graph_id}")
+    expect(page.locator(".app.ready")).to_be_visible()
+    expect(page.locator(".react-flow__node")).to_have_count(len(doc["nodes"]))  # collapsed
+
+    page.get_by_label(f"module {model}", exact=True).dblclick()
+    expect(page.get_by_label("breadcrumbs")).to_contain_text(f"{model} (Model)")
+    expect(page.locator(".react-flow__node")).to_have_count(len(outer["nodes"]))
+    page.wait_for_timeout(400)
+    at = boxes(page)
+    xs = [at[b][0] for b in blocks]
+    ys = [at[b][1] for b in blocks]
+    assert max(xs) - min(xs) < 1, xs
+    assert all(y1 > y0 + at[b][3] - 1 for (y0, y1, b) in zip(ys, ys[1:], blocks)), ys
+    ids = sorted(at)
+    assert not [(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :] if overlap(at[a], at[b])]
+    page.screenshot(path="e2e/artifacts/model-stack-imported.png")

@@ -7,7 +7,7 @@ import type { XYPosition } from "@xyflow/react";
 import type { OpNode, WireEdge } from "../doc/convert";
 import { type Box, elkLayered, layersOf, type Link, placeLayers } from "../layout/layered";
 import { NODE_WIDTH } from "./nodeSize";
-import { asStacks, repeatedChains } from "./stacks";
+import { asStacks, repeatedChains, stackedRows } from "./stacks";
 
 // Past this many nodes elk takes about a second or more (500 nodes: 1-2 s on a first, cold
 // call, even with one crossing-minimisation sweep), while quickLayout takes a few ms with
@@ -45,7 +45,8 @@ const boxesOf = (nodes: OpNode[]): Box[] =>
 /** Where a stored layout is shown: its nodes pushed apart where they now overlap (a node is
  * as tall as its face: nodeSize.ts, and a layout stored before may not have room for it);
  * then, if it flows left to right (every wire goes rightwards, as a layered layout draws it)
- * and is unreadable at any zoom that shows it whole (below `readable`), wrapped into rows.
+ * and is unreadable at any zoom that shows it whole (below `readable`), wrapped into rows;
+ * repeated blocks in such a row stacked (canvas/stacks.ts).
  * Null when it reads as it is. Any other layout is people's own and is kept: cutting a
  * layout whose wires turn back (a snake of rows) into columns would scramble its order. */
 export function wrappedIfUnreadable(
@@ -56,8 +57,10 @@ export function wrappedIfUnreadable(
 ) {
   const stored = Object.fromEntries(nodes.map((n) => [n.id, n.position]));
   const boxes = boxesOf(nodes);
-  const at = separated(stored, boxes);
+  let at = separated(stored, boxes);
   const flowsRight = edges.every((e) => !at[e.source] || !at[e.target] || at[e.source].x < at[e.target].x);
+  // repeated blocks stored in a row (an imported model's) read as a stack, as laid out ones do
+  if (flowsRight) at = separated(stackedRows(at, boxes, repeatedChains(nodes, edges)), boxes);
   const wrapped = flowsRight ? wrapRows(at, boxes, frame?.width && frame.height ? frame : DEFAULT_FRAME, readable) : at;
   return wrapped === stored ? null : wrapped;
 }

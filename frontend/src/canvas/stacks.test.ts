@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { asStacks, repeatedChains, STACK_GAP } from "./stacks";
+import { asStacks, repeatedChains, STACK_GAP, stackedRows } from "./stacks";
 
 const inst = (id: string, module = "Block") => ({ id, data: { op: "module", params: { module } } });
 const op = (id: string) => ({ id, data: { op: "linear", params: {} } });
@@ -28,5 +28,20 @@ describe("repeated blocks", () => {
     expect(joined).toEqual([link("emb", "b0"), link("b0", "head")]);
     const at = unstack({ emb: { x: 0, y: 0 }, b0: { x: 300, y: -100 }, head: { x: 600, y: 0 } });
     expect(blocks.map((b) => at[b])).toEqual(blocks.map((_, i) => ({ x: 300, y: -100 + i * (60 + STACK_GAP) })));
+  });
+});
+
+describe("repeated blocks stored in a row", () => {
+  it("stack at the first block's place, what follows moved left by the row they took", () => {
+    const ids = ["emb", "b0", "b1", "b2", "head"];
+    const at = Object.fromEntries(ids.map((id, i) => [id, { x: 220 * i, y: 0 }]));
+    const boxes = ids.map((id) => ({ id, width: 180, height: 60 }));
+    const out = stackedRows(at, boxes, [["b0", "b1", "b2"]]);
+    expect(out.emb).toEqual({ x: 0, y: 0 });
+    expect(["b0", "b1", "b2"].map((b) => out[b])).toEqual([0, 1, 2].map((i) => ({ x: 220, y: i * (60 + STACK_GAP) })));
+    expect(out.head).toEqual({ x: 440, y: 0 });
+    // a chain not in one row is a layout of someone's own: kept
+    const moved = { ...at, b1: { x: 440, y: 300 } };
+    expect(stackedRows(moved, boxes, [["b0", "b1", "b2"]])).toBe(moved);
   });
 });

@@ -99,3 +99,39 @@ export function asStacks(boxes: readonly Box[], links: readonly Link[], chains: 
   };
   return { boxes: stacked, links: joined, unstack };
 }
+
+/** A stored layout that flows left to right (an imported script's row) with each chain that
+ * lies along one row turned into a stack at its first instance's place: the instances one
+ * under the other, what came after the chain moved left by the length it took, what sat
+ * beside it (none, in a chain of blocks) under the stack. `at` itself when nothing moved. */
+export function stackedRows(
+  at: Record<string, XYPosition>,
+  boxes: readonly Box[],
+  chains: readonly string[][],
+): Record<string, XYPosition> {
+  const size = new Map(boxes.map((b) => [b.id, b]));
+  let out = at;
+  for (const c of chains) {
+    if (!c.every((id) => out[id] && size.has(id))) continue;
+    const first = out[c[0]];
+    const last = out[c[c.length - 1]];
+    const inRow = c.every((id, i) => Math.abs(out[id].y - first.y) < 1 && (i === 0 || out[id].x > out[c[i - 1]].x));
+    if (!inRow) continue;
+    const members = new Set(c);
+    const dx = last.x - first.x;
+    const next: Record<string, XYPosition> = {};
+    let y = first.y;
+    for (const id of c) {
+      next[id] = { x: first.x, y };
+      y += size.get(id)!.height + STACK_GAP;
+    }
+    for (const [id, p] of Object.entries(out)) {
+      if (members.has(id)) continue;
+      if (p.x > last.x) next[id] = { x: p.x - dx, y: p.y };
+      else if (p.x > first.x) next[id] = { x: first.x, y: y + (p.y - first.y) }; // beside: under it
+      else next[id] = p;
+    }
+    out = next;
+  }
+  return out;
+}
