@@ -20,6 +20,11 @@ erf32(x, out, p, q, bound, add, lo, hi, times=None)
     With `times` (a writable float32 buffer of n elements) also times = x * out, GELU's value.
 neg_half_sq(x, out)
     out = (x * x) * -0.5.
+row_max(x, out, n)
+    out[r] = the largest of x's row r (rows of n floats) other than NaN, which compares false
+    (a row's first element is kept even when NaN). A maximum is exact, so the order of the
+    comparisons does not change it (but for which zero of a row holding both: softmax's result
+    is the same bits either way, see softmax.py).
 gelu_grad_finish(e, x, cdf, inv)
     e = ((e * inv) * x) + cdf, in place: e holds exp(-x*x/2) (numpy's exp: its float32 exp has
     its own SIMD rounding, which is why the derivative is two calls around np.exp). */
@@ -223,7 +228,65 @@ static PyObject *gelu_grad_finish(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+CLONES static void row_max_loop(const float *x, float *out, Py_ssize_t rows, Py_ssize_t n) {
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        const float *row = x + r * n;
+        /* 16 lanes side by side (independent, so the compiler keeps them in vector registers),
+        then the lanes and the tail */
+        float lane[16];
+        Py_ssize_t j = 0;
+        if (n >= 16) {
+            for (int k = 0; k < 16; k++)
+                lane[k] = row[k];
+            for (j = 16; j + 16 <= n; j += 16)
+                for (int k = 0; k < 16; k++) {
+                    float v = row[j + k];
+                    lane[k] = v > lane[k] ? v : lane[k];
+                }
+        } else {
+            for (int k = 0; k < 16; k++)
+                lane[k] = row[0];
+        }
+        float m = lane[0];
+        for (int k = 1; k < 16; k++)
+            m = lane[k] > m ? lane[k] : m;
+        for (; j < n; j++) {
+            float v = row[j];
+            m = v > m ? v : m;
+        }
+        out[r] = m;
+    }
+}
+
+static PyObject *row_max(PyObject *self, PyObject *args) {
+    PyObject *xo, *oo;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "OOn", &xo, &oo, &n))
+        return NULL;
+    Py_buffer x, o;
+    if (get_f32(xo, &x, 0, "x") < 0)
+        return NULL;
+    if (get_f32(oo, &o, 1, "out") < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    Py_ssize_t rows = o.len / 4;
+    if (n <= 0 || x.len / 4 != rows * n) {
+        PyErr_SetString(PyExc_ValueError, "row_max: x must hold len(out) rows of n > 0");
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        row_max_loop((const float *)x.buf, (float *)o.buf, rows, n);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&o);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"row_max", row_max, METH_VARARGS, "the maximum of each row of n floats, NaN skipped"},
     {"erf32", erf32, METH_VARARGS, "float32 rational erf with its constants folded in"},
     {"neg_half_sq", neg_half_sq, METH_VARARGS, "out = (x * x) * -0.5 in float32"},
     {"gelu_grad_finish", gelu_grad_finish, METH_VARARGS, "e = e * inv * x + cdf in float32"},

@@ -24,11 +24,7 @@ import math
 import numpy as np
 
 from .. import _threads
-
-try:  # the float32 kernels in one pass each (_fused.c, built by `pip install`; optional)
-    from .. import _fused
-except ImportError:
-    _fused = None
+from . import _fused_kernels
 
 # float64, |x| < 0.5: erf(x) / x as a polynomial in t = x^2, lowest degree first
 _SMALL = (
@@ -156,9 +152,9 @@ def _erf32(x, scale=1.0, mul=1.0, add=0.0):
     p_c, q_c = _f32_coefs(scale, mul)
     bound = _F32_CLIP / scale
     lim = abs(mul)
-    if _fused is not None and x.dtype == np.float32 and x.flags.c_contiguous:
+    if _fused_kernels.takes(x):
         out = np.empty_like(x)  # the steps below in one pass, the same bits
-        _fused.erf32(x, out, p_c, q_c, bound, add, add - lim, add + lim)
+        _fused_kernels.kernels.erf32(x, out, p_c, q_c, bound, add, add - lim, add + lim)
         return out
     s = np.clip(x, -bound, bound)  # nan stays nan
     t = s * s
@@ -298,33 +294,21 @@ def _cdf32(x):
     return _erf32(x, _INV_SQRT_2, 0.5, 0.5)
 
 
-def fused_f32(*arrays):
-    """Whether _fused's kernels take these arrays: built, and all contiguous float32 numpy
-    arrays of one shape."""
-    if _fused is None:
-        return False
-    shape = arrays[0].shape
-    for a in arrays:
-        if a.__class__ is not np.ndarray or a.dtype != np.float32 or a.shape != shape:
-            return False
-        if not a.flags.c_contiguous:
-            return False
-    return True
-
-
 def gelu_derivative32(out, d, cdf, inv_sqrt_2pi):
-    """activations._gelu_derivative_erf's steps on arrays that fused_f32 takes: numpy's exp
-    between two passes of _fused (its float32 exp rounds as numpy's SIMD loop does)."""
-    _fused.neg_half_sq(d, out)
+    """activations._gelu_derivative_erf's steps on arrays that _fused_kernels takes: numpy's
+    exp between two passes of _fused (its float32 exp rounds as numpy's SIMD loop does)."""
+    kernels = _fused_kernels.kernels
+    kernels.neg_half_sq(d, out)
     np.exp(out, out=out)
-    _fused.gelu_grad_finish(out, d, cdf, inv_sqrt_2pi)
+    kernels.gelu_grad_finish(out, d, cdf, inv_sqrt_2pi)
     return out
 
 
 def gelu_parts(d):
     """(d * Phi(d), Phi(d)): GELU's value and the CDF its backward reuses. A contiguous float32
     numpy array takes one pass for both where _fused is built (the same bits as the steps)."""
-    if _fused is None or d.__class__ is not np.ndarray or d.dtype != np.float32 or d.ndim == 0:
+    kernels = _fused_kernels.kernels
+    if kernels is None or d.__class__ is not np.ndarray or d.dtype != np.float32 or d.ndim == 0:
         cdf = normal_cdf(d)
         return d * cdf, cdf
     d = np.ascontiguousarray(d)
@@ -334,7 +318,7 @@ def gelu_parts(d):
     cdf, value = np.empty_like(flat), np.empty_like(flat)
 
     def share(s, e):
-        _fused.erf32(flat[s:e], cdf[s:e], p_c, q_c, bound, 0.5, 0.0, 1.0, value[s:e])
+        kernels.erf32(flat[s:e], cdf[s:e], p_c, q_c, bound, 0.5, 0.0, 1.0, value[s:e])
 
     _threads.over_rows(share, flat.size, 3 * flat.size, grain=4096)
     return value.reshape(d.shape), cdf.reshape(d.shape)

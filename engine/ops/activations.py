@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _threads
 from .._views import inplace
-from . import _special
+from . import _fused_kernels, _special
 from ._common import (
     STATE,
     Node,
@@ -188,7 +188,7 @@ def _gelu_derivative(d, approximate, cdf=None):
 def _gelu_derivative_erf(out, d, cdf):
     """d * exp(-d^2 / 2) / sqrt(2 pi) + cdf, written into out."""
     m = xp(d)
-    if _special.fused_f32(out, d, cdf):  # the steps below in three passes, the same bits
+    if _fused_kernels.takes(out, d, cdf):  # the steps below in three passes, the same bits
         return _special.gelu_derivative32(out, d, cdf, _INV_SQRT_2PI)
     r = m.multiply(d, d, out=out)
     r *= -0.5

@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 
 from .. import _threads
+from . import _fused_kernels
 from ._common import STATE, Node, float_data, track, wrap, wrap_dim, xp
 
 
@@ -14,7 +15,15 @@ class SoftmaxBackward0(Node):
 
     def backward(self, g):
         (y,) = self.unpack()
-        return (y * (g - (g * y).sum(self.dim, keepdim=True)),)
+        gd, yd = g._data, y._data
+        if STATE.enabled or not _threads.can_split(gd, yd) or gd.dtype != yd.dtype:
+            return (y * (g - (g * y).sum(self.dim, keepdim=True)),)
+        # the same steps on the arrays, in one scratch array instead of three
+        r = np.multiply(gd, yd)
+        total = r.sum(axis=self.dim, keepdims=True)
+        np.subtract(gd, total, out=r)
+        r *= yd
+        return (wrap(r),)
 
 
 def softmax(input, dim=None, dtype=None):
@@ -43,6 +52,19 @@ def softmax(input, dim=None, dtype=None):
 def _softmax_rows(out, d):
     """softmax along the last axis of the rows d, into out: the same steps as softmax's own
     (rows are independent, so any split of them gives the same bits)."""
+    if _fused_kernels.takes(d) and d.shape[-1]:
+        # numpy's maximum along short rows is slow (a quarter of the attention's softmax); the
+        # kernel's maximum is the same value (a maximum is exact), but for the zero it picks
+        # in a row holding -0 and +0, which x - max and so the result do not see, and NaN,
+        # which it skips: a row holding one sums to NaN and is done again the numpy way
+        mx = np.empty(d.shape[:-1] + (1,), d.dtype)
+        _fused_kernels.kernels.row_max(d, mx, d.shape[-1])
+        np.subtract(d, mx, out=out)
+        np.exp(out, out=out)
+        total = out.sum(axis=-1, keepdims=True)
+        if not np.isnan(total).any():
+            out /= total
+            return
     np.subtract(d, d.max(axis=-1, keepdims=True), out=out)
     np.exp(out, out=out)
     out /= out.sum(axis=-1, keepdims=True)

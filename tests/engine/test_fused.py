@@ -1,14 +1,15 @@
 """engine/_fused.c gives the bits of the numpy steps it replaces (GELU's CDF and value, its
-derivative, float32 erf), special values included, and the engine without it runs them."""
+derivative, float32 erf, softmax's row maxima), special values included, and the engine without
+it runs them."""
 
 import numpy as np
 import pytest
 import torch
 
 import engine as eg
-from engine.ops import _special, activations
+from engine.ops import _fused_kernels, _special, activations
 
-pytestmark = pytest.mark.skipif(_special._fused is None, reason="engine._fused is not built")
+pytestmark = pytest.mark.skipif(_fused_kernels.kernels is None, reason="engine._fused is not built")
 
 SPECIAL = [np.nan, np.inf, -np.inf, 0.0, -0.0, 4.0, -4.0, 5.656854, -5.6568546, 1e-30, 1e30, -10.0]
 
@@ -27,7 +28,7 @@ def _bits(a):
 def _both(fn, monkeypatch):
     got = fn()
     with monkeypatch.context() as m:
-        m.setattr(_special, "_fused", None)
+        m.setattr(_fused_kernels, "kernels", None)
         want = fn()
     return got, want
 
@@ -70,3 +71,36 @@ def test_gelu_on_a_strided_input_and_its_gradient_match_torch():
     y.backward(eg.tensor(g))
     ty.backward(torch.tensor(g))
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("width", [64, 5, 37])
+def test_softmax_and_its_gradient_are_the_numpy_steps_bits(monkeypatch, threads, width):
+    rng = np.random.default_rng(2)
+    d = rng.standard_normal((2048, width)).astype(np.float32) * 5
+    d[0, width // 2] = np.nan
+    d[1] = -np.inf
+    d[2, 3] = np.inf
+    d[3, :4] = -0.0  # a row whose maximum is a zero of either sign
+    d[3, 4:] = 0.0
+    d[3, 4 + (width - 4) // 2 :] = -1.0
+    g = rng.standard_normal(d.shape).astype(np.float32)
+
+    def run():
+        x = eg.tensor(d, requires_grad=True)
+        y = eg.nn.functional.softmax(x, -1)
+        y.backward(eg.tensor(g))
+        return y.detach().numpy().copy(), x.grad.numpy().copy()
+
+    prev = eg.get_num_threads()
+    eg.set_num_threads(threads)
+    try:
+        got, want = _both(run, monkeypatch)
+    finally:
+        eg.set_num_threads(prev)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(_bits(a), _bits(b))
+    y = got[0]  # the backward's formula, as engine ops compute it
+    np.testing.assert_array_equal(_bits(got[1]), _bits(y * (g - (g * y).sum(-1, keepdims=True))))
+    t = torch.softmax(torch.tensor(d[4:]), -1).numpy()
+    np.testing.assert_allclose(got[0][4:], t, rtol=1e-5, atol=1e-7)
