@@ -20,6 +20,10 @@ erf32(x, out, p, q, bound, add, lo, hi, times=None)
     With `times` (a writable float32 buffer of n elements) also times = x * out, GELU's value.
 neg_half_sq(x, out)
     out = (x * x) * -0.5.
+relu(x, out)
+    out = np.maximum(x, 0): x where x > 0, x's own NaN, else +0 (numpy gives +0 for -0 too).
+relu_grad(g, y, out)
+    out = g * (y != 0), the mask as 1.0 or 0.0 (so g * 0 keeps its sign, and inf * 0 is NaN).
 row_max(x, out, n)
     out[r] = the largest of x's row r (rows of n floats) other than NaN, which compares false
     (a row's first element is kept even when NaN). A maximum is exact, so the order of the
@@ -285,7 +289,77 @@ static PyObject *row_max(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+CLONES static void relu_loop(const float *x, float *out, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float v = x[i];
+        out[i] = (v > 0.0f || v != v) ? v : 0.0f;
+    }
+}
+
+CLONES static void relu_grad_loop(const float *g, const float *y, float *out, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        out[i] = g[i] * (y[i] != 0.0f ? 1.0f : 0.0f);
+}
+
+static PyObject *relu(PyObject *self, PyObject *args) {
+    PyObject *xo, *oo;
+    if (!PyArg_ParseTuple(args, "OO", &xo, &oo))
+        return NULL;
+    Py_buffer x, o;
+    if (get_f32(xo, &x, 0, "x") < 0)
+        return NULL;
+    if (get_f32(oo, &o, 1, "out") < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    if (o.len != x.len) {
+        PyErr_SetString(PyExc_ValueError, "relu: buffers of different sizes");
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        relu_loop((const float *)x.buf, (float *)o.buf, x.len / 4);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&o);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *relu_grad(PyObject *self, PyObject *args) {
+    PyObject *go, *yo, *oo;
+    if (!PyArg_ParseTuple(args, "OOO", &go, &yo, &oo))
+        return NULL;
+    Py_buffer g, y, o;
+    if (get_f32(go, &g, 0, "g") < 0)
+        return NULL;
+    if (get_f32(yo, &y, 0, "y") < 0) {
+        PyBuffer_Release(&g);
+        return NULL;
+    }
+    if (get_f32(oo, &o, 1, "out") < 0) {
+        PyBuffer_Release(&g);
+        PyBuffer_Release(&y);
+        return NULL;
+    }
+    if (y.len != g.len || o.len != g.len) {
+        PyErr_SetString(PyExc_ValueError, "relu_grad: buffers of different sizes");
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        relu_grad_loop((const float *)g.buf, (const float *)y.buf, (float *)o.buf, g.len / 4);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&g);
+    PyBuffer_Release(&y);
+    PyBuffer_Release(&o);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"relu", relu, METH_VARARGS, "out = np.maximum(x, 0) in float32"},
+    {"relu_grad", relu_grad, METH_VARARGS, "out = g * (y != 0) in float32"},
     {"row_max", row_max, METH_VARARGS, "the maximum of each row of n floats, NaN skipped"},
     {"erf32", erf32, METH_VARARGS, "float32 rational erf with its constants folded in"},
     {"neg_half_sq", neg_half_sq, METH_VARARGS, "out = (x * x) * -0.5 in float32"},

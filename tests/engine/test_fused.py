@@ -1,6 +1,6 @@
 """engine/_fused.c gives the bits of the numpy steps it replaces (GELU's CDF and value, its
-derivative, float32 erf, softmax's row maxima), special values included, and the engine without
-it runs them."""
+derivative, float32 erf, softmax's row maxima, relu and its gradient), special values included,
+and the engine without it runs them."""
 
 import numpy as np
 import pytest
@@ -104,3 +104,27 @@ def test_softmax_and_its_gradient_are_the_numpy_steps_bits(monkeypatch, threads,
     np.testing.assert_array_equal(_bits(got[1]), _bits(y * (g - (g * y).sum(-1, keepdims=True))))
     t = torch.softmax(torch.tensor(d[4:]), -1).numpy()
     np.testing.assert_allclose(got[0][4:], t, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("shape", [(64, 6, 28, 28), (7, 3), ()])
+def test_relu_and_its_gradient_are_numpys_bits(monkeypatch, shape):
+    rng = np.random.default_rng(3)
+    d = rng.standard_normal(shape).astype(np.float32)
+    flat = d.reshape(-1)
+    flat[: min(flat.size, 8)] = [np.nan, -np.nan, -0.0, 0.0, np.inf, -np.inf, 1e-45, -1e-45][
+        : flat.size
+    ]
+    g = rng.standard_normal(shape).astype(np.float32)
+    g.reshape(-1)[: min(g.size, 4)] = [np.inf, -np.inf, np.nan, -0.0][: g.size]
+
+    def run():
+        x = eg.tensor(d, requires_grad=True)
+        y = eg.nn.functional.relu(x)
+        y.backward(eg.tensor(g))
+        return y.detach().numpy().copy(), x.grad.numpy().copy()
+
+    got, want = _both(run, monkeypatch)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(_bits(a), _bits(b))
+    np.testing.assert_array_equal(_bits(got[0]), _bits(np.maximum(d, 0)))
+    np.testing.assert_array_equal(_bits(got[1]), _bits(g * (got[0] != 0)))
