@@ -584,6 +584,34 @@ static int watch_node(Forward *self, PyObject *row, PyObject *inputs, PyObject *
     return 0;
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
+/* The plan's rows were made long before this run, and each row's tuples are a cache miss by
+   the time the loop reaches them: while row i's op runs, the next row's tuple (asked for one
+   row earlier) gives its sources and watched edges, and row i + 2's tuple is asked for; row
+   i's own watched edges are asked for before its op runs, for lined_up after it. */
+static void prefetch_rows(PyObject *rows, Py_ssize_t i)
+{
+    Py_ssize_t n = PyList_GET_SIZE(rows);
+    PyObject *row = PyList_GET_ITEM(rows, i), *watched = PyTuple_GET_ITEM(row, 8);
+    if (PyTuple_CheckExact(watched))
+        for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(watched); k++)
+            PREFETCH(PyTuple_GET_ITEM(watched, k));
+    if (i + 2 < n)
+        PREFETCH(PyList_GET_ITEM(rows, i + 2));
+    if (i + 1 < n) {
+        PyObject *next = PyList_GET_ITEM(rows, i + 1);
+        if (PyTuple_CheckExact(next) && PyTuple_GET_SIZE(next) == 9) {
+            PREFETCH(PyTuple_GET_ITEM(next, 3));
+            PREFETCH(PyTuple_GET_ITEM(next, 8));
+        }
+    }
+}
+
 /* forward(rows, start, total) -> (row, why, total, tensor or None): the rows from `start` on, as
    forward_paths.forward_fresh's loop runs each, until one it leaves to Python (why: SLOW, the
    row as run_node runs it; ALIASED, its op computed (the tensor) but its edges not lined up;
@@ -612,6 +640,7 @@ static PyObject *forward_vectorcall(PyObject *callable, PyObject *const *args, s
             PyErr_SetString(PyExc_TypeError, "Forward: a row is a plan.Step.row");
             return NULL;
         }
+        prefetch_rows(rows, i);
         PyObject *nid = PyTuple_GET_ITEM(row, 0), *srcs = PyTuple_GET_ITEM(row, 3);
         int composite = self->backward ? PyObject_IsTrue(PyTuple_GET_ITEM(row, 4)) : 0;
         if (composite < 0)
