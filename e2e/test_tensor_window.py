@@ -4,6 +4,7 @@ maps); conv1's feature maps pop out with every channel in view, many samples a p
 window that resizes from its corner; an AccumulateGrad of the autograd view opens its .grad;
 another graph opened takes the window away and the side panel back to the chain rule."""
 
+import re
 from pathlib import Path
 
 from editor import open_editor, run_backward
@@ -38,6 +39,12 @@ def test_tensors_pop_out_whole_and_go_with_their_graph(page):
     viewer = page.get_by_role("region", name="tensor viewer")
     expect(viewer).to_contain_text("conv1.weight .grad")
     expect(viewer).to_contain_text("8×1×3×3")
+    # whole: each of its eight 3x3 kernels, every number
+    slices = viewer.get_by_role("figure", name=re.compile(r"^slice "))
+    expect(slices).to_have_count(8)
+    expect(slices.last).to_contain_text("[7, 0, :, :]")
+    expect(viewer.locator(".tv-table td")).to_have_count(72)
+    viewer.screenshot(path=str(SHOTS / "tensor-weight-grad-whole.png"))
 
     # popped out: the whole tensor, its eight 3x3 kernels as maps, each inside the window
     viewer.get_by_role("button", name="pop out").click()

@@ -181,15 +181,17 @@ function MapCanvas({ values, from, h, w, zoom, scale, label, onHover }: MapProps
   );
 }
 
-/** The viewer's choice for a 3-D or 4-D tensor: the image grid or its first 2-D slice. */
-export function ImageModes({ images, setImages }: { images: boolean; setImages(on: boolean): void }) {
+/** The viewer's choice for a 3-D or 4-D tensor: the image grid, or its numbers (its first 2-D
+ * slice; every slice of a small one, `whole`). */
+export function ImageModes(props: { images: boolean; setImages(on: boolean): void; whole?: boolean }) {
+  const { images, setImages, whole } = props;
   return (
     <div className="tv-modes" role="group" aria-label="show as">
       <button type="button" aria-pressed={images} onClick={() => setImages(true)}>
         images
       </button>
       <button type="button" aria-pressed={!images} onClick={() => setImages(false)}>
-        first slice
+        {whole ? "all slices" : "first slice"}
       </button>
     </div>
   );

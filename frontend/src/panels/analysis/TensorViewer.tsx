@@ -52,6 +52,9 @@ function toNumber(v: unknown): number {
 export function shownCount(shape: number[]): number {
   const nd = shape.length;
   if (nd === 0) return 1;
+  // small enough for tables: all of it (a conv kernel's 8x1x3x3, every slice)
+  const numel = shape.reduce((a, b) => a * b, 1);
+  if (nd > 2 && numel <= TABLE_MAX) return numel;
   const cols = shape[nd - 1];
   if (nd === 1) return Math.min(cols, TABLE_MAX);
   const rows = Math.min(shape[nd - 2], Math.max(1, Math.floor(PAGE_MAX / Math.max(cols, 1))));
@@ -165,6 +168,16 @@ function ValueTable({ values, rows, cols, vector }: { values: number[]; rows: nu
 
 type FetchPage = (offset: number, count: number) => Promise<number[]>;
 
+/** The leading indices of the `k`-th 2-D slice of a tensor whose leading dims are `lead`. */
+function sliceIndex(lead: number[], k: number): string {
+  const idx: number[] = [];
+  for (let d = lead.length - 1; d >= 0; d--) {
+    idx.unshift(k % lead[d]);
+    k = Math.floor(k / lead[d]);
+  }
+  return idx.join(", ");
+}
+
 function Body({ data, grad, fetchPage, limits }: { data: Loaded; grad: boolean; fetchPage: FetchPage; limits: GridLimits }) {
   const { shape, values } = data;
   const dims = imageDims(shape);
@@ -184,6 +197,8 @@ function Body({ data, grad, fetchPage, limits }: { data: Loaded; grad: boolean; 
   const rows = nd >= 2 ? Math.min(shape[nd - 2], Math.floor(values.length / Math.max(cols, 1))) : 1;
   const shown = rows * cols;
   const lead = shape.slice(0, Math.max(0, nd - 2));
+  // a small tensor of more than two dims came whole (shownCount): every slice is shown
+  const whole = nd > 2 && values.length === shape.reduce((a, b) => a * b, 1) && values.length <= TABLE_MAX;
 
   let view;
   if (nd === 0) {
@@ -204,6 +219,19 @@ function Body({ data, grad, fetchPage, limits }: { data: Loaded; grad: boolean; 
       );
   } else if (dims && images) {
     view = <ImageGrid dims={dims} grad={grad} pageMax={PAGE_MAX} fetchPage={fetchPage} limits={limits} />;
+  } else if (whole) {
+    // the whole tensor, small: every 2-D slice, each under its index
+    const slice = rows * cols;
+    view = (
+      <div className="tv-slices">
+        {Array.from({ length: values.length / Math.max(slice, 1) }, (_, k) => (
+          <figure key={k} className="tv-slice" aria-label={`slice ${sliceIndex(lead, k)}`}>
+            <figcaption className="tv-note">[{sliceIndex(lead, k)}, :, :]</figcaption>
+            <ValueTable values={values.slice(k * slice, (k + 1) * slice)} rows={rows} cols={cols} vector={false} />
+          </figure>
+        ))}
+      </div>
+    );
   } else {
     view = (
       <>
@@ -259,7 +287,7 @@ function Body({ data, grad, fetchPage, limits }: { data: Loaded; grad: boolean; 
           <dd>{s.inf}</dd>
         </div>
       </dl>
-      {dims && <ImageModes images={images} setImages={setImages} />}
+      {dims && <ImageModes images={images} setImages={setImages} whole={whole} />}
       {view}
     </>
   );
