@@ -178,6 +178,13 @@ class LayerForm:
     state: tuple[tuple[str, str], ...] = ()
     shapes: Callable | None = None  # shapes(args) -> {param: shape} of the state it makes
     modes: bool = False  # train() and eval() compute different things (a `mode` param says which)
+    # the constructor's inspect.Signature (with self) as PyTorch documents it, where the class
+    # itself says only (*args, **kwargs) (RNN, LSTM, GRU): what export writes arguments by and
+    # importing binds them by; None: the class's own (layer_kit.constructor_signature)
+    signature: Any = None
+    # the module returns a tuple and the node is its first element (nn.LSTM's output, without
+    # (h_n, c_n)): called `layer(x)[0]`
+    first_of_tuple: bool = False
 
 
 @dataclass(frozen=True)

@@ -237,7 +237,7 @@ def test_ops_the_exporter_writes_itself_are_the_layer_and_the_data():
     assert sorted(set(WRITTEN_BY_EXPORTER) - set(layers)) == ["dataset", "labels"]
     assert layers == sorted(
         ["linear", "conv2d", "batch_norm", "layer_norm", "dropout", "embedding",
-         "multi_head_attention"]
+         "multi_head_attention", "rnn", "lstm", "gru"]
     )  # fmt: skip
 
 

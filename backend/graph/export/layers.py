@@ -18,10 +18,9 @@ import inspect
 import numpy as np
 
 import engine as eg
-from engine import nn
 
 from ..op_context import OpContext
-from ..ops.layer_kit import attribute, training_mode
+from ..ops.layer_kit import attribute, constructor_signature, training_mode
 from ..ops.sources import as_floats
 
 SEEDED_RESET = ("Linear", "Conv2d")  # engine init by reset_parameters(generator)
@@ -101,7 +100,7 @@ def constructor(lib, cls, args, dtype="float32"):
     """`nn.Conv2d(1, 8, kernel_size=3, padding=1)`: the required arguments by position, the
     others by name where they differ from the class's defaults (PyTorch's and the engine's
     signatures are the same)."""
-    sig = inspect.signature(getattr(nn, cls).__init__)
+    sig = constructor_signature(cls)
     names = [n for n in sig.parameters if n != "self"]
     parts, positional = [], True
     for i, (k, v) in enumerate(args.items()):
@@ -163,7 +162,8 @@ def _shortest(a):
 
 def call(spec, params, x, layer, arg):
     """The expression calling declared layer `layer` on variable `arg`."""
-    return CALLS.get(spec.layer.cls(x, params), "{layer}({x})").format(layer=layer, x=arg)
+    plain = "{layer}({x})[0]" if spec.layer.first_of_tuple else "{layer}({x})"
+    return CALLS.get(spec.layer.cls(x, params), plain).format(layer=layer, x=arg)
 
 
 def parameter_names(spec, params, x):

@@ -7,9 +7,8 @@ dry run checks them. Arguments the op does not model must keep PyTorch's default
 import ast
 import inspect
 
-from engine import nn
-
 from .. import registry
+from ..ops.layer_kit import constructor_signature
 from .problems import Unsupported
 from .syntax import literal
 
@@ -51,7 +50,7 @@ def params_from_call(cls, call):
     """(op name, params) of `nn.<cls>(...)` (an ast.Call); Unsupported when it cannot be a
     node's."""
     spec = op_of_class(cls)
-    sig = inspect.signature(getattr(nn, cls).__init__)
+    sig = constructor_signature(cls)
     names = [n for n in sig.parameters if n != "self"]
     if len(call.args) > len(names):
         raise Unsupported(f"nn.{cls} takes at most {len(names)} arguments")
@@ -118,15 +117,16 @@ def self_attention(call):
 
 
 def is_attention_output(node, declared):
-    """Whether `node` is `attn(...)[0]`, `attn` an attention layer in `declared` (NnLayers')."""
+    """Whether `node` is `layer(...)[0]`, `layer` in `declared` (NnLayers') an attention layer
+    or another whose node is the first of the tuple its module returns (nn.LSTM's output)."""
     call = node.value
-    return (
-        isinstance(call, ast.Call)
-        and isinstance(call.func, ast.Name)
-        and declared.get(call.func.id, {}).get("op") == "multi_head_attention"
-        and isinstance(node.slice, ast.Constant)
-        and node.slice.value == 0
-    )
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+        return False
+    spec = registry.get(declared.get(call.func.id, {}).get("op", ""))
+    if spec is None or spec.layer is None:
+        return False
+    first = spec.name == "multi_head_attention" or spec.layer.first_of_tuple
+    return first and isinstance(node.slice, ast.Constant) and node.slice.value == 0
 
 
 def set_mode(entry, attr):

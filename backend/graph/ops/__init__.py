@@ -14,6 +14,7 @@ family's module: its ports, params, doc, how it runs (`run`), how it is written 
     conv_layers.py  conv2d, max_pool2d, avg_pool2d
     norm_layers.py  batch_norm, layer_norm, dropout (train() / eval(): a `mode` param)
     attention_layers.py  embedding, multi_head_attention, gelu
+    recurrent_layers.py  rnn, lstm, gru
     losses.py       mse_loss, l1_loss, binary_cross_entropy, cross_entropy
     data.py         dataset, labels
     inplace.py      getitem, index (by tensors) and the in-place ops (add_ ... setitem)
@@ -36,6 +37,7 @@ FAMILIES = (
     "conv_layers",
     "norm_layers",
     "attention_layers",
+    "recurrent_layers",
     "losses",
     "data",
     "inplace",

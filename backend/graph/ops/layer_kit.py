@@ -12,6 +12,7 @@ run, validation's dry run, a training's evaluation), as a PyTorch user calls mod
 before the loop and model.eval() to look at the model.
 """
 
+import inspect
 import math
 
 import numpy as np
@@ -19,7 +20,7 @@ import numpy as np
 import engine as eg
 from engine import nn
 
-from ..registry import OpSpec, Param, register
+from ..registry import OpSpec, Param, all_ops, register
 
 MODES = ("auto", "train", "eval")
 MODE = Param(
@@ -52,6 +53,17 @@ def attribute(module, key):
         if obj is None:
             return None
     return obj
+
+
+def constructor_signature(cls):
+    """The signature of `nn.<cls>`'s constructor (with self) as PyTorch documents it: its layer
+    op's LayerForm.signature where it has one (RNN, LSTM and GRU take (*args, **kwargs), in
+    PyTorch as in the engine), else the class's own."""
+    for spec in all_ops():
+        form = spec.layer
+        if form is not None and cls in form.classes and form.signature is not None:
+            return form.signature
+    return inspect.signature(getattr(nn, cls).__init__)
 
 
 def load_state(module, form, p):

@@ -65,9 +65,19 @@ class _LayerNode:
             x = b._tensor_id(b._mean(q), "input")
             unused = ("unused", f"{where}: the attention weights are not drawn; use [0] only")
             return [("input", x)], [unused]
+        if spec.layer.first_of_tuple and (len(args) > 1 or kwargs):
+            # nn.LSTM(x, (h0, c0)): the node starts from zeros, as a call without hx does
+            raise CaptureError(
+                f"{where}: {name} is called with its input only here (its initial state zeros)"
+            )
         if len(args) != 1 or kwargs:
             raise CaptureError(f"{where}: {name} is called with one input tensor only")
-        return [("input", b._tensor_id(b._mean(args[0]), "input"))], None
+        x = b._tensor_id(b._mean(args[0]), "input")
+        if spec.layer.first_of_tuple:
+            state = "(h_n, c_n)" if name == "LSTM" else "h_n"
+            unused = ("unused", f"{where}: {name}'s final state {state} is not drawn; use [0] only")
+            return [("input", x)], [unused]
+        return [("input", x)], None
 
     def params(self, b, n, module, spec):
         where = f"model.{n.target}"
