@@ -156,12 +156,16 @@ def test_every_input_edge_carries_what_its_leaf_receives(name):
 def _call_script(spec, name, form):
     """A script calling op `spec` by `name` in `form`, its required params given."""
     args, kwargs = [], []
-    for a in spec.call.args:
+    for k, a in enumerate(spec.call.args):
         port = spec.port(a)
         if port is not None:
             args.append("[x, x]" if port.variadic else "x")
+        elif a in spec.call.required and any(spec.port(b) for b in spec.call.args[k:]):
+            # a required param before a port (F.layer_norm(x, shape, w)): given in its place
+            args.append(repr(spec.param(a).default))
     for req in spec.call.required:
-        kwargs.append(f"{req}={spec.param(req).default!r}")
+        if repr(spec.param(req).default) not in args:
+            kwargs.append(f"{req}={spec.param(req).default!r}")
     head = {"function": f"eg.{name}", "functional": f"F.{name}"}.get(form)
     if form == "method":
         call = f"x.{name}({', '.join(args[1:] + kwargs)})"

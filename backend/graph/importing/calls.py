@@ -259,6 +259,8 @@ class CallReader:
         inputs = []
         for port in spec.inputs:
             a = bound.pop(port.name, None)
+            if isinstance(a, ast.Constant) and a.value is None and port.optional:
+                a = None  # bias=None: the port left unconnected
             if a is None:
                 if not port.optional or (port.name == "other" and scalar is None):
                     raise Unsupported(f"{name} needs its '{port.name}' input")

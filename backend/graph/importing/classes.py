@@ -365,7 +365,8 @@ class _Definition:
         outs = None
         if len(imp.problems) == before:  # (a value whose line failed was reported there)
             try:
-                value = sub.tensor_lists.substituted_expr(body[-1].value)
+                ret = sub.shapes.substituted(body[-1])  # return x * self.w.shape[0]
+                value = sub.tensor_lists.substituted_expr(ret.value)
                 outs = self._outputs(sub, sub.constants.substituted(value))
             except Unsupported as exc:
                 sub.problem(body[-1], str(exc))  # at the return line

@@ -9,7 +9,8 @@ A node's shape is found as the validator's dry run finds it
 out for the nodes a shape read needs and kept, so that a script is run on stand-ins at most once
 node by node. A module_input of a class's forward has the shape of the tensor the instance is
 called on (classes.py builds a forward that reads shapes where the instance is called); a module
-node's outputs and a stand-in too big to make have no known shape: a shape read of them is a
+node's outputs are its definition's, dry-run on the stand-ins of its inputs; a stand-in too big
+to make has no known shape: a shape read of it is a
 problem at its line."""
 
 import ast
@@ -17,7 +18,7 @@ import ast
 from .. import registry
 from ..document.validate import dry_run_stand_in
 from .constants import literal_node
-from .nodes import PORT
+from .nodes import PORT, port_ref, split_ref
 from .problems import Unsupported
 
 _METHODS = ("size", "dim", "numel")
@@ -40,8 +41,9 @@ class ShapeModel:
     # -- stand-ins ------------------------------------------------------------------------------
     def stand_in(self, ref):
         """The zero-filled stand-in of a node's value; None where its shape is unknown."""
-        if PORT in ref:
-            return None  # one output of a module node
+        if PORT in ref:  # one output of a module node: known once the node is
+            self.stand_in(split_ref(ref)[0])
+            return self.known.get(ref)
         if ref in self.known:
             return self.known[ref]
         self._index_edges()
@@ -51,7 +53,7 @@ class ShapeModel:
             if nid in self.known or nid in order:
                 continue
             order.append(nid)
-            stack.extend(src for _, src in self.incoming.get(nid, ()) if PORT not in src)
+            stack.extend(split_ref(src)[0] for _, src in self.incoming.get(nid, ()))
         for nid in reversed(order):
             self.known[nid] = self._compute(nid)
         return self.known[ref]
@@ -77,15 +79,29 @@ class ShapeModel:
                 raise NeedsShapes
             return self.inputs.get(nid)
         spec = registry.get(node["op"])
+        if node["op"] == "module":
+            return self._module(nid, node)
         if spec is None:
-            return None  # a module node
+            return None
         inputs = {}
         for port, src in self.incoming.get(nid, ()):
-            v = self.known.get(src) if PORT not in src else None
+            v = self.known.get(src)
             if v is None:
                 return None
             inputs.setdefault(port, []).append(v)
         return dry_run_stand_in(spec, node["params"], inputs)
+
+    def _module(self, nid, node):
+        """A module node's stand-in (its output `out`; its other outputs kept under their
+        port refs): its definition dry-run on the stand-ins of its inputs."""
+        inputs = {}
+        for port, src in self.incoming.get(nid, ()):
+            inputs[port] = self.known.get(src)
+        outs = _module_outputs(self.imp.classes.defs, node, inputs, 0) or {}
+        for port, t in outs.items():
+            if port != "out":
+                self.known[port_ref(nid, port)] = t
+        return outs.get("out")
 
     def shape(self, name):
         """The shape of the tensor variable `name`; Unsupported where it is not known."""
@@ -147,6 +163,56 @@ class ShapeModel:
         if isinstance(base, ast.Name) and base.id in env:
             return base.id
         return None
+
+
+def _module_outputs(defs, node, inputs, depth):
+    """{output port: stand-in} of module node `node` on the stand-ins `inputs` (by port):
+    each node of its definition dry-run in the order it was read (inputs first), nested
+    modules in turn; None where the definition is not known."""
+    d = defs.get(node["params"].get("module"))
+    if d is None or depth > 32:
+        return None
+    into = {}
+    for e in d["edges"]:
+        src = e["source"] if e["sourcePort"] == "out" else port_ref(e["source"], e["sourcePort"])
+        into.setdefault(e["target"], []).append((e["targetPort"], src))
+    values = {}
+    for n in _inputs_first(d["nodes"], into):
+        nid = n["id"]
+        if n["op"] == "module_input":
+            values[nid] = inputs.get(nid)
+            continue
+        ins = {}
+        for port, src in into.get(nid, ()):
+            ins.setdefault(port, []).append(values.get(src))
+        if any(v is None for vs in ins.values() for v in vs):
+            values[nid] = None
+        elif n["op"] == "module":
+            outs = _module_outputs(defs, n, {p: vs[0] for p, vs in ins.items()}, depth + 1)
+            for port, t in (outs or {}).items():
+                values[nid if port == "out" else port_ref(nid, port)] = t
+        else:
+            spec = registry.get(n["op"])
+            values[nid] = dry_run_stand_in(spec, n["params"], ins) if spec else None
+    return {o: values.get(o) for o in d["outputs"]}
+
+
+def _inputs_first(nodes, into):
+    """The nodes of a definition, each after those it reads (a renamed node `self.w` is
+    listed last)."""
+    by_id = {n["id"]: n for n in nodes}
+    order, done, stack = [], set(), [(n["id"], False) for n in reversed(nodes)]
+    while stack:
+        nid, ready = stack.pop()
+        if ready:
+            order.append(by_id[nid])
+            continue
+        if nid in done or nid not in by_id:
+            continue
+        done.add(nid)
+        stack.append((nid, True))
+        stack.extend((split_ref(src)[0], False) for _, src in into.get(nid, ()))
+    return order
 
 
 class _Substitute(ast.NodeTransformer):

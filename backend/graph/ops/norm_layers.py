@@ -4,7 +4,9 @@ says train() or eval() (layer_kit.py; docs/graph-format.md, "Layers")."""
 
 import numpy as np
 
-from ..registry import LayerForm, Param, Port
+import engine.nn.functional as F
+
+from ..registry import CallForm, LayerForm, OpSpec, Param, Port, register
 from .layer_kit import MODE, SeededDropout, register_layer, state_param
 
 # BatchNorm's class by the input's rank, as PyTorch asks it to be picked: (N, C) and (N, C, L)
@@ -126,6 +128,74 @@ register_layer(
             derivative_kind="jacobian",
         ),
     ),
+)
+
+
+def _layer_norm_fn(ctx, ins, p):
+    x, weight, bias = ins
+    shape = list(p.get("normalized_shape") or [])
+    return F.layer_norm(x, shape, weight, bias, float(p.get("eps", 1e-5)))
+
+
+def _layer_norm_fn_code(lib, args, p):
+    shape = list(p.get("normalized_shape") or [])
+    head = f"F.layer_norm({args[0]}, {shape!r}, {args[1]}"
+    bias = f", {args[2]}" if len(args) > 2 else ", None"
+    eps = float(p.get("eps", 1e-5))
+    return head + bias + (f", {eps!r})" if eps != 1e-5 else ")")
+
+
+# F.layer_norm(x, shape, weight, bias): the same normalisation with weight and bias given as
+# tensors (nanoGPT's LayerNorm holds them as nn.Parameter, its bias optional)
+register(
+    OpSpec(
+        "functional_layer_norm",
+        "neural network",
+        "F.layer_norm: normalises each row over its last dims (normalized_shape) by its own mean "
+        "and variance, then * weight + bias, both given as inputs",
+        (
+            Port(
+                "input",
+                derivative="weight/σ·(I − 1·1ᵀ/n − z·zᵀ/n) over each row's n values (σ = √(var "
+                "+ {eps}), z the normalised input; a Jacobian: each output depends on every input "
+                "of its row)",
+                derivative_kind="jacobian",
+            ),
+            Port(
+                "weight",
+                doc="the scale, of normalized_shape",
+                derivative="z, the normalised input (summed over the rows: the edge gets the sum "
+                "of grad · z)",
+                derivative_kind="jacobian",
+            ),
+            Port(
+                "bias",
+                optional=True,
+                doc="the shift, of normalized_shape (none: no shift)",
+                derivative="1 (summed over the rows: the edge gets the sum of grad)",
+                derivative_kind="jacobian",
+            ),
+        ),
+        run=_layer_norm_fn,
+        code=_layer_norm_fn_code,
+        params=(
+            Param(
+                "normalized_shape", "shape", [8], doc="the last dims to normalise over (weight's)"
+            ),
+            Param("eps", "float", 1e-5, min=0.0, max=1.0),
+        ),
+        call=CallForm(
+            args=("input", "normalized_shape", "weight", "bias", "eps"),
+            aliases=("layer_norm",),
+            forms=("functional",),
+            required=("normalized_shape",),
+        ),
+        example={
+            "input": {"shape": [2, 8], "init": "rand", "seed": 1},
+            "weight": {"shape": [8], "init": "rand", "seed": 2},
+            "bias": {"shape": [8], "init": "rand", "seed": 3},
+        },
+    )
 )
 
 
