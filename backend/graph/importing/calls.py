@@ -51,6 +51,8 @@ class CallReader:
                 return imp.nn.call(func.id, node, named)  # h = act(x), loss_fn(p, t)
             if func.id in imp.classes.instances:
                 return imp.classes.call(func.id, node, named)  # y = net(x): a module node
+        if isinstance(func, ast.Call) and imp.modules.call_kind(func)[0] == "nn" and not values:
+            return self._made_and_called(node, meta)  # nn.CrossEntropyLoss()(out, y)
         d = dotted(func)
         kind, rest = imp.modules.func_kind(d)
         if kind == "lib" and rest in SOURCE_FUNCTIONS:
@@ -79,6 +81,17 @@ class CallReader:
             raise Unsupported(f"'{d or rest}' is not an op of the registry")
         bound = self._bind(node, rest, spec.call, receiver)
         return self.make_op(spec.name, rest, bound, meta, values)
+
+    def _made_and_called(self, node, meta):
+        """`nn.<Layer>(...)(x)`: the layer declared under a name no variable has, called."""
+        imp, made = self.imp, node.func
+        cls = imp.modules.call_kind(made)[1]
+        name = f"{cls}@{made.lineno}:{made.col_offset}"
+        if cls == "Linear":
+            imp.layers.declare(name, made)
+            return imp.layers.call(name, node, meta or "linear")
+        imp.nn.declare(name, made, cls)
+        return imp.nn.call(name, node, meta or cls.lower())
 
     def _of_two_tensors(self, node, receiver):
         """Whether a max / min call compares two tensors (torch.max(a, b), a.max(b),

@@ -68,6 +68,8 @@ class LoopReader:
             return names, [(ast.Constant(i), _name(m)) for i, m in enumerate(modules)]
         names = self._loop_variables(stmt, [target])
         modules = self.imp.lists.steps(it)
+        if modules is None:
+            modules = self.imp.nn.sequence_steps(it)  # for layer in net: nn.Sequential's
         if modules is not None:
             return names, [(_name(m),) for m in modules]
         if _tensors(it, self.imp.env):  # a list of tensors, as tensor_lists.py writes it out

@@ -74,6 +74,18 @@ class NnLayers:
         layer = {"kind": "op", "op": spec.name, "name": cls, "params": self._args(spec, cls, call)}
         return {**layer, "inplace": True} if inplace else layer
 
+    def sequence_steps(self, it):
+        """`for layer in net`, net an nn.Sequential: a name per layer (`net.0`, no script
+        variable has a dot), each a Sequential of that one layer; None for another `it`."""
+        entry = self.declared.get(it.id) if isinstance(it, ast.Name) else None
+        if entry is None or entry.get("kind") != "seq":
+            return None
+        names = []
+        for i, layer in enumerate(entry["layers"]):
+            names.append(f"{it.id}.{i}")
+            self.declared.setdefault(names[-1], {"kind": "seq", "layers": [layer]})
+        return names
+
     def _element(self, node):
         """One layer of nn.Sequential: a constructor call or a layer declared before."""
         kind, rest = self.imp.modules.call_kind(node)
