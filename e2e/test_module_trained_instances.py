@@ -143,3 +143,51 @@ def test_a_module_made_after_training_starts_new_instances_fresh(page):
     expect(page.locator(".react-flow__node")).to_have_count(count + 1)
     assert overlapping(page) == []
     page.screenshot(path=str(SHOTS / "module-unpacked-pasted.png"))
+
+
+def test_a_conv_module_made_after_training_runs_on_another_channel_count(page):
+    """LeNet's first conv block made a module after training; a pasted second instance is a
+    new one (its own seed, no trained state), lands in free space, and runs on 3-channel
+    images where the first reads the digits' one channel."""
+    page.set_viewport_size({"width": 1440, "height": 900})
+    open_editor(page, "lenet-digits")
+    page.get_by_role("button", name="close lesson").click()
+    train(page, steps="5")
+    run_forward(page)
+    trained_loss = value_of(page, "loss")
+
+    page.get_by_test_id("node-conv1").click()
+    for n in ("relu1", "pool1"):
+        page.get_by_test_id(f"node-{n}").click(modifiers=["Control"])
+    inspector = page.get_by_label("inspector")
+    inspector.get_by_role("button", name="Make module…").click()
+    dialog = page.get_by_role("dialog", name="Make module")
+    dialog.get_by_label("module name").fill("Features")
+    dialog.get_by_role("button", name="Make module").click()
+    expect(dialog).to_have_count(0)
+    expect(inspector).to_contain_text("trained values of 1 inner node (its own)")
+    run_forward(page)
+    assert value_of(page, "loss") == trained_loss
+
+    # a second instance by copy and paste: a new one, in free space
+    page.keyboard.press("Control+c")
+    page.keyboard.press("Control+v")
+    second = page.get_by_label("module features2", exact=True)
+    expect(second).to_have_count(1)
+    expect(inspector.get_by_label("seed")).to_have_value("1")
+    expect(inspector).not_to_contain_text("trained values")
+    assert overlapping(page) == []
+
+    # fed 3-channel images: it makes its own 3-channel kernels and runs
+    page.get_by_role("button", name="zoom out").click()
+    page.get_by_role("button", name="zoom out").click()
+    box = second.bounding_box()
+    canvas = page.get_by_label("graph canvas").bounding_box()
+    images = drag_op(page, "tensor", box["x"] - canvas["x"] - 160, box["y"] - canvas["y"] + 200)
+    select_node(page, images)
+    set_param(page, "shape", "2, 3, 8, 8")
+    wire(page, images, "features2", port="conv1_input", out="out")
+    run_forward(page)
+    expect(page.get_by_test_id("value-features2/pool1_out")).to_contain_text(NUMBER)
+    assert value_of(page, "loss") == trained_loss
+    page.screenshot(path=str(SHOTS / "module-conv-second-instance.png"))
