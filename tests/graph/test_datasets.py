@@ -318,8 +318,8 @@ def test_exported_code_reads_well():
     code = to_python(EXPORTED["xor-classes"], "torch")
     assert "def xor(n, noise, seed):" in code and "def circle" not in code
     assert "data_features, data_labels = xor(n=30, noise=0.1, seed=1)" in code
-    assert "data = torch.tensor(data_features)  # node data (0, 0)" in code
-    assert "y = torch.tensor(data_labels, dtype=torch.int64)  # node y (220, 110)" in code
+    assert "\ndata = torch.tensor(data_features)\n" in code
+    assert "\ny = torch.tensor(data_labels, dtype=torch.int64)\n" in code
     code = to_python(EXPORTED["csv"], "engine")
     # (as ruff format writes the call: its text literal on a line of its own)
     assert 'from_csv(\n    """x1, x2 ,label\n1,2,0\n' in code and 'target="label"' in code

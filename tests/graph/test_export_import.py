@@ -437,23 +437,67 @@ def test_layer_graphs_with_a_loss_become_one_model_class():
     assert class_name("2 layers, one loss") == "Model2LayersOneLoss"
 
 
+def test_each_layer_is_seeded_as_a_person_seeds_it():
+    # the seed of the layer's node on the line before it is made: PyTorch's constructor then
+    # draws the editor's values (the engine's seeded init is PyTorch's); no helper
+    text = to_python(CASES["lenet-digits"], "torch")
+    made = text.replace("\n        ", "\n")
+    assert "\ntorch.manual_seed(1)\nself.conv1 = nn.Conv2d(1, 8, 3, padding=1)\n" in made
+    assert "\ntorch.manual_seed(4)\nself.logits = nn.Linear(32, 10)\n" in made
+    assert "init_like_engine" not in text and "reset_parameters" not in text
+    made = to_python(CASES["lenet-digits"], "engine").replace("\n        ", "\n")
+    assert "\neg.manual_seed(2)\nself.conv2 = nn.Conv2d(8, 16, 3, padding=1)\n" in made
+
+
+def test_the_layout_block_says_only_what_the_code_and_the_import_do_not():
+    text = to_python(CASES["lenet-digits"], "torch")
+    lines = text.splitlines()
+    at = next(i for i, s in enumerate(lines) if s.startswith("# wiregrad layout"))
+    assert all(s.startswith("# ") and len(s) <= 100 for s in lines[at:])
+    layout = " ".join(s[2:] for s in lines[at + 1 :])
+    body = json.loads(layout)
+    forward = body["LeNetOnHandwrittenDigits.forward"]
+    # conv1's id is its variable's name and the import places it where the editor has it:
+    # only its label is said; relu1 has nothing to say
+    assert forward["conv1"] == {"label": "conv1"} and "relu1" not in forward
+    assert body[""]["labels"] == [2200, 110]  # (a place the import's layout would not give)
+    assert "# node " not in text
+
+
+def test_scripts_with_the_comments_on_their_lines_still_import(monkeypatch):
+    # what older exports wrote (and what the exporter writes where no block reads back the
+    # same): each node's `# node` comment on its own line
+    import backend.graph.export.script as script
+
+    monkeypatch.setattr(script, "out_of_the_way", lambda source: source)
+    for case in ("lenet-digits", "own-nested-if", "transformer-block"):
+        old = to_python(CASES[case], "torch")
+        assert "  # node " in old and "# wiregrad layout" not in old
+        _same_graph(CASES[case], from_python(old))
+
+
 def test_export_reads_well():
     doc = CASES["own-nested-if"]
     text = to_python(doc)
     assert text.startswith('"""nested branches\n')
     assert "Exported from Wiregrad" in text
     assert "import engine as eg" in text and "import numpy" not in text
-    assert "fc_layer = nn.Linear(2, 3)" in text
-    assert "fc_layer.reset_parameters(eg.Generator().manual_seed(5))" in text
+    # each layer made right after the seed of its node, as a person seeds it
+    assert "    eg.manual_seed(5)\n    fc_layer = nn.Linear(2, 3)\n" in text
     assert "fc64_layer = nn.Linear(2, 1, dtype=eg.float64)" in text
     assert "fc2_layer = nn.Linear(3, 2, bias=False)" in text
-    assert "if c1:  # node outer (" in text and "    if c2:  # node inner (" in text
+    assert "\nif c1:\n" in text and "\n    if c2:\n" in text
+    # ids, places and labels: in the layout block at the end, not on the lines
+    assert "# node " not in text and "\n# wiregrad layout" in text
+    layout = text[text.index("# wiregrad layout") :].replace("\n# ", " ")
+    assert '"if c1": {"id": "outer", "at": [' in layout
     assert "loss.backward()" in text
-    assert "zero = eg.tensor(0.0)  # node zero (0, 0)" in text
+    assert "\nzero = eg.tensor(0.0)\n" in text
     torch_text = to_python(doc, "torch")
-    # its layers are seeded by init_like_engine's Generator, no numpy needed
+    # its layers are seeded by torch.manual_seed, no helper and no numpy
     assert "import torch\n" in torch_text and "import numpy" not in torch_text
-    assert "init_like_engine(fc_layer, seed=5)" in torch_text
+    assert "    torch.manual_seed(5)\n    fc_layer = nn.Linear(2, 3)\n" in torch_text
+    assert "init_like_engine" not in torch_text
     assert "import engine" not in torch_text
     # names: never a module, builtin or keyword
     zoo = to_python(CASES["own-ops-zoo"])
@@ -712,3 +756,40 @@ def test_cli_as_a_real_process(tmp_path):
         timeout=60,
     )
     assert proc.returncode == 1 and "file not found" in proc.stderr
+
+
+def test_a_seed_in_a_class_init_gives_every_instance_pytorchs_layer():
+    # what the exported classes write, read in a person's script: torch.manual_seed(S) right
+    # before a layer in __init__ is its seed, and every instance makes the same layer
+    import torch
+
+    src = """import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(3)
+        self.fc = nn.Linear(3, 3)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+b1 = Block()
+b2 = Block()
+x = torch.ones(2, 3)
+y = b2(b1(x))
+"""
+    doc = from_python(src)
+    res, _ = run_records(doc, "forward")
+    layers = []
+    for _ in range(2):
+        torch.manual_seed(3)
+        layers.append(torch.nn.Linear(3, 3))
+    with torch.no_grad():
+        want = layers[1](layers[0](torch.ones(2, 3)))
+    # (the same weights; the engine's matmul may round the last bit otherwise)
+    got = np.asarray(res.values["y/out"].tolist())
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-6, atol=1e-7)

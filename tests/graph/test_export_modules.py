@@ -322,14 +322,17 @@ def test_module_classes_print_the_runs_values_and_gradients(scripts, case, flavo
 def test_the_classes_read_as_pytorch_code(scripts):
     text, _ = scripts[("linear-layers", "torch")]
     assert 'class Dense(nn.Module):\n    """tanh(fc(x))"""' in text
-    assert "        self.fc = nn.Linear(3, 3)\n        init_like_engine(self.fc, seed=1)" in text
-    # forward's ports: their ids and positions in a comment (they have no line of their own)
-    forward = '    def forward(self, x):  # ports {"x": {"at": [0, 0]}}\n        fc = self.fc(x)'
-    assert forward in text
-    assert '        return h  # ports {"y": {"at": [0, 0]}}\n' in text
+    assert "        torch.manual_seed(1)\n        self.fc = nn.Linear(3, 3)" in text
+    # forward's ports: their ids and positions in the layout block at the script's end (they
+    # have no line of their own), keyed by the statement they were on
+    assert "    def forward(self, x):\n        fc = self.fc(x)" in text
+    assert "        return h\n" in text
+    layout = text[text.index("# wiregrad layout") :].replace("\n# ", " ")
+    assert '"Dense": {"def forward": {"ports": {"x": {"at": [0, 0]}}}}' in layout
+    assert '"return": {"ports": {"y": {"at": [0, 0]}}}' in layout
     # d2 is made by Dense() and then given its own values, as a checkpoint is loaded
     model = text[text.index("# -- the model") : text.index("# -- the graph")]
-    assert "d1 = Dense()\nd2 = Dense()\ninit_like_engine(d2.fc, seed=3)" in model
+    assert "d1 = Dense()\nd2 = Dense()\ntorch.manual_seed(3)\nd2.fc.reset_parameters()" in model
     assert "    d2.fc.weight.copy_(torch.tensor([[0.5, -0.25, 0.0]," in model
     text, _ = scripts[("nested", "engine")]
     assert "        self.g = Affine()\n        with eg.no_grad():" in text
@@ -337,8 +340,8 @@ def test_the_classes_read_as_pytorch_code(scripts):
     text, _ = scripts[("layer-mode-of-its-own", "engine")]
     assert "n1 = Norm()\nn2 = Norm()\nn2.bn.train()\n" in text
     text, _ = scripts[("two-outputs", "torch")]
-    assert "        return r, t_2  # ports {" in text and "sp_pos, sp_squashed = sp(v)" in text
-    assert "        self.k = torch.tensor([2.0, 1.0, 0.5])  # node k" in text  # no Parameter
+    assert "        return r, t_2\n" in text and "sp_pos, sp_squashed = sp(v)" in text
+    assert "        self.k = torch.tensor([2.0, 1.0, 0.5])\n" in text  # no Parameter
 
 
 def _definition(doc, name):

@@ -37,14 +37,18 @@ def test_exported_scripts_are_ruff_clean_and_formatted(template, flavor):
     assert check.returncode == 0, check.stdout + check.stderr
     fmt = _ruff("format", "--check", source=script)
     assert fmt.returncode == 0, fmt.stdout + fmt.stderr
-    # past the limit: only the docstring's description and comments Wiregrad reads (EXEMPT)
+    # past the limit: only the docstring's description and what Wiregrad reads back (EXEMPT):
+    # a piece of the layout block no line break fits (a long label)
     lines = script.splitlines()
     end = lines.index('"""', 1)
     long = [s for s in lines[end:] if len(s) > LIMIT]
     assert ("# ruff: noqa: E501" in lines) == bool(long or any(len(s) > LIMIT for s in lines))
+    block = next((i for i, s in enumerate(lines) if s.startswith("# wiregrad layout")), None)
     for line in long:
-        code, sep, comment = line.partition("  # ")
-        assert sep and len(code) <= LIMIT and comment.startswith(("node ", "ports ")), line
+        assert block is not None and lines.index(line) > block and line.startswith("# "), line
+    # the round-trip metadata is out of the way: no comment of it on a line of code
+    assert not any(s.startswith(("# node ", "# ports ", "# training ")) for s in lines)
+    assert not any(f"  # {k} " in s for s in lines for k in ("node", "ports", "training"))
 
 
 def test_long_literals_are_packed_within_the_limit():
@@ -74,9 +78,10 @@ def test_the_docs_show_the_lenet_script_as_exported():
 
 def test_a_model_leaves_out_the_comments_the_importer_does_not_need():
     lenet = to_python(load_template("lenet-digits"), "torch")
-    assert "# ports" not in lenet and "\nlogits = model(data)\n" in lenet
+    assert "ports" not in lenet and "\nlogits = model(data)\n" in lenet
     assert "    def forward(self, data):\n" in lenet and "        return logits\n" in lenet
     # a node named `out`, the id the importer would give the model's output port: the script
     # would not read back the same without them, so they are written
     residual = to_python(load_template("residual-block-digits"), "torch")
-    assert "# ports" in residual and "logits = model(data)  # node model (" in residual
+    layout = residual[residual.index("# wiregrad layout") :].replace("\n# ", " ")
+    assert '"return": {"ports": {' in layout and '"logits": {"id": "model"}' in layout

@@ -345,10 +345,9 @@ def test_the_loop_reads_back_into_the_training_settings(printed, case):
 def test_the_settings_the_code_does_not_say_travel_in_a_comment():
     doc = _mlp({**SGD_FULL, "batch_size": 500, "seed": 4, "output": "fc2"})
     text = to_python(doc, "torch")
-    # (on the optimizer's first line: the call is split, as ruff format splits it, where the
-    # line and its comment pass 100 characters)
-    line = next(s for s in text.splitlines() if s.startswith("opt = "))
-    assert line.endswith('# training {"output": "fc2", "batch_size": 500, "seed": 4}')
+    # (the optimizer line's entry of the layout block at the script's end)
+    layout = text[text.index("# wiregrad layout") :].replace("\n# ", " ")
+    assert '"opt": {"training": {"output": "fc2", "batch_size": 500, "seed": 4}}' in layout
     assert from_python(text).training == doc.training
 
 

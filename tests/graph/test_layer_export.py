@@ -20,6 +20,7 @@ from backend.graph import parse, registry, run_records
 from backend.graph.document.validate import resolved_params
 from backend.graph.export import to_python
 from backend.graph.importing.importer import from_python
+from backend.graph.importing.layout_block import node_hints
 from backend.graph.running.trainer import Trainer
 
 ROOT = Path(__file__).parents[2]
@@ -49,12 +50,8 @@ def _printed(stdout):
 
 
 def _hints(script):
-    out = {}
-    for line in script.splitlines():
-        if "# node " in line and line.rstrip().endswith("}"):
-            node = line.split("# node ", 1)[1].split(" ", 1)[0]
-            out[node] = json.loads(line[line.index("{", line.index("# node ")) :])
-    return out
+    """The hints of the script's layout block (what its code alone could not say)."""
+    return node_hints(script)
 
 
 # how a layer is named: flat, one line per node (`conv_layer`), or as one model class
@@ -80,7 +77,10 @@ def test_layers_export_run_and_read_back(case, flavor, form):
     else:
         assert f"{layer('att')} = nn.MultiheadAttention(4, 2, batch_first=True)" in script
         assert f"att = {layer('att')}(emb, emb, emb, need_weights=False)[0]" in script
-        assert f"init_like_engine({layer('emb')}, seed=1)" in script
+        assert f"manual_seed(1)\n{layer('emb')} = nn.Embedding(" in script.replace("    ", "")
+        # attention: the seed after its constructor, the init in the node's order
+        assert f"nn.init.xavier_uniform_({layer('att')}.in_proj_weight)" in script
+        assert "init_like_engine" not in script
     if case == "trained-cnn":
         assert f"{layer('bn')}.running_mean.copy_(" in script
     assert ("class Untitled(nn.Module):" in script) == (form == "model")

@@ -13,6 +13,7 @@ from backend.graph import parse
 from backend.graph.document.validate import resolved_params
 from backend.graph.export import to_python
 from backend.graph.importing.importer import ImportFailed, from_python
+from backend.graph.importing.layout_block import node_hints
 from backend.graph.registry import (
     CALLS,
     FORMS,
@@ -62,13 +63,8 @@ def sample(spec, requires_grad=True):
 
 
 def _hints(script):
-    """The JSON hints of the script's node comments (what its code alone could not say)."""
-    out = {}
-    for line in script.splitlines():
-        if "# node " in line and line.rstrip().endswith("}"):
-            node = line.split("# node ", 1)[1].split(" ", 1)[0]
-            out[node] = json.loads(line[line.index("{", line.index("# node ")) :])
-    return out
+    """The hints of the script's layout block (what its code alone could not say)."""
+    return node_hints(script)
 
 
 def _printed(script):

@@ -6,7 +6,8 @@ the self-check that reads the script back and keeps in node comments what the co
 It hands a document with modules to `classes.py` (one `nn.Module` class per definition), a
 flat network with a loss to `model.py` (one model class), a document the classes cannot say to
 `flat.py` (its flat graph with plain ids), its training settings to `training_loop.py`, each
-layer's declaration to `layers.py`, and the finished text to `style.py` (ruff's layout).
+layer's declaration to `layers.py`, the finished text to `style.py` (ruff's layout), and then
+to `layout.py`, which moves the node comments into one layout block at its end.
 
 May import the graph layer's documents, registry, validation and executor; the importer only
 inside the self-check (it reads back what was written)."""

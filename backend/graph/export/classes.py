@@ -5,8 +5,8 @@
         def __init__(self):
             super().__init__()
             self.w = nn.Parameter(<the definition's w>)      # sources and layers: attributes
+            torch.manual_seed(1)                              # its node's seed
             self.fc = nn.Linear(3, 3)                         # (nested instances: Sub())
-            self.fc.reset_parameters(...)
         def forward(self, x):                                 # its module_input nodes
             h = self.fc(x * self.w)
             return h                                          # its module_output nodes
@@ -15,12 +15,12 @@
     l2 = Affine()
     with torch.no_grad():            # l2's own values: its seed and state, loaded as a
         l2.w.copy_(<l2's w>)         # checkpoint is (only what differs from Affine()'s)
-    l1_y = l1(x)  # node l1 ...
+    l1_y = l1(x)                     # (ids and places: the layout block, export/layout.py)
 
 A class's `__init__` makes the definition's own values (the seeds and params it holds). An
 instance whose `seed` or `state` gives other values (modules.flatten) gets them after it is
-made: a source copied in (`l2.w.copy_(...)`), a layer seeded again and its stored state copied
-(`init_like_engine(l2.fc, seed=5)`, `l2.fc.reset_parameters(...)`), all under `no_grad`. The
+made: a source copied in (`l2.w.copy_(...)`) under `no_grad`, a layer seeded again
+(`torch.manual_seed(5)`, `l2.fc.reset_parameters()`) and its stored state copied. The
 numbers are those of the flat graph every run runs, so the script prints the executor's values
 and gradients; the importer reads the same lines back (importing/state_loads.py) and the
 instance's node comment carries its exact `seed` and `state`.
@@ -330,13 +330,14 @@ class ClassWriter:
                     copies.append(f"{path}.copy_({code})")
             elif spec.layer is not None:
                 x = self.ex._layer_input(flat_prefix + rel)
-                new = export_layers.declaration(lib, spec, params, x, path)[1:]
-                old = export_layers.declaration(lib, spec, made, x, path)[1:]
+                seed = params.get("seed") or 0
+                if export_layers.draws_init(spec) and seed != (made.get("seed") or 0):
+                    cls, bias = spec.layer.cls(x, params), bool(params.get("bias", True))
+                    lines += export_layers.seed_lines(lib, cls, path, seed, True, bias)
+                new = export_layers.after_made(lib, spec, params, x, path)
+                old = export_layers.after_made(lib, spec, made, x, path)
                 if new != old:  # (eval() again only where its mode differs from the class's)
-                    again = (f"{path}.eval()",)  # ... and seeded again where its seed does
-                    if params.get("seed") == made.get("seed"):
-                        again += (f"{path}.reset_parameters(", f"init_like_engine({path},")
-                    lines += [s for s in new if not s.startswith(again)]
+                    lines += [s for s in new if not s.startswith(f"{path}.eval()")]
                     evals = [any(s.startswith(f"{path}.eval()") for s in d) for d in (new, old)]
                     if evals[0] != evals[1]:
                         lines.append(f"{path}.eval()" if evals[0] else f"{path}.train()")

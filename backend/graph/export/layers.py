@@ -3,11 +3,16 @@
 (`h = conv1(x)`). What to write comes from the op's LayerForm (registry.py): the class and its
 constructor's arguments, read off the node's input and params; the state params it stores.
 
-Weights start from the engine's seeded init: in engine Python, Linear and Conv2d by
-`conv1.reset_parameters(eg.Generator().manual_seed(S))`; else by `init_like_engine(conv1,
-seed=S)`, the script's helper (INIT_HELPER: `torch.manual_seed(S)`, then PyTorch's own
-`reset_parameters()`; the engine's generator is PyTorch's), so both scripts start from the same
-numbers.
+Weights start from the node's seed as a person seeds a layer: `torch.manual_seed(S)` (engine
+Python: `eg.manual_seed(S)`) on the line before the layer is made. A layer node draws its init
+from a fresh `Generator().manual_seed(S)` (ops/layer_kit.py), and the engine's generator is
+PyTorch's, so PyTorch's constructor right after the seed gives the node's values (Linear,
+Conv2d, Embedding). MultiheadAttention is drawn in the node's order (ops/attention_layers.py:
+q, k, v first, then out_proj, which PyTorch's constructor draws first): the seed follows its
+constructor, then the three init lines in that order (SeedLines). A layer already made (a
+module instance's own seed, export/classes.py) is seeded again by the seed and
+`layer.reset_parameters()`. Consecutive seeds cannot share one `manual_seed`: a layer's draws
+move the stream on, and no seed's stream starts where another's left off.
 Stored state (trained weights, batch_norm's running statistics) is copied in under `no_grad`.
 A layer whose `mode` resolves to eval() in a run (`auto`, `eval`: an exported script is a
 forward and backward run) gets `layer.eval()`.
@@ -23,50 +28,28 @@ from ..op_context import OpContext
 from ..ops.layer_kit import attribute, constructor_signature, training_mode
 from ..ops.sources import as_floats
 
-SEEDED_RESET = ("Linear", "Conv2d")  # engine init by reset_parameters(generator)
-# the script's helper giving a layer its starting values as the graph's run draws them: each
-# layer node has a seed of its own, and PyTorch's default init drawn right after
-# manual_seed(seed) is the engine's (its generator is PyTorch's), so eg and torch scripts get
-# the same numbers; `{lib}` is eg or torch. MultiheadAttention is drawn in the node's order
-# (ops/attention_layers.py): q, k, v first, then out_proj, which PyTorch's constructor draws
-# first.
-INIT_HELPER = '''
-def init_like_engine(layer, seed):
-    """The layer's starting values as Wiregrad draws them: PyTorch's default init, drawn right
-    after {lib}.manual_seed(seed) (each layer of the graph has a seed of its own)."""
-    {lib}.manual_seed(seed)
-    layer.reset_parameters()
-'''
-INIT_HELPER_MHA = '''
-def init_like_engine(layer, seed):
-    """The layer's starting values as Wiregrad draws them: PyTorch's default init, drawn right
-    after {lib}.manual_seed(seed) (each layer of the graph has a seed of its own)."""
-    {lib}.manual_seed(seed)
-    if isinstance(layer, nn.MultiheadAttention):  # q, k, v first, then out_proj
-        nn.init.xavier_uniform_(layer.in_proj_weight)
-        layer.out_proj.reset_parameters()
-        for b in (layer.in_proj_bias, layer.out_proj.bias):
-            if b is not None:
-                nn.init.zeros_(b)
-    else:
-        layer.reset_parameters()
-'''
+REORDERED = "MultiheadAttention"  # drawn in another order than its constructor draws
+MHA_NOTE = "  # drawn as Wiregrad draws them: q, k, v first, then out_proj"
 
 
-def init_helper(lib, classes=()):
-    """The helper's source for a script importing the engine as `eg` or PyTorch as `torch`
-    whose helper seeds layers of `classes` ("Linear", "MultiheadAttention", ...)."""
-    text = INIT_HELPER_MHA if "MultiheadAttention" in classes else INIT_HELPER
-    return text.replace("{lib}", lib)
+def draws_init(spec):
+    """Whether the layer op's init draws from its seed (not dropout's masks, not a norm's
+    ones and zeros)."""
+    return spec.layer is not None and spec.param("seed") is not None and bool(spec.layer.state)
 
 
-def needs_helper(lib, spec, params, x):
-    """Whether the layer's declaration calls init_like_engine in a script of `lib`."""
-    form = spec.layer
-    cls = form.cls(x, params)
-    if cls in SEEDED_RESET:
-        return lib != "eg"
-    return spec.param("seed") is not None and bool(form.state)
+def seed_lines(lib, cls, name, seed, made, bias=True):
+    """The lines that give layer `name` (of class `cls`) the values seed `seed` draws: before
+    its constructor (`made` False: the seed), or once it is made (the seed and its init)."""
+    seed_line = f"{lib}.manual_seed({seed})"
+    if cls == REORDERED:
+        lines = [
+            seed_line + MHA_NOTE,
+            f"nn.init.xavier_uniform_({name}.in_proj_weight)",
+            f"{name}.out_proj.reset_parameters()",
+        ]
+        return lines + ([f"nn.init.zeros_({name}.out_proj.bias)"] if bias else [])
+    return [seed_line, f"{name}.reset_parameters()"] if made else [seed_line]
 
 
 # a layer's call on its input `x` where it is not `layer(x)`
@@ -120,18 +103,28 @@ def constructor(lib, cls, args, dtype="float32"):
 
 def declaration(lib, spec, params, x, name):
     """The lines that declare layer `name` of node params `params` on input stand-in `x`:
-    constructor, initial weights, stored state, eval()."""
+    seed, constructor, stored state, eval()."""
     form = spec.layer
     cls = form.cls(x, params)
     dtype = str(x.dtype).split(".")[-1] if x.dtype.is_floating_point else "float32"
-    lines = [f"{name} = {constructor(lib, cls, form.args(x, params), dtype)}"]
-    seed = params.get("seed") or 0
+    made_line = f"{name} = {constructor(lib, cls, form.args(x, params), dtype)}"
+    if not draws_init(spec):
+        lines = [made_line]
+    elif cls == REORDERED:
+        bias = bool(params.get("bias", True))
+        lines = [made_line, *seed_lines(lib, cls, name, params.get("seed") or 0, True, bias)]
+    else:
+        lines = [*seed_lines(lib, cls, name, params.get("seed") or 0, False), made_line]
+    return lines + after_made(lib, spec, params, x, name)
+
+
+def after_made(lib, spec, params, x, name):
+    """The lines after layer `name` is made and seeded: its stored state, eval()."""
+    form = spec.layer
+    dtype = str(x.dtype).split(".")[-1] if x.dtype.is_floating_point else "float32"
+    lines = []
     copies = [param for param, _ in form.state if params.get(param) is not None]
-    if cls in SEEDED_RESET and lib == "eg":
-        lines.append(f"{name}.reset_parameters(eg.Generator().manual_seed({seed}))")
-    elif needs_helper(lib, spec, params, x):
-        lines.append(f"init_like_engine({name}, seed={seed})")
-    module = made(spec, params, x)
+    module = made(spec, params, x) if copies else None
     dt = "" if dtype == "float32" else f", dtype={lib}.{dtype}"
     stored = []
     keys = dict(form.state)

@@ -24,8 +24,9 @@ of its prediction is written as one model class named after the graph, the loss 
 (export/model.py); other flat graphs keep one line per node, with a comment saying why.
 
 Sources use their op's code (ops/sources.py). Random sources draw the editor's numbers (numpy's
-`default_rng(seed)`) in the PyTorch script too; layers are seeded with `Generator().manual_seed(S)`
-(the engine's generator is PyTorch's), so both scripts print the same numbers.
+`default_rng(seed)`) in the PyTorch script too; each layer is made right after
+`torch.manual_seed(S)` (`eg.manual_seed(S)`), its node's seed (export/layers.py: the engine's
+generator is PyTorch's), so both scripts print the same numbers.
 """
 
 import builtins
@@ -48,6 +49,7 @@ from ..ops.sources import as_floats
 from . import layers as export_layers
 from .classes import ClassWriter, Unwritable
 from .flat import flat_for_export
+from .layout import out_of_the_way
 from .lines import node_comment, retain_lines
 from .model import model_writer
 from .style import styled
@@ -56,7 +58,7 @@ from .training_loop import with_training
 FLAVORS = ("engine", "torch")
 WEIGHTS = (None, "initial", "trained")
 _RESERVED = (
-    {"eg", "torch", "F", "nn", "np", "math", "json", "show", "init_like_engine", "t"}
+    {"eg", "torch", "F", "nn", "np", "math", "json", "show", "t"}
     | set(dir(builtins))
     | set(keyword.kwlist)
     | set(keyword.softkwlist)
@@ -132,7 +134,7 @@ def to_python(doc, flavor="engine", training=None, model=True, weights=None) -> 
                 raise
             why = "; ".join(p.message for p in bad.problems)
             source += f"\n\n# -- training: not written, the editor cannot train it: {why}\n"
-    return styled(tidy_imports(source))
+    return out_of_the_way(styled(tidy_imports(source)))
 
 
 def _trains(source):
@@ -328,16 +330,6 @@ class _Exporter(GraphIndex):
             and self.params[n].get("init") in ("randn", "rand")
             for n in self.order
         )
-        # the script's init_like_engine (layers.INIT_HELPER): PyTorch's layers, and the
-        # engine's where reset_parameters takes no generator (Embedding, MultiheadAttention)
-        self.uses_helper = {
-            self.specs[n].layer.cls(self._layer_input(n), self.params[n])
-            for n in self.order
-            if self.specs[n].layer is not None
-            and export_layers.needs_helper(
-                self.lib, self.specs[n], self.params[n], self._layer_input(n)
-            )
-        }
         # numpy makes a dataset's arrays and the random sources' numbers (default_rng(seed))
         self.uses_np = bool(self.arrays) or random_sources
         self.uses_nn = any(self.specs[n].layer is not None for n in self.order)
@@ -515,11 +507,8 @@ class _Exporter(GraphIndex):
         dt = "" if dtype == "float32" else f", dtype={lib}.{dtype}"
         bias = "" if p.get("bias", True) else ", bias=False"
         seed = p.get("seed") or 0
-        lines = [f"{layer} = nn.Linear({fan_in}, {int(p.get('out_features', 1))}{bias}{dt})"]
-        if lib == "eg":
-            lines.append(f"{layer}.reset_parameters(eg.Generator().manual_seed({seed}))")
-        else:
-            lines.append(f"init_like_engine({layer}, seed={seed})")
+        lines = export_layers.seed_lines(lib, "Linear", layer, seed, made=False)
+        lines.append(f"{layer} = nn.Linear({fan_in}, {int(p.get('out_features', 1))}{bias}{dt})")
         stored = []
         if p.get("weight") is not None:
             weight = as_floats(p["weight"])
@@ -703,9 +692,6 @@ class _Exporter(GraphIndex):
             if uses_nn:
                 lines.append("from torch import nn")
         lines += ["", ""]
-        if self.uses_helper:
-            helper = export_layers.init_helper(lib, self.uses_helper)
-            lines += helper.strip("\n").splitlines() + ["", ""]
         lines += _SHOW.strip("\n").splitlines() + ["", ""]
         kinds = dict.fromkeys(self.params[n]["kind"] for n in self.arrays)
         if kinds:

@@ -5,9 +5,10 @@ Two steps. First, a statement holding a literal too long for one line (a dataset
 layer's trained weights) is wrapped here, its numbers packed onto lines of at most 100
 characters, between `# fmt: off` and `# fmt: on`: ruff would write such a list one number per
 line, thousands of lines for a layer's weights. Then ruff formats the rest (quotes, blank lines,
-calls split at their brackets). The docstring's description and the `# node` comments are read
-back by the importer as they are, so they are not wrapped: a script where one passes 100
-characters exempts itself from the line-length rule (EXEMPT) after its docstring. Ruff is the
+calls split at their brackets). The docstring's description (and, where the layout block could
+not take them, the `# node` comments: export/layout.py) are read back by the importer as they
+are, so they are not wrapped: a script where one passes 100 characters exempts itself from the
+line-length rule (EXEMPT) after its docstring. Ruff is the
 `ruff` package's binary (a dependency); where it cannot be run the script is returned as the
 exporter wrote it, which runs and imports the same.
 """
@@ -51,7 +52,7 @@ def formatted(source):
 
 # what is kept as written, and so may pass the line length: the text Wiregrad reads back
 EXEMPT = (
-    "# the graph's description and the node comments are Wiregrad's, kept as written:",
+    "# the graph's description and Wiregrad's comments are kept as written:",
     "# ruff: noqa: E501",
 )
 

@@ -25,6 +25,8 @@ statements): each module reads one kind of line or expression into nodes.
     tensor_lists.py  outs.append(h); torch.cat(outs); [h(x) for h in self.heads]
     module_modes.py  model.eval() / model.train() on a class instance: a definition variant
     random_draws.py  torch.randn / rand with a generator or after manual_seed: PyTorch's values
+    attention_init.py MultiheadAttention seeded in the node's order (the seed, then its init)
+    layout_block.py  the exported script's layout block: ids, places, labels by statement
 
     inplace_lines.py x.add_(1), x[0] = v, x += 1: in-place nodes, and views read as x[0:2]
     tensor_index.py  C[ids], x[range(n), target], x[:, idx], x[mask]: the index op

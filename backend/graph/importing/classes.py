@@ -65,6 +65,8 @@ class ClassReader:
         self.params = {}  # definition name -> ids of its parameter nodes (made by __init__)
         self.variants = {}  # shared_calls.py: (definition, parameters) -> its variant's name
         self.attrs = {}  # class name -> {class attribute: its constant} (`expansion = 1`)
+        # definitions whose __init__ seeds a layer (torch.manual_seed(S) right before it)
+        self.seeded = set()
 
     def share(self, other):
         """Read a class's methods with the classes and definitions of `other` (the walker
@@ -72,7 +74,7 @@ class ClassReader:
         self.classes, self.defs = other.classes, other.defs
         self.names, self.building = other.names, other.building
         self.params, self.variants = other.params, other.variants
-        self.attrs = other.attrs
+        self.attrs, self.seeded = other.attrs, other.seeded
 
     def class_def(self, stmt):
         """`class Net(nn.Module): ...` is kept until an instance is made; a config class
@@ -247,7 +249,11 @@ class ClassReader:
         inst["used"] = True
         if "seed" not in inst:  # every call of one instance: the same seed
             seed = seed_after_manual_seed(self, inst)
-            if seed is None:  # the instances of one definition in turn: 0, 1, 2 ...
+            if seed is None and self._seeds_inside(inst["base"]):
+                # its __init__ seeds its layers: every instance makes the same ones, as the
+                # instance seed 0 gives (another would move the seeds inside it)
+                seed = 0
+            elif seed is None:  # the instances of one definition in turn: 0, 1, 2 ...
                 seed = sum(
                     1 for i in self.instances.values() if i["base"] == inst["base"] and "seed" in i
                 )
@@ -257,6 +263,19 @@ class ClassReader:
         nid = self.imp.add_node("module", params, list(zip(d["inputs"], inputs)), meta)
         inst.setdefault("nodes", []).append(self.imp.graph.nodes[nid])  # (kept if renamed)
         return nid
+
+    def _seeds_inside(self, name, depth=0):
+        """Whether definition `name`'s __init__ (or a module's inside it) seeds a layer."""
+        if name in self.seeded:
+            return True
+        d = self.defs.get(name)
+        if d is None or depth > 32:
+            return False
+        return any(
+            self._seeds_inside(n["params"].get("module"), depth + 1)
+            for n in d["nodes"]
+            if n["op"] == "module"
+        )
 
     def scalar_output(self, ref):
         """Whether output `ref` (a module node, or a port_ref of one) is a scalar by how its
@@ -341,6 +360,8 @@ class _Definition:
         before = len(imp.problems)
         if init is not None:
             sub.statements(_own(_body_of_init(init)))
+        if sub.seeded_layers:
+            self.reader.seeded.add(self.name)
         for n in sub.graph.nodes.values():
             n["param"] = True  # what __init__ made: the parameters a shared call shares
         # forward sees what __init__ kept on self, not its arguments or locals

@@ -9,7 +9,8 @@ does nothing. Each assignment becomes a node and its inputs become edges:
     t = eg.tensor(y[:, None])                  and this (or dtype=eg.int64) its labels node
     y = x * w + 1.0                            + - * / ** @, unary -, comparisons
     z = eg.exp(y) / F.relu(y) / y.sum(dim=0)   calls of the op registry's functions and methods
-    fc = nn.Linear(3, 2); h = fc(x)            a linear node (seed from reset_parameters)
+    torch.manual_seed(5); fc = nn.Linear(3, 2)  a linear node, seed 5 (or reset_parameters')
+    h = fc(x)                                  (attention_init.py: MultiheadAttention's)
     if cond: ... y = a  else: ... y = b        an `if` node (both branches end assigning y)
     x.add_(1.0); x[0:2] = v; x += 1            in-place nodes, v = x[0:2] (importing/inplace_lines)
     x.T / x.mT / x.item()                      transpose (registry CallForm.attributes), detach
@@ -21,12 +22,13 @@ does nothing. Each assignment becomes a node and its inputs become edges:
     y, z = net(x)                              module lists, several outputs (importing/classes.py)
     L.backward(torch.ones(L.shape))            target, and a lesson step with gradient_ones
     net2.w.copy_(...) under no_grad            an instance's own values: its state
-                                               (init_like_engine(net2.fc, seed=5) too;
-                                               importing/state_loads.py)
+                                               (a layer's seed too: manual_seed, then
+                                               net2.fc.reset_parameters(); state_loads.py)
     opt = torch.optim.Adam(...); for step ...  a training loop: the document's training
                                                settings, not nodes (importing/training_loop.py)
 
-A `# node <id> (x, y) {json}` comment on a line (as code export writes) gives the node its id,
+The layout block at the end of an exported script (importing/layout_block.py), or a
+`# node <id> (x, y) {json}` comment on a line (as older exports wrote), gives the node its id,
 position and what the code cannot say (op, label, params). Header docstring, imports, the
 `show` helper, prints, `retain_grad`, `zero_grad` and `.backward()` lines are read but make no nodes
 (`.backward()` sets the document's target). Anything else is an ImportFailed problem naming
@@ -43,6 +45,7 @@ from .. import registry
 from ..document.format import GraphDocument
 from ..limits import DEFAULT
 from . import no_grad_lines
+from .attention_init import AttentionInit
 from .branches import IfReader
 from .calls import CallReader, on_device
 from .classes import ClassReader
@@ -188,6 +191,8 @@ class _Importer:
         self.optimizers = set()  # made outside a training loop (no step() of theirs is read)
         self.tensor_lists = TensorLists(self)  # outs.append(h); torch.cat(outs, dim=-1)
         self.random = RandomDraws(self)  # torch.randn(..., generator=g): PyTorch's numbers
+        self.attention_init = AttentionInit(self)  # an attention layer seeded in the node's order
+        self.seeded_layers = False  # a layer made right after torch.manual_seed(S) (classes.py)
 
     # -- what the readers call back (inplace_lines.InplaceLines too) ---------------------------
     def problem(self, stmt, message):
@@ -321,6 +326,8 @@ class _Importer:
             return self.functions.define(stmt)
         if self.skipped.read(stmt):
             return None
+        if self.attention_init.claims(stmt):  # (before the other readers of such calls)
+            return self.attention_init.read(stmt)
         expanded = self.functions.expand(stmt)
         if expanded is not None:
             return self.functions.read(expanded)
@@ -532,6 +539,7 @@ class _Importer:
             entry = entry["params"]
         if seed is not None:
             entry["seed"] = seed
+            self.seeded_layers = True
         elif not self.notes.quiet_output and self.random.exact:
             self.notes.add(
                 self.current_line,

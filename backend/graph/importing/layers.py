@@ -83,9 +83,9 @@ class LayerReader:
         layer["seed"] = int(literal(seed)) if seed is not None else 0
 
     def reset_parameters(self, name, call):
-        """`fc.reset_parameters(eg.Generator().manual_seed(S))`."""
-        seed = self.imp.sources.seed_of(call.args[0] if call.args else None)
-        self.layer_of(name)[1]["seed"] = seed
+        """`fc.reset_parameters(eg.Generator().manual_seed(S))`, or `fc.reset_parameters()`
+        right after `torch.manual_seed(S)`: seed S."""
+        self.layer_of(name)[1]["seed"] = self.imp.random.reset_seed(call)
 
     def with_statement(self, stmt):
         """`with eg.no_grad():` holding weight copies, each line read (or reported) alone."""

@@ -2,6 +2,7 @@
 (given by a `# node` comment, or made from the variable's name), and the finished document,
 laid out and validated."""
 
+import copy
 import json
 import math
 import re
@@ -10,6 +11,7 @@ import time
 from .. import registry
 from ..document.format import ID_PATTERN, parse
 from ..limits import DEFAULT
+from .layout_block import placed
 from .problems import GraphTooBig, ImportFailed, ImportProblem, Unsupported
 from .syntax import COMMENT, comments, split_lines
 
@@ -33,8 +35,13 @@ class ImportedGraph:
     def __init__(self, source):
         self.lines = split_lines(source)
         self.comments = comments(source)
+        # the layout block's entries (layout_block.py), read where the comments they stand
+        # for would be: nodes' (id, position, extra) by line, `# ports` / `# training` texts
+        self.placed, texts = placed(source)
+        for line, text in texts.items():
+            self.comments.setdefault(line, text)
         # ids that node comments give: an id made from a name must not take one of them
-        self.reserved = set()
+        self.reserved = {meta[0] for meta in self.placed.values()}
         for text in self.comments.values():
             m = COMMENT.match(text)
             if m:
@@ -53,8 +60,12 @@ class ImportedGraph:
 
     # -- ids ------------------------------------------------------------------------------------
     def node_comment(self, first, last):
-        """(id, position, extra) of the first `# node` comment on lines first..last, or None."""
+        """(id, position, extra) of the first `# node` comment (or layout block entry) on lines
+        first..last, or None."""
         for ln in range(first, last + 1):
+            if ln in self.placed:
+                nid, position, extra = copy.deepcopy(self.placed[ln])  # (a cached reading)
+                return nid, position, extra
             text = self.comments.get(ln)
             m = COMMENT.match(text) if text else None
             if m:

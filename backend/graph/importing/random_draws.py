@@ -12,7 +12,8 @@ What cannot be PyTorch's numbers keeps the node's own seeded init, with a note a
 a draw from the global stream without a manual_seed (a fresh draw in PyTorch too), or after a
 layer or module was made (their default init draws from that stream, which the document's
 layers do not share), or inside a class (read once for every call), or one too large to write
-out. The walker of a class's methods draws nothing exactly (`exact` False)."""
+out. The walker of a class's methods draws nothing exactly (`exact` False), but a layer made
+right after torch.manual_seed(S) takes S as its seed there too."""
 
 import ast
 
@@ -105,7 +106,9 @@ class RandomDraws:
             self.default = GeneratorValue(seed)
             self.disturbed = False
             self.seen = set(self.imp.graph.nodes)  # the nodes made before the seed
-            self.fresh = self.exact
+            # (a layer made next takes the seed also in a class's __init__: every instance
+            # made runs the seed and the layer anew, unlike a draw read once for all)
+            self.fresh = True
         else:
             self.default = None
 
@@ -114,6 +117,21 @@ class RandomDraws:
         if draws:
             self.disturbed = True
             self.fresh = False
+
+    def reset_seed(self, call):
+        """The seed `layer.reset_parameters(...)` gives its layer: its generator's
+        (`eg.Generator().manual_seed(S)`), or without one the global stream's, known right
+        after torch.manual_seed(S) (then drawn from)."""
+        if call.args or call.keywords:
+            return self.imp.sources.seed_of(call.args[0] if call.args else None)
+        seed = self.fresh_seed()
+        self.layer_made()
+        if seed is None:
+            raise Unsupported(
+                "reset_parameters() draws from PyTorch's global stream here: write "
+                "torch.manual_seed(S) right before it (S: the layer's seed)"
+            )
+        return seed
 
     def fresh_seed(self):
         """The seed of the global stream where nothing has drawn from it since
@@ -182,6 +200,7 @@ class RandomDraws:
                 gen.lost = True  # (PyTorch's stream went on where this one did not)
             else:
                 self.disturbed = True
+                self.fresh = False  # (PyTorch drew from the stream: no layer after takes it)
             return None
         if gen is None:
             self.fresh = False

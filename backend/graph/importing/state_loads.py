@@ -7,8 +7,10 @@ its class makes; a PyTorch user loading a checkpoint writes the same):
         l2.w.copy_(torch.tensor([1.0, -2.0, 0.5]))         a source inside: its values
         l2.g.b.copy_(torch.randn((3,), ...))               (a nested instance's, by its path)
         l2.fc.weight.copy_(torch.tensor([[...]]))          a layer's stored state
-    init_like_engine(l2.fc, seed=5)                        a layer's seed (PyTorch script)
-    l2.fc.reset_parameters(eg.Generator().manual_seed(5))  a layer's seed (engine script)
+    torch.manual_seed(5)                                   a layer's seed: the seed, then
+    l2.fc.reset_parameters()                               its init drawn (code export's)
+    l2.fc.reset_parameters(eg.Generator().manual_seed(5))  a layer's seed (engine Python)
+    init_like_engine(l2.fc, seed=5)                        (older exported scripts' helper)
     l2.drop.train()                                        a layer's mode (its own)
 
 Each goes into the instance node's `state` under the inner node's path (`w`, `g/b`, `fc`), as
@@ -45,15 +47,15 @@ class StateLoads:
             return False
         call = stmt.value
         if dotted(call.func) == "init_like_engine" and call.args:
-            return self._root(call.args[0]) is not None
+            return self.root(call.args[0]) is not None
         f = call.func
         return (
             isinstance(f, ast.Attribute)
             and f.attr in ("reset_parameters", "eval", "train")
-            and self._root(f.value) is not None
+            and self.root(f.value) is not None
         )
 
-    def _root(self, node):
+    def root(self, node):
         """(instance variable, [attributes]) of `inst.a.b`; None where it is no instance's."""
         attrs = []
         while isinstance(node, ast.Attribute):
@@ -67,7 +69,7 @@ class StateLoads:
         if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
             f = s.value.func
             if isinstance(f, ast.Attribute) and f.attr == "copy_":
-                return self._root(f.value)
+                return self.root(f.value)
         return None
 
     # -- reading --------------------------------------------------------------------------------
@@ -80,19 +82,18 @@ class StateLoads:
             seed = literal(seed) if seed is not None else 0
             if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
                 raise Unsupported("init_like_engine's seed must be a whole number ≥ 0")
-            var, attrs = self._root(call.args[0])
-            self._layer_seed(var, attrs, seed)
+            var, attrs = self.root(call.args[0])
+            self.layer_seed(var, attrs, seed)
             return None
-        var, attrs = self._root(call.func.value)
+        var, attrs = self.root(call.func.value)
         if call.func.attr in ("eval", "train"):
             return self._mode(var, attrs, call)
-        seed = self.imp.sources.seed_of(call.args[0] if call.args else None)
-        self._layer_seed(var, attrs, seed)
+        self.layer_seed(var, attrs, self.imp.random.reset_seed(call))
         return None
 
     def _mode(self, var, attrs, call):
         """`inst.drop.eval()` / `.train()`: the mode of a layer inside (dropout, batch_norm)."""
-        path, spec, rest = self._node(var, attrs)
+        path, spec, rest = self.node(var, attrs)
         if call.args or call.keywords:
             raise Unsupported(f"{call.func.attr}() takes no arguments here")
         if rest or spec.layer is None or spec.param("mode") is None:
@@ -123,7 +124,7 @@ class StateLoads:
     def _copy(self, var, attrs, call):
         if len(call.args) != 1 or call.keywords:
             raise Unsupported("copy_ takes one tensor")
-        path, spec, rest = self._node(var, attrs)
+        path, spec, rest = self.node(var, attrs)
         arg = call.args[0]
         if spec.source:
             if rest:
@@ -137,8 +138,8 @@ class StateLoads:
             raise Unsupported("a layer's values are copied from torch.tensor(<values>)")
         self._store(var, path, {param: lists(literal(arg.args[0]))})
 
-    def _layer_seed(self, var, attrs, seed):
-        path, spec, rest = self._node(var, attrs)
+    def layer_seed(self, var, attrs, seed):
+        path, spec, rest = self.node(var, attrs)
         if rest or spec.layer is None or spec.param("seed") is None:
             raise Unsupported(f"{var}.{'.'.join(attrs)} is not a layer of the module")
         self._store(var, path, {"seed": seed})
@@ -166,7 +167,7 @@ class StateLoads:
             if k not in ("name", "requires_grad") and spec.param(k) is not None
         }
 
-    def _node(self, var, attrs):
+    def node(self, var, attrs):
         """(path inside the instance, the op spec of the node there, the attributes left);
         what with_state needs of the path is kept with the instance."""
         inst = self.imp.classes.instances[var]
