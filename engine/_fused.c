@@ -24,6 +24,10 @@ relu(x, out)
     out = np.maximum(x, 0): x where x > 0, x's own NaN, else +0 (numpy gives +0 for -0 too).
 relu_grad(g, y, out)
     out = g * (y != 0), the mask as 1.0 or 0.0 (so g * 0 keeps its sign, and inf * 0 is NaN).
+adamw_f32(param, grad, exp_avg, exp_avg_sq, decay, keep, 1 - beta1, beta2, 1 - beta2,
+          bias_correction2_sqrt, eps, lr / bias_correction1)
+    AdamW._update's numpy steps (optim/adamw.py, no amsgrad, no maximize) on each element, in
+    place on param and the two averages; each scalar rounded to float32 as numpy rounds it.
 row_max(x, out, n)
     out[r] = the largest of x's row r (rows of n floats) other than NaN, which compares false
     (a row's first element is kept even when NaN). A maximum is exact, so the order of the
@@ -34,6 +38,7 @@ gelu_grad_finish(e, x, cdf, inv)
     its own SIMD rounding, which is why the derivative is two calls around np.exp). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
 #define CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
@@ -357,7 +362,76 @@ static PyObject *relu_grad(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+CLONES static void adamw_loop(float *p, const float *g, float *m, float *v, Py_ssize_t n,
+                              int decay, float keep, float one_minus_beta1, float beta2,
+                              float one_minus_beta2, float bc2_sqrt, float eps, float step) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        float pi = p[i], gi = g[i];
+        if (decay)
+            pi = pi * keep;
+        float t = gi - m[i];
+        t = t * one_minus_beta1;
+        float mi = m[i] + t;
+        float vi = v[i] * beta2;
+        t = gi * one_minus_beta2;
+        t = t * gi;
+        vi = vi + t;
+        float d = sqrtf(vi);
+        d = d / bc2_sqrt;
+        d = d + eps;
+        float u = mi / d;
+        u = u * step;
+        p[i] = pi - u;
+        m[i] = mi;
+        v[i] = vi;
+    }
+}
+
+static PyObject *adamw_f32(PyObject *self, PyObject *args) {
+    PyObject *po, *go, *mo, *vo;
+    int decay;
+    double keep, omb1, b2, omb2, bc2, eps, step;
+    if (!PyArg_ParseTuple(args, "OOOOpddddddd", &po, &go, &mo, &vo, &decay, &keep, &omb1, &b2,
+                          &omb2, &bc2, &eps, &step))
+        return NULL;
+    Py_buffer p, g, m, v;
+    if (get_f32(po, &p, 1, "param") < 0)
+        return NULL;
+    if (get_f32(go, &g, 0, "grad") < 0) {
+        PyBuffer_Release(&p);
+        return NULL;
+    }
+    if (get_f32(mo, &m, 1, "exp_avg") < 0) {
+        PyBuffer_Release(&p);
+        PyBuffer_Release(&g);
+        return NULL;
+    }
+    if (get_f32(vo, &v, 1, "exp_avg_sq") < 0) {
+        PyBuffer_Release(&p);
+        PyBuffer_Release(&g);
+        PyBuffer_Release(&m);
+        return NULL;
+    }
+    if (g.len != p.len || m.len != p.len || v.len != p.len) {
+        PyErr_SetString(PyExc_ValueError, "adamw_f32: buffers of different sizes");
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        adamw_loop((float *)p.buf, (const float *)g.buf, (float *)m.buf, (float *)v.buf,
+                   p.len / 4, decay, (float)keep, (float)omb1, (float)b2, (float)omb2,
+                   (float)bc2, (float)eps, (float)step);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&p);
+    PyBuffer_Release(&g);
+    PyBuffer_Release(&m);
+    PyBuffer_Release(&v);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"adamw_f32", adamw_f32, METH_VARARGS, "one AdamW step of float32 arrays, in place"},
     {"relu", relu, METH_VARARGS, "out = np.maximum(x, 0) in float32"},
     {"relu_grad", relu_grad, METH_VARARGS, "out = g * (y != 0) in float32"},
     {"row_max", row_max, METH_VARARGS, "the maximum of each row of n floats, NaN skipped"},

@@ -3,6 +3,7 @@
 import math
 
 from .._device import xp
+from ..ops import _fused_kernels
 from .adam import Adam
 
 
@@ -30,6 +31,20 @@ class AdamW(Adam):
         m = xp(grad)
         lr = group["lr"]
         pd = p._data
+        if state and not group["amsgrad"] and not group["maximize"]:
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            if _fused_kernels.takes(pd, grad, exp_avg, exp_avg_sq):
+                # the steps below in one pass, the same bits
+                beta1, beta2 = group["betas"]
+                state["step"] += 1
+                step = state["step"]
+                wd = group["weight_decay"]
+                _fused_kernels.kernels.adamw_f32(
+                    pd, grad, exp_avg, exp_avg_sq, bool(wd), 1 - lr * wd, 1 - beta1, beta2,
+                    1 - beta2, math.sqrt(1 - beta2**step), group["eps"],
+                    lr / (1 - beta1**step),
+                )  # fmt: skip
+                return
         if group["weight_decay"]:  # decoupled: the parameter shrinks, the gradient is untouched
             pd *= 1 - lr * group["weight_decay"]
         if not state:

@@ -1,6 +1,6 @@
 """engine/_fused.c gives the bits of the numpy steps it replaces (GELU's CDF and value, its
-derivative, float32 erf, softmax's row maxima, relu and its gradient), special values included,
-and the engine without it runs them."""
+derivative, float32 erf, softmax's row maxima, relu and its gradient, AdamW's step), special
+values included, and the engine without it runs them."""
 
 import numpy as np
 import pytest
@@ -128,3 +128,29 @@ def test_relu_and_its_gradient_are_numpys_bits(monkeypatch, shape):
         np.testing.assert_array_equal(_bits(a), _bits(b))
     np.testing.assert_array_equal(_bits(got[0]), _bits(np.maximum(d, 0)))
     np.testing.assert_array_equal(_bits(got[1]), _bits(g * (got[0] != 0)))
+
+
+@pytest.mark.parametrize("weight_decay", [1e-2, 0.0])
+def test_adamw_steps_are_the_numpy_steps_bits(monkeypatch, weight_decay):
+    def run():
+        rng = np.random.default_rng(4)
+        p = eg.tensor(rng.standard_normal((64, 48)).astype(np.float32), requires_grad=True)
+        b = eg.tensor(rng.standard_normal(48).astype(np.float32), requires_grad=True)
+        opt = eg.optim.AdamW([p, b], lr=3e-3, weight_decay=weight_decay)
+        for i in range(4):
+            g = rng.standard_normal((64, 48)).astype(np.float32) * 10.0 ** (i - 2)
+            g[0, :3] = [np.inf, np.nan, -0.0]
+            p.grad = eg.tensor(g)
+            b.grad = eg.tensor(rng.standard_normal(48).astype(np.float32))
+            opt.step()
+        st = opt.state[p]
+        return [
+            p.detach().numpy().copy(),
+            b.detach().numpy().copy(),
+            st["exp_avg"],
+            st["exp_avg_sq"],
+        ]
+
+    got, want = _both(run, monkeypatch)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(_bits(np.asarray(a)), _bits(np.asarray(b)))
