@@ -51,6 +51,8 @@ def test_ops_say_through_which_inputs_no_gradient_flows_and_why(server):
         "anything: no gradient flows into them (the table's rows they pick get it)",
         ("index", "indices"): "indices are positions into input, not a function of anything: "
         "no gradient flows into them (the elements of input they pick get it)",
+        ("one_hot", "input"): "one_hot reads class indices (integers): no gradient flows back to "
+        "{source}.",
     }
     assert [name for name, o in ops.items() if o.get("branches")] == ["if"]
     assert [p["name"] for p in ops["if"]["inputs"]] == ["condition", "then", "else"]

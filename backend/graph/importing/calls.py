@@ -9,6 +9,7 @@ import engine
 
 from .. import registry
 from .constants import NOT
+from .import_lines import DTYPES
 from .problems import Unsupported
 from .python_values import MathModule
 from .random_draws import MAX_VALUES
@@ -81,6 +82,20 @@ class CallReader:
             raise Unsupported(f"'{d or rest}' is not an op of the registry")
         bound = self._bind(node, rest, spec.call, receiver)
         return self.make_op(spec.name, rest, bound, meta, values)
+
+    def _cast_to(self, call):
+        """The dtype of x.to(<dtype>) / x.type(<dtype>) (torch.float32, a constant holding
+        one); None where the argument names no dtype."""
+        arg = call.args[0] if len(call.args) == 1 and not call.keywords else None
+        if arg is None:
+            kw = {k.arg: k.value for k in call.keywords}
+            arg = kw.get("dtype") if len(kw) == 1 and not call.args else None
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            return arg.value if arg.value in DTYPES else None
+        try:
+            return self.imp.modules.dtype(arg) if arg is not None else None
+        except Unsupported:
+            return None
 
     def _made_and_called(self, node, meta):
         """`nn.<Layer>(...)(x)`: the layer declared under a name no variable has, called."""
@@ -182,6 +197,10 @@ class CallReader:
             inner = self.imp.exprs.expr(func.value, meta)
             self.imp.mark_requires_grad(inner, self.imp.current_var)
             return inner
+        dtype = self._cast_to(node) if func.attr in ("to", "type") else None
+        if dtype is not None:  # x.to(torch.float64), x.type(torch.float32)
+            bound = {"input": func.value, "dtype": ast.Constant(dtype)}
+            return self.make_op("to_dtype", func.attr, bound, meta, False)
         if func.attr in ("to", "cpu") and on_device(node):
             return self.imp.exprs.expr(func.value, meta)  # the document runs on its own device
         if func.attr == "contiguous" and not node.args and not node.keywords:
@@ -216,6 +235,8 @@ class CallReader:
         for k in node.keywords:
             if k.arg is None:
                 raise Unsupported("**kwargs are not supported")
+            if k.arg == "keepdims" and "keepdim" in (*positional, *kwonly):
+                k = ast.keyword(arg="keepdim", value=k.value)  # PyTorch's numpy-style alias
             if k.arg in bound:
                 raise Unsupported(f"{name} got '{k.arg}' twice")
             if k.arg not in positional and k.arg not in kwonly:

@@ -21,7 +21,7 @@ from .constants import literal_node
 from .nodes import PORT, port_ref, split_ref
 from .problems import Unsupported
 
-_METHODS = ("size", "dim", "numel")
+_METHODS = ("size", "dim", "numel", "nelement")
 _ATTRS = ("shape", "ndim")
 
 
@@ -262,7 +262,7 @@ class _Substitute(ast.NodeTransformer):
         attr = node.func.attr
         if attr == "dim" and not node.args:
             return len(shape)
-        if attr == "numel" and not node.args:
+        if attr in ("numel", "nelement") and not node.args:
             n = 1
             for s in shape:
                 n *= s

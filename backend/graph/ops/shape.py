@@ -7,10 +7,11 @@ import math
 import numpy as np
 
 import engine as eg
+import engine.nn.functional as F
 from engine.watch import array_of
 
 from ..registry import CallForm, OpSpec, Param, Port, Unsupported, register
-from .common import call_code, operator_code
+from .common import DTYPES, call_code, operator_code
 
 # the elements keep their order: each output element is one input element
 SAME_LAYOUT = "1 (the upstream gradient, reshaped back to input's shape)"
@@ -206,6 +207,58 @@ for _name, _doc, _aliases, _derivative in (
             ),
         )
     )
+# x.float() / x.double() / x.long() / x.bool(): the dtype from the method's name
+_CASTS = {"float": "float32", "double": "float64", "long": "int64", "bool": "bool"}
+
+
+def _cast_read(name, vals, values):
+    if name in _CASTS:
+        if vals:
+            raise Unsupported(f"{name}() takes no arguments here")
+        return {"dtype": _CASTS[name]}
+    return vals
+
+
+register(
+    OpSpec(
+        "to_dtype",
+        "shape",
+        "the same values as another dtype (x.float(), x.long(), x.to(torch.float64)); from "
+        "integers or bools no gradient flows back, as none flows into them",
+        (
+            Port(
+                "input",
+                derivative="1 (the gradient cast back to input's dtype)",
+            ),
+        ),
+        run=lambda ctx, ins, p: ins[0].to(getattr(eg, p.get("dtype") or "float32")),
+        code=lambda lib, args, p: f"{args[0]}.to({lib}.{p.get('dtype') or 'float32'})",
+        params=(Param("dtype", "choice", "float32", choices=DTYPES),),
+        extra={"composite": True},  # (to its own dtype: the same tensor, no engine op)
+        call=CallForm(args=("input",), aliases=tuple(_CASTS), forms=("method",), read=_cast_read),
+    )
+)
+register(
+    OpSpec(
+        "one_hot",
+        "shape",
+        "each integer class index of input as a row of num_classes values, 1 at the index and "
+        "0 elsewhere (int64); num_classes -1: the largest index + 1",
+        (
+            Port(
+                "input",
+                doc="int64 class indices",
+                no_grad="one_hot reads class indices (integers): no gradient flows back to "
+                "{source}.",
+            ),
+        ),
+        run=lambda ctx, ins, p: F.one_hot(ins[0], int(p.get("num_classes", -1))),
+        code=lambda lib, args, p: f"F.one_hot({args[0]}, num_classes={p.get('num_classes', -1)})",
+        params=(Param("num_classes", "int", -1, min=-1, max=100_000),),
+        call=CallForm(args=("input", "num_classes"), forms=("functional",)),
+        example={"input": {"value": [0, 2, 1], "dtype": "int64"}},
+    )
+)
 # zeros_like / ones_like: a fresh tensor of input's shape and dtype, read at run time (so an
 # imported `torch.ones_like(out)` needs no shape while reading); no gradient flows back
 for _name, _fill in (("zeros_like", "zeros"), ("ones_like", "ones")):
