@@ -20,7 +20,7 @@ import math
 import operator
 
 from .problems import Unsupported
-from .python_values import ConfigClass, ConfigInstance, LayerClass, PyObject
+from .python_values import STR_METHODS, ConfigClass, ConfigInstance, LayerClass, PyObject
 from .syntax import dotted
 
 NOT = object()  # what value() gives for an expression that is no constant
@@ -163,7 +163,7 @@ class Constants:
         a, b = self._value(node.left), self._value(node.right)
         if f is None or a is NOT or b is NOT:
             return NOT
-        if isinstance(a, (list, tuple)) and isinstance(b, type(a)) and f is operator.add:
+        if isinstance(a, (list, tuple, str)) and isinstance(b, type(a)) and f is operator.add:
             return a + b if len(a) + len(b) <= _MAX_ITEMS else NOT
         if not (_number(a) and _number(b)):
             return NOT
@@ -203,6 +203,12 @@ class Constants:
         func = self._value(node.func) if not _builtin_name(node.func, self) else NOT
         if isinstance(func, PyObject):
             return self._object_call(func, node)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in STR_METHODS:
+            text = self._value(node.func.value)  # all_letters.find(letter)
+            args = [self._value(a) for a in node.args]
+            if isinstance(text, str) and not node.keywords and all(type(a) is str for a in args):
+                return getattr(text, node.func.attr)(*args)
+            return NOT
         if not isinstance(node.func, ast.Name) or node.keywords:
             return NOT
         name = node.func.id
@@ -427,7 +433,11 @@ class ConstantLines:
         v = c.value(stmt.value) if plain else NOT
         if v is NOT or (isinstance(stmt.targets[0], ast.Tuple) and not _unpacks(stmt, v)):
             c.forget(names)
-            return False, _replaced(stmt, value=c.substituted(stmt.value))
+            # x[i, n - 1] = v: the index's constants written in too
+            targets = [
+                c.substituted(t) if isinstance(t, ast.Subscript) else t for t in stmt.targets
+            ]
+            return False, _replaced(stmt, value=c.substituted(stmt.value), targets=targets)
         for t in stmt.targets:
             for name, value in _bound(t, v):
                 c.values[name] = value
@@ -518,6 +528,9 @@ def _bound(target, v):
 
 
 def _names(target):
+    """The names an assignment to `target` binds (of `x[i] = v`, x: its index binds none)."""
+    while isinstance(target, (ast.Subscript, ast.Attribute)):
+        target = target.value
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
 
 

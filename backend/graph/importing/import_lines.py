@@ -7,7 +7,7 @@ is a problem there), and said in a note."""
 import ast
 
 from .problems import Unsupported
-from .python_values import math_value
+from .python_values import STRING, math_value
 from .syntax import dotted
 
 # module path -> the kind of name it binds
@@ -93,11 +93,10 @@ class ModuleNames:
 
     def python_values(self, stmt):
         """[(name, value)] of the constants an import binds: `import math` (as m), `from
-        math import sqrt, pi` (python_values.py)."""
+        math import sqrt, pi`, `import string` (python_values.py)."""
         if isinstance(stmt, ast.Import):
-            return [
-                (a.asname or a.name, math_value("math")) for a in stmt.names if a.name == "math"
-            ]
+            values = {"math": math_value("math"), "string": STRING}
+            return [(a.asname or a.name, values[a.name]) for a in stmt.names if a.name in values]
         if stmt.module != "math" or stmt.level:
             return []
         return [(a.asname or a.name, math_value(a.name)) for a in stmt.names]

@@ -165,7 +165,7 @@ class InplaceLines:
         return None
 
     def setitem(self, stmt):
-        target = stmt.targets[0]
+        target = _merged(stmt.targets[0])  # x[i][0][j] = 1: x[i, 0, j] = 1
         if not isinstance(target.value, ast.Name):
             raise self.unsupported("write into a tensor variable's elements (x[0] = 1.0)")
         src = self.imp.ref_name(target.value.id)
@@ -179,3 +179,28 @@ class InplaceLines:
         nid = self.imp.add_node("setitem", params, inputs, self.meta(stmt, "setitem"))
         self.bind(target.value, nid)
         return None
+
+
+def _merged(target):
+    """`x[a][b] = v` as `x[a, b] = v` where each index before the last is one whole number
+    (then both pick the same elements); the target as it is otherwise."""
+    parts, node = [], target
+    while isinstance(node, ast.Subscript):
+        parts.insert(0, node.slice)
+        node = node.value
+    ints = parts[:-1]
+    if len(parts) < 2 or not all(_is_int(p) for p in ints):
+        return target
+    index = ast.Tuple(elts=[*ints, *_parts(parts[-1])], ctx=ast.Load())
+    return ast.copy_location(ast.Subscript(value=node, slice=index, ctx=target.ctx), target)
+
+
+def _is_int(node):
+    try:
+        return _int(node) is not None
+    except ValueError:
+        return False
+
+
+def _parts(node):
+    return list(node.elts) if isinstance(node, ast.Tuple) else [node]

@@ -10,6 +10,7 @@ import ast
 import copy
 
 from ..limits import DEFAULT
+from .constants import literal_node
 from .problems import GraphTooBig, Unsupported
 from .syntax import is_literal, literal
 
@@ -63,6 +64,9 @@ class LoopReader:
         if enum and isinstance(target, ast.Tuple) and len(target.elts) == 2:
             names = self._loop_variables(stmt, target.elts)
             modules = self.imp.lists.steps(it.args[0])
+            items = self._constant_items(it.args[0]) if modules is None else None
+            if items is not None:  # for li, letter in enumerate(line), line a constant
+                return names, [(ast.Constant(i), literal_node(v, it)) for i, v in enumerate(items)]
             if modules is None:
                 raise Unsupported(f"enumerate() is read over a module list only: {_HOW}")
             return names, [(ast.Constant(i), _name(m)) for i, m in enumerate(modules)]
@@ -74,7 +78,19 @@ class LoopReader:
             return names, [(_name(m),) for m in modules]
         if _tensors(it, self.imp.env):  # a list of tensors, as tensor_lists.py writes it out
             return names, [(e,) for e in it.elts]
+        items = self._constant_items(it)
+        if items is not None:  # for letter in "abc", for s in sizes (constants)
+            return names, [(literal_node(v, it),) for v in items]
         return names, [(ast.Constant(v),) for v in self._steps(it)]
+
+    def _constant_items(self, it):
+        """The items of a constant string, list or tuple a loop walks; None for another."""
+        v = self.imp.constants.value(it)
+        if isinstance(v, (str, list, tuple, range)) and not isinstance(it, ast.Call):
+            if len(v) > self.max_nodes:
+                raise Unsupported(f"the loop runs more than {self.max_nodes:,} steps")
+            return list(v)
+        return None
 
     def _loop_variables(self, stmt, targets):
         if stmt.orelse:

@@ -81,6 +81,26 @@ class MathFunction(PyObject):
         return _MATH_FUNCTIONS[self.name](*args)
 
 
+class StringModule(PyObject):
+    """Python's `string` module: its constant strings (string.ascii_letters ...)."""
+
+    def __repr__(self):
+        return "string"
+
+    def attribute(self, name):
+        import string
+
+        value = getattr(string, name, None)
+        if name.startswith("_") or not isinstance(value, str):
+            raise Unsupported(f"string.{name} is not read: its constant strings are")
+        return value
+
+
+STRING = StringModule()
+# methods of a constant string worked out while reading (each cheap for any argument)
+STR_METHODS = ("find", "index", "count", "lower", "upper", "strip", "startswith", "endswith")
+
+
 def _number(v):
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return False
