@@ -28,6 +28,10 @@ adamw_f32(param, grad, exp_avg, exp_avg_sq, decay, keep, 1 - beta1, beta2, 1 - b
           bias_correction2_sqrt, eps, lr / bias_correction1)
     AdamW._update's numpy steps (optim/adamw.py, no amsgrad, no maximize) on each element, in
     place on param and the two averages; each scalar rounded to float32 as numpy rounds it.
+put_planes(idx, g, out, planes, per, hw)
+    out (planes, hw) float32 zeroed, then out[p, idx[p, j]] = g[p, j] for idx (planes, per)
+    int64 indices within a plane that never repeat in it (a max pool's gradient put back):
+    numpy's zeros and fancy assignment, the same bits. IndexError for an index outside [0, hw).
 row_max(x, out, n)
     out[r] = the largest of x's row r (rows of n floats) other than NaN, which compares false
     (a row's first element is kept even when NaN). A maximum is exact, so the order of the
@@ -39,6 +43,8 @@ gelu_grad_finish(e, x, cdf, inv)
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
 #define CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
@@ -430,7 +436,58 @@ static PyObject *adamw_f32(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static int put_planes_loop(const int64_t *idx, const float *g, float *out, Py_ssize_t planes,
+                           Py_ssize_t per, Py_ssize_t hw) {
+    memset(out, 0, (size_t)(planes * hw) * sizeof(float));
+    for (Py_ssize_t p = 0; p < planes; p++, idx += per, g += per, out += hw)
+        for (Py_ssize_t j = 0; j < per; j++) {
+            int64_t at = idx[j];
+            if (at < 0 || at >= hw)
+                return 1;
+            out[at] = g[j];
+        }
+    return 0;
+}
+
+static PyObject *put_planes(PyObject *self, PyObject *args) {
+    PyObject *io, *go, *oo;
+    Py_ssize_t planes, per, hw;
+    if (!PyArg_ParseTuple(args, "OOOnnn", &io, &go, &oo, &planes, &per, &hw))
+        return NULL;
+    Py_buffer ix, g, o;
+    if (PyObject_GetBuffer(io, &ix, PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (get_f32(go, &g, 0, "g") < 0) {
+        PyBuffer_Release(&ix);
+        return NULL;
+    }
+    if (get_f32(oo, &o, 1, "out") < 0) {
+        PyBuffer_Release(&ix);
+        PyBuffer_Release(&g);
+        return NULL;
+    }
+    int bad = 0;
+    if (planes < 0 || per < 0 || hw < 0 || ix.itemsize != 8 || ix.len != planes * per * 8 ||
+        g.len != planes * per * 4 || o.len != planes * hw * 4) {
+        PyErr_SetString(PyExc_ValueError, "put_planes: sizes do not agree");
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        bad = put_planes_loop((const int64_t *)ix.buf, (const float *)g.buf, (float *)o.buf,
+                              planes, per, hw);
+        Py_END_ALLOW_THREADS
+        if (bad)
+            PyErr_SetString(PyExc_IndexError, "put_planes: an index outside its plane");
+    }
+    PyBuffer_Release(&ix);
+    PyBuffer_Release(&g);
+    PyBuffer_Release(&o);
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"put_planes", put_planes, METH_VARARGS, "out = 0, then out[p, idx[p, j]] = g[p, j]"},
     {"adamw_f32", adamw_f32, METH_VARARGS, "one AdamW step of float32 arrays, in place"},
     {"relu", relu, METH_VARARGS, "out = np.maximum(x, 0) in float32"},
     {"relu_grad", relu_grad, METH_VARARGS, "out = g * (y != 0) in float32"},

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from .. import _threads
+from . import _fused_kernels
 from ._common import STATE, Node, not_implemented, track, wrap, xp
 from ._conv_scratch import scratch
 
@@ -214,6 +215,14 @@ def _scatter(idx, in_shape, unique, nd=2):
         per = math.prod(idx.shape[-nd:])
         planes = g.size // per if g.size else 0
         hw = math.prod(in_shape[-nd:])
+        if unique and planes and _fused_kernels.takes(g):
+            out = np.empty((planes, hw), g.dtype)
+            flat_idx = np.ascontiguousarray(idx, dtype=np.int64)
+            try:  # numpy's zeros and put in one pass (an index out of its plane: numpy's error)
+                _fused_kernels.kernels.put_planes(flat_idx, g, out, planes, g.size // planes, hw)
+                return out.reshape(in_shape)
+            except IndexError:
+                pass
         if unique and _threads.is_host(g) and _threads.worth(planes * hw):
             return _put_by_planes(idx.reshape(planes, -1), g.reshape(planes, -1), hw, in_shape)
         flat = scratch(m, "pool_flat", (planes, idx.size // planes if planes else 0), idx.dtype)

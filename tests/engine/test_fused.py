@@ -1,6 +1,6 @@
 """engine/_fused.c gives the bits of the numpy steps it replaces (GELU's CDF and value, its
-derivative, float32 erf, softmax's row maxima, relu and its gradient, AdamW's step), special
-values included, and the engine without it runs them."""
+derivative, float32 erf, softmax's row maxima, relu and its gradient, AdamW's step, a max pool's
+gradient put back), special values included, and the engine without it runs them."""
 
 import numpy as np
 import pytest
@@ -154,3 +154,21 @@ def test_adamw_steps_are_the_numpy_steps_bits(monkeypatch, weight_decay):
     got, want = _both(run, monkeypatch)
     for a, b in zip(got, want):
         np.testing.assert_array_equal(_bits(np.asarray(a)), _bits(np.asarray(b)))
+
+
+def test_max_pool_gradient_and_unpool_are_numpys_bits(monkeypatch):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((8, 3, 12, 12)).astype(np.float32)
+    g = rng.standard_normal((8, 3, 6, 6)).astype(np.float32)
+    g.reshape(-1)[:3] = [np.nan, -0.0, np.inf]
+
+    def run():
+        t = eg.tensor(x, requires_grad=True)
+        y, idx = eg.nn.functional.max_pool2d(t, 2, return_indices=True)
+        y.backward(eg.tensor(g))
+        un = eg.nn.functional.max_unpool2d(eg.tensor(g), idx, 2)
+        return t.grad.numpy().copy(), un.numpy().copy()
+
+    got, want = _both(run, monkeypatch)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(_bits(a), _bits(b))
