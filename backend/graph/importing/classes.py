@@ -37,12 +37,12 @@ import ast
 import copy
 
 from .. import registry
-from .constants import Constants, constant_or_refused
+from .constants import NOT, Constants, constant_or_refused, literal_node
 from .module_modes import moded, unused_unmoded
 from .nodes import renamed_ref, split_ref
 from .port_comments import meta_id, ports_of
 from .problems import Unsupported
-from .python_values import is_config_class, read_config_class
+from .python_values import PyObject, is_config_class, read_config_class
 from .random_draws import seed_after_manual_seed
 from .shapes import NeedsShapes
 from .shared_calls import share, unused_base
@@ -65,6 +65,7 @@ class ClassReader:
         self.params = {}  # definition name -> ids of its parameter nodes (made by __init__)
         self.variants = {}  # shared_calls.py: (definition, parameters) -> its variant's name
         self.attrs = {}  # class name -> {class attribute: its constant} (`expansion = 1`)
+        self.kept = {}  # definition name -> the constants its __init__ kept on self
         # definitions whose __init__ seeds a layer (torch.manual_seed(S) right before it)
         self.seeded = set()
 
@@ -74,6 +75,7 @@ class ClassReader:
         self.classes, self.defs = other.classes, other.defs
         self.names, self.building = other.names, other.building
         self.params, self.variants = other.params, other.variants
+        self.kept = other.kept
         self.attrs, self.seeded = other.attrs, other.seeded
 
     def class_def(self, stmt):
@@ -277,6 +279,18 @@ class ClassReader:
             if n["op"] == "module"
         )
 
+    def instance_method(self, name, method):
+        """`rnn.initHidden()` called outside the class: the method's FunctionDef with the
+        constants __init__ kept on self written in (`self.hidden_size`: its number); None
+        where `name` is no instance or `method` none of its class's other methods."""
+        inst = self.instances.get(name)
+        if inst is None or method in ("__init__", "forward") or inst.get("def") is None:
+            return None
+        fn = self.classes[inst["cls"]][1].get(method)
+        if fn is None:
+            return None
+        return _Kept(self.kept.get(inst["def"], {})).visit(_Self().visit(copy.deepcopy(fn)))
+
     def scalar_output(self, ref):
         """Whether output `ref` (a module node, or a port_ref of one) is a scalar by how its
         definition computes it: a whole sum or mean, or a loss that reduces (what
@@ -368,6 +382,7 @@ class _Definition:
         c = sub.constants
         forward = self.methods["forward"]
         kept = {k: v for k, v in c.values.items() if "." in k}
+        self.reader.kept[self.name] = kept
         sub.constants = Constants(kept, c.lengths, globals=top, hidden=_locals(forward))
         inputs = self._inputs(sub, forward)
         if shapes is not None:
@@ -505,6 +520,19 @@ class _Self(ast.NodeTransformer):
         if isinstance(node.value, ast.Name) and node.value.id == "self":
             return ast.copy_location(ast.Name(id=f"self.{node.attr}", ctx=node.ctx), node)
         self.generic_visit(node)
+        return node
+
+
+class _Kept(ast.NodeTransformer):
+    """`self.<name>` read as the constant __init__ kept there (a method called outside)."""
+
+    def __init__(self, kept):
+        self.kept = kept
+
+    def visit_Name(self, node):
+        v = self.kept.get(node.id, NOT)
+        if isinstance(node.ctx, ast.Load) and v is not NOT and not isinstance(v, PyObject):
+            return literal_node(v, node)
         return node
 
 

@@ -46,6 +46,13 @@ class Functions:
 
     def _callee(self, node):
         """The FunctionDef a call node calls (and whether it is a method), or None."""
+        f = getattr(node, "func", None)
+        if isinstance(node, ast.Call) and isinstance(f, ast.Attribute):
+            if isinstance(f.value, ast.Name):  # rnn.initHidden(): a method of an instance
+                fn = self.imp.classes.instance_method(f.value.id, f.attr)
+                if fn is not None:
+                    return fn, True
+            return None
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
             return None
         name = node.func.id
