@@ -178,6 +178,13 @@ loss.backward()
         ("lstm = nn.LSTM(4, 6)\nh = lstm(x, (x, x))[0]", "takes at most 1 tensors"),
         ("lstm = nn.LSTM(4, 6, 2, True, False, 0.0, False, 0, None, None, 1)\nh = lstm(x)[0]",
          "nn.LSTM takes at most 10 arguments"),
+        # the module returns a tuple: the node is its [0], never the bare call
+        ("lstm = nn.LSTM(4, 6)\nh = lstm(x)\ny = h[0].sum()",
+         "lstm(x) returns (output, (h_n, c_n)); the graph's LSTM node is the output: write "
+         "lstm(x)[0]"),
+        ("gru = nn.GRU(4, 6)\nh = gru(x)", "gru(x) returns (output, h_n)"),
+        ("seq = nn.Sequential(nn.Linear(4, 4), nn.RNN(4, 2))\ny = seq(x)",
+         "nn.RNN returns a tuple, which nn.Sequential would pass on"),
     ],
 )  # fmt: skip
 def test_what_the_node_cannot_say_is_refused_at_its_line(line, words):

@@ -122,11 +122,25 @@ def is_attention_output(node, declared):
     call = node.value
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
         return False
-    spec = registry.get(declared.get(call.func.id, {}).get("op", ""))
+    entry = declared.get(call.func.id, {})
+    spec = registry.get(entry.get("op", ""))
     if spec is None or spec.layer is None:
         return False
     first = spec.name == "multi_head_attention" or spec.layer.first_of_tuple
-    return first and isinstance(node.slice, ast.Constant) and node.slice.value == 0
+    if not (first and isinstance(node.slice, ast.Constant) and node.slice.value == 0):
+        return False
+    entry["indexed"] = call  # the call NnLayers reads as the node: the tuple's first only
+    return True
+
+
+def first_of_tuple_refusal(name, cls):
+    """Why a call of layer `name` (nn.<cls>, its node the first of the tuple its module returns)
+    is not read without `[0]`."""
+    state = "(h_n, c_n)" if cls == "LSTM" else "h_n"
+    return (
+        f"{name}(x) returns (output, {state}); the graph's {cls} node is the output: write "
+        f"{name}(x)[0]"
+    )
 
 
 def set_mode(entry, attr):
