@@ -27,6 +27,20 @@ SCRIPTS = sorted(p.name for p in CORPUS.glob("*.py"))
 
 # script -> (line, words of the problem) where the importer stops today
 NOT_YET = {
+    # Bottleneck.expansion: a class attribute read outside the class (then downsample=, a
+    # module passed to a constructor)
+    "tv_bottleneck.py": (92, "the attribute .expansion is not read"),
+    # to_2tuple = _ntuple(2): a function made by a function (a closure)
+    "timm_mlp.py": (23, "_ntuple() defines a function inside"),
+    "timm_patch_embed.py": (24, "_ntuple() defines a function inside"),
+    # def block(...) inside __init__, its list of layers unpacked into nn.Sequential(*block())
+    "gan_mlp_generator_step.py": (30, "function definitions are not supported"),
+    # the RNN module (two nn.Linear) called once per letter: a layer node's weights are its own
+    "char_rnn_classification.py": (67, "'rnn' is called a second time"),
+    # def normal(shape) inside get_params()
+    "d2l_rnn_scratch.py": (54, "get_params() defines a function inside"),
+    # every tensor line is inside the training loop, which is read as training settings
+    "classic_training_loop.py": (0, "nothing to draw"),
 }
 
 
@@ -87,8 +101,8 @@ def fixed_layers(monkeypatch):
         )
 
 
-def test_the_corpus_has_ten_scripts_or_more():
-    assert len(SCRIPTS) >= 10
+def test_the_corpus_has_thirty_scripts_or_more():
+    assert len(SCRIPTS) >= 30
 
 
 @pytest.mark.parametrize("name", SCRIPTS)
