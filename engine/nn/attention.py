@@ -246,7 +246,9 @@ class MultiheadAttention(Module):
         w, b = self.in_proj_weight, self.in_proj_bias
         if self._qkv_same_embed_dim and query is key and key is value:
             qkv = F.linear(query, w, b)  # self-attention: one product for all three
-            return qkv[..., :e], qkv[..., e : 2 * e], qkv[..., 2 * e :]
+            # one node whose backward concatenates the three gradients (three slices would each
+            # give back a zero array of qkv's size, then added up)
+            return tuple(qkv.split(e, -1))
         if self._qkv_same_embed_dim:
             ws = (w[:e], w[e : 2 * e], w[2 * e :])
         else:
