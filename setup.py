@@ -1,7 +1,8 @@
 """The compiled parts: the hot loops of a traced run, summary.py's per-tensor loops
 (backend/graph/_tables.c) and the executor's forward loop and backward observer
 (backend/graph/_observe.c), and the engine's random stream and float fills, PyTorch's bit for
-bit (engine/_random_fill.c), and GELU's float32 passes fused, numpy's bits (engine/_fused.c).
+bit (engine/_random_fill.c), and float32 kernels that do numpy's passes in one, numpy's bits
+(engine/_fused.c).
 Everything else is in pyproject.toml. `optional`: where they cannot be built (no C compiler),
 the install goes on and the Python code that does the same work runs instead."""
 
