@@ -136,6 +136,12 @@ def pytorch_numbers_of(scripts):
     return {name: _pytorch(script_text(src)) for name, src in scripts.items()}
 
 
+def assert_imports_to_pytorchs_numbers(src):
+    """An indented script imports to a document with PyTorch's loss and gradients."""
+    want = _pytorch(script_text(src))
+    assert_same_numbers(from_python(script_text(src)), want)
+
+
 def assert_same_numbers(doc, want):
     """The imported document's loss and leaf gradients equal PyTorch's (`want`, the runner's
     JSON): every gradient PyTorch has, equal to one of the import's, each used once."""

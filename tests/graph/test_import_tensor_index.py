@@ -4,9 +4,8 @@ tensor goes among the index's parts."""
 
 import pytest
 from test_import_corpus import (  # noqa: F401
-    assert_same_numbers,
+    assert_imports_to_pytorchs_numbers,
     fixed_layers,
-    pytorch_numbers_of,
     script_text,
 )
 
@@ -57,8 +56,7 @@ SCRIPTS = {
 
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_script_imports_to_pytorchs_numbers(name, fixed_layers):  # noqa: F811
-    want = pytorch_numbers_of({name: SCRIPTS[name]})[name]
-    assert_same_numbers(from_python(script_text(SCRIPTS[name])), want)
+    assert_imports_to_pytorchs_numbers(SCRIPTS[name])
 
 
 def test_each_tensor_of_an_index_is_an_edge_at_its_place():

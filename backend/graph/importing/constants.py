@@ -139,11 +139,20 @@ class Constants:
             if test is NOT:
                 return NOT
             return self._value(node.body if test else node.orelse)
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            seq = self._value(node.value)  # letters[:5], sizes[1:]
+            sl = node.slice
+            bounds = [None if b is None else self._value(b) for b in (sl.lower, sl.upper, sl.step)]
+            if not isinstance(seq, (list, tuple, str)) or NOT in bounds or bounds[2] == 0:
+                return NOT
+            if not all(b is None or type(b) is int for b in bounds):
+                return NOT
+            return seq[slice(*bounds)]
         if isinstance(node, ast.Subscript):
             seq, index = self._value(node.value), self._value(node.slice)
             if seq is NOT or index is NOT or not isinstance(index, int):
                 return NOT
-            return seq[index] if isinstance(seq, (list, tuple, range)) else NOT
+            return seq[index] if isinstance(seq, (list, tuple, range, str)) else NOT
         if isinstance(node, ast.Call):
             return self._call(node)
         return NOT

@@ -1,0 +1,97 @@
+"""Forms of real scripts the importer reads (issue 37), each checked against PyTorch (the
+corpus test's runner, layers from its fixed fill on both sides): dtype and device constants,
+.to(device), unbind / chunk / a tensor unpacked, arange(start, end, step), torch.normal after a
+seed, a no_grad block of running statistics, a Sequential walked by a loop, a layer made and
+called in one expression, max of two tensors, keepdims=, x.float(), F.one_hot, a string
+module constant and chained item writes, a method of an instance called outside its class."""
+
+import pytest
+from test_import_corpus import (  # noqa: F401
+    assert_imports_to_pytorchs_numbers,
+    fixed_layers,
+)
+
+from backend.graph.importing.importer import ImportFailed, from_python
+
+SCRIPTS = {
+    "constants, devices and unpacking": """
+        import torch
+        dtype = torch.float
+        device = torch.device("cpu")
+        x = torch.arange(24, dtype=dtype).reshape(2, 3, 4).to(device).requires_grad_()
+        a, b, c = x.unbind(1)
+        q, k = (x * 2).chunk(2, dim=-1)
+        u, v = x
+        s = torch.arange(0.5, 2, 0.25, device=device)
+        loss = (a * b + c).sum() + (q * k).mean() + (u - v).pow(2).sum() + s.sum()
+        loss.backward()
+    """,
+    "draws, running statistics and casts": """
+        import torch
+        import torch.nn.functional as F
+        torch.manual_seed(0)
+        W = torch.normal(0, 0.1, size=(4, 3), requires_grad=True)
+        h = torch.tensor([[1.0, -2.0, 0.5, 3.0], [0.0, 1.0, -1.0, 2.0]]) @ W
+        running = torch.zeros(1, 3)
+        with torch.no_grad():
+            running = 0.9 * running + 0.1 * h.mean(0, keepdim=True)
+        ids = torch.tensor([2, 0])
+        onehot = F.one_hot(ids, num_classes=3).float()
+        m = torch.max(h, torch.zeros_like(h))
+        loss = (m * onehot).sum(1, keepdims=True).mean() + running.sum()
+        loss.backward()
+    """,
+    "a Sequential walked by a loop and a layer called where made": """
+        import torch
+        from torch import nn
+        net = nn.Sequential(nn.Linear(4, 3), nn.Tanh(), nn.Linear(3, 2))
+        X = torch.tensor([[0.5, -1.0, 2.0, 0.1], [1.5, 0.25, -0.5, 3.0]])
+        for layer in net:
+            X = layer(X)
+        loss = nn.CrossEntropyLoss()(X, torch.tensor([1, 0]))
+        loss.backward()
+    """,
+    "strings, chained item writes and an instance's method": """
+        import string
+        import torch
+        import torch.nn as nn
+        letters = string.ascii_lowercase[:5] + "."
+
+        def to_tensor(word):
+            t = torch.zeros(len(word), 1, len(letters))
+            for i, ch in enumerate(word):
+                t[i][0][letters.find(ch)] = 1
+            return t
+
+        class Cell(nn.Module):
+            def __init__(self, n_in, n_hidden):
+                super().__init__()
+                self.n_hidden = n_hidden
+                self.w = nn.Parameter(torch.ones(n_in + n_hidden, n_hidden) * 0.1)
+
+            def forward(self, x, h):
+                return torch.tanh(torch.cat((x, h), 1) @ self.w)
+
+            def init_hidden(self):
+                return torch.zeros(1, self.n_hidden)
+
+        cell = Cell(len(letters), 3)
+        word = to_tensor("bad.")
+        h = cell.init_hidden()
+        h = cell(word[0], h)
+        loss = h.sum()
+        loss.backward()
+    """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_script_imports_to_pytorchs_numbers(name, fixed_layers):  # noqa: F811
+    assert_imports_to_pytorchs_numbers(SCRIPTS[name])
+
+
+def test_a_sequence_index_of_a_non_integer_or_a_cast_to_an_unknown_dtype_is_refused():
+    head = "import torch\nx = torch.ones(3, requires_grad=True)\n"
+    with pytest.raises(ImportFailed) as failed:
+        from_python(head + "y = x.to(torch.float16)\n")
+    assert failed.value.problems[0].line == 3
