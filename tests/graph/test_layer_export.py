@@ -19,6 +19,7 @@ from test_model_layers import _cnn_doc, _seq_doc
 from backend.graph import parse, registry, run_records
 from backend.graph.document.validate import resolved_params
 from backend.graph.export import to_python
+from backend.graph.export.layers import REORDERED, draws_init, made, seed_lines
 from backend.graph.importing.importer import from_python
 from backend.graph.importing.layout_block import node_hints
 from backend.graph.running.trainer import Trainer
@@ -170,3 +171,34 @@ def test_a_handwritten_pytorch_script_imports_to_pytorchs_numbers():
     assert bn.params["mode"] == "train"  # no .eval(): PyTorch's module is in train()
     res, _ = run_records(back, "forward")
     np.testing.assert_allclose(res.values["loss"].item(), expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "op", [s.name for s in registry.all_ops() if s.layer is not None and draws_init(s)]
+)
+def test_the_seed_line_gives_every_layer_its_nodes_values(op):
+    # what the script writes for a layer: its node's seed on the line before PyTorch's own
+    # constructor (MultiheadAttention: after it, then its init in the node's order); the
+    # values must be the node's, bit for bit, for every layer op whose init draws
+    import torch
+
+    import engine as eg
+
+    spec = registry.get(op)
+    params = {**{p.name: p.default for p in spec.params}, "seed": 7}
+    x = eg.zeros(2, 3, 4, dtype=eg.int64) if op == "embedding" else eg.zeros(2, 3, 4)
+    if op == "conv2d":
+        x = eg.zeros(1, 2, 5, 5)
+    node = {k: v.detach().numpy() for k, v in made(spec, params, x).named_parameters()}
+    cls, args = spec.layer.cls(x, params), spec.layer.args(x, params)
+    lines = seed_lines("torch", cls, "layer", 7, made=cls == REORDERED)
+    if cls != REORDERED:
+        torch.manual_seed(7)
+        layer = getattr(torch.nn, cls)(**args)
+    else:
+        layer = getattr(torch.nn, cls)(**args)
+        exec("\n".join(lines), {"torch": torch, "nn": torch.nn, "layer": layer})
+    got = {k: v.detach().numpy() for k, v in layer.named_parameters()}
+    assert set(got) == set(node)
+    for k in node:
+        np.testing.assert_array_equal(got[k], node[k], err_msg=f"{op} {k}")
