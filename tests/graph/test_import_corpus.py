@@ -27,9 +27,6 @@ SCRIPTS = sorted(p.name for p in CORPUS.glob("*.py"))
 
 # script -> (line, words of the problem) where the importer stops today
 NOT_YET = {
-    # Bottleneck.expansion: a class attribute read outside the class (then downsample=, a
-    # module passed to a constructor)
-    "tv_bottleneck.py": (92, "the attribute .expansion is not read"),
     # to_2tuple = _ntuple(2): a function made by a function (a closure)
     "timm_mlp.py": (23, "_ntuple() defines a function inside"),
     "timm_patch_embed.py": (24, "_ntuple() defines a function inside"),

@@ -42,7 +42,13 @@ from .module_modes import moded, unused_unmoded
 from .nodes import renamed_ref, split_ref
 from .port_comments import meta_id, ports_of
 from .problems import Unsupported
-from .python_values import PyObject, is_config_class, read_config_class
+from .python_values import (
+    ClassAttributes,
+    ModuleArg,
+    PyObject,
+    is_config_class,
+    read_config_class,
+)
 from .random_draws import seed_after_manual_seed
 from .shapes import NeedsShapes
 from .shared_calls import share, unused_base
@@ -108,6 +114,7 @@ class ClassReader:
             raise Unsupported(f"{stmt.name} has no forward: {_SHAPE}")
         self.classes[stmt.name] = (stmt, methods)
         self.attrs[stmt.name] = attrs
+        imp.constants.values[stmt.name] = ClassAttributes(stmt.name, attrs)  # Block.expansion
         imp.env.pop(stmt.name, None)
 
     def is_class_call(self, value):
@@ -121,7 +128,13 @@ class ClassReader:
         """`net = Net(...)`: the definition of the class with these arguments is built the
         first time they are met."""
         cls = call.func.id
-        args = _arguments(cls, self.classes[cls][1].get("__init__"), call, self.imp.constants)
+        made = {  # modules made at the top, passed as arguments (downsample=downsample)
+            n.id: ModuleArg(self.imp.nn.made[n.id])
+            for n in [*call.args, *(k.value for k in call.keywords)]
+            if isinstance(n, ast.Name) and n.id in self.imp.nn.made and n.id in self.imp.nn.declared
+        }
+        constants = self.imp.constants.with_values(made) if made else self.imp.constants
+        args = _arguments(cls, self.classes[cls][1].get("__init__"), call, constants)
         key = (cls, repr(sorted(args.items())))
         before = len(self.imp.problems)
         try:

@@ -16,11 +16,19 @@ step (not only at the end), and `round(7, -10**9)`, which Python works out as a 
 billion digits, is refused by its digits first."""
 
 import ast
+import copy
 import math
 import operator
 
 from .problems import Unsupported
-from .python_values import STR_METHODS, ConfigClass, ConfigInstance, LayerClass, PyObject
+from .python_values import (
+    STR_METHODS,
+    ConfigClass,
+    ConfigInstance,
+    LayerClass,
+    ModuleArg,
+    PyObject,
+)
 from .syntax import dotted
 
 NOT = object()  # what value() gives for an expression that is no constant
@@ -440,6 +448,11 @@ class ConstantLines:
         names = [n for t in stmt.targets for n in _names(t)]
         plain = all(isinstance(t, (ast.Name, ast.Tuple)) for t in stmt.targets)
         v = c.value(stmt.value) if plain else NOT
+        if isinstance(v, ModuleArg) and len(names) == 1:
+            # self.downsample = downsample, a module made at the top: made again here (and a
+            # constant too, for `if self.downsample is not None`)
+            c.values[names[0]] = v
+            return False, _replaced(stmt, value=copy.deepcopy(v.expr))
         if v is NOT or (isinstance(stmt.targets[0], ast.Tuple) and not _unpacks(stmt, v)):
             c.forget(names)
             # x[i, n - 1] = v: the index's constants written in too

@@ -47,10 +47,12 @@ class NnLayers:
     def __init__(self, imp):
         self.imp = imp  # the statement walker (importer._Importer)
         self.declared = {}  # variable -> ("op", op, params, used) | ("seq", [layer, ...])
+        self.made = {}  # variable -> the nn.<cls>(...) call that declared it
 
     def declare(self, name, call, cls):
         """`name = nn.<cls>(...)`; Unsupported for a class no op reads."""
         self.declared[name] = self.layer(call, cls)
+        self.made[name] = call  # (passed to a class's constructor: made again there)
 
     def layer(self, call, cls):
         """What `nn.<cls>(...)` declares (a Sequential: its layers, each declared)."""

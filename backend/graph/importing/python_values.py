@@ -81,6 +81,32 @@ class MathFunction(PyObject):
         return _MATH_FUNCTIONS[self.name](*args)
 
 
+class ClassAttributes(PyObject):
+    """An nn.Module class read outside it: its class attributes (`Bottleneck.expansion`)."""
+
+    def __init__(self, name, attrs):
+        self.name, self.attrs = name, attrs
+
+    def __repr__(self):
+        return self.name
+
+    def attribute(self, name):
+        if name not in self.attrs:
+            raise Unsupported(f"{self.name}.{name} is not read: its class attributes are")
+        return self.attrs[name]
+
+
+class ModuleArg(PyObject):
+    """A module made at the top (`downsample = nn.Sequential(...)`) passed to a class's
+    constructor: the expression that made it, made again where __init__ keeps it on self."""
+
+    def __init__(self, expr):
+        self.expr = expr
+
+    def __repr__(self):
+        return ast.unparse(self.expr)
+
+
 class StringModule(PyObject):
     """Python's `string` module: its constant strings (string.ascii_letters ...)."""
 
