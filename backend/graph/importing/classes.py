@@ -264,7 +264,7 @@ class ClassReader:
         inst["used"] = True
         if "seed" not in inst:  # every call of one instance: the same seed
             seed = seed_after_manual_seed(self, inst)
-            if seed is None and self._seeds_inside(inst["base"]):
+            if seed is None and self.seeds_inside(inst["base"]):
                 # its __init__ seeds its layers: every instance makes the same ones, as the
                 # instance seed 0 gives (another would move the seeds inside it)
                 seed = 0
@@ -279,7 +279,7 @@ class ClassReader:
         inst.setdefault("nodes", []).append(self.imp.graph.nodes[nid])  # (kept if renamed)
         return nid
 
-    def _seeds_inside(self, name, depth=0):
+    def seeds_inside(self, name, depth=0):
         """Whether definition `name`'s __init__ (or a module's inside it) seeds a layer."""
         if name in self.seeded:
             return True
@@ -287,7 +287,7 @@ class ClassReader:
         if d is None or depth > 32:
             return False
         return any(
-            self._seeds_inside(n["params"].get("module"), depth + 1)
+            self.seeds_inside(n["params"].get("module"), depth + 1)
             for n in d["nodes"]
             if n["op"] == "module"
         )

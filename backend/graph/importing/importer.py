@@ -519,6 +519,8 @@ class _Importer:
             inst["line"] = self.current_line
             if seed is not None:
                 inst["fresh_seed"] = seed
+            elif self.classes.seeds_inside(inst.get("base")):
+                pass  # (its __init__ seeds its layers: PyTorch's values, classes.py)
             elif not self.notes.quiet_output and self.random.exact:
                 inst["fresh_seed"] = None
                 self.notes.add(
