@@ -16,7 +16,7 @@ class SoftmaxBackward0(Node):
     def backward(self, g):
         (y,) = self.unpack()
         gd, yd = g._data, y._data
-        if STATE.enabled or not _threads.can_split(gd, yd) or gd.dtype != yd.dtype:
+        if STATE.enabled or not gd.ndim or not _threads.can_split(gd, yd) or gd.dtype != yd.dtype:
             return (y * (g - (g * y).sum(self.dim, keepdim=True)),)
         # the same steps on the arrays, in one scratch array instead of three
         r = np.multiply(gd, yd)
