@@ -51,6 +51,18 @@ SCRIPTS = {
         loss = nn.CrossEntropyLoss()(X, torch.tensor([1, 0]))
         loss.backward()
     """,
+    "rows of a tensor walked by a loop, requires_grad_(True)": """
+        import torch
+        W = (torch.arange(6, dtype=torch.float32).reshape(3, 2) / 6).requires_grad_(True)
+        inputs = torch.tensor([[[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]], [[0.5, 0.5, 1.0]]])
+        H = torch.zeros(1, 2)
+        outputs = []
+        for X in inputs:
+            H = torch.tanh(torch.mm(X, W) + H)
+            outputs.append(H)
+        loss = torch.cat(outputs, dim=0).sum()
+        loss.backward()
+    """,
     "strings, chained item writes and an instance's method": """
         import string
         import torch

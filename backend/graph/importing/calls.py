@@ -36,6 +36,14 @@ def on_device(call):
     )
 
 
+def _sets_true(call):
+    """x.requires_grad_() / x.requires_grad_(True) / requires_grad=True."""
+    given = [*call.args, *(k.value for k in call.keywords if k.arg == "requires_grad")]
+    if len(given) != len(call.args) + len(call.keywords) or len(given) > 1:
+        return False
+    return not given or (isinstance(given[0], ast.Constant) and given[0].value is True)
+
+
 class CallReader:
     def __init__(self, imp):
         self.imp = imp  # the statement walker (importer._Importer)
@@ -193,7 +201,7 @@ class CallReader:
         a number has no gradient) and eg.arange(n).reshape(shape): their node; None for any
         other method."""
         func = node.func
-        if func.attr == "requires_grad_" and not node.args and not node.keywords:
+        if func.attr == "requires_grad_" and _sets_true(node):
             inner = self.imp.exprs.expr(func.value, meta)
             self.imp.mark_requires_grad(inner, self.imp.current_var)
             return inner

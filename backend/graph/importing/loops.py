@@ -78,6 +78,16 @@ class LoopReader:
             return names, [(_name(m),) for m in modules]
         if _tensors(it, self.imp.env):  # a list of tensors, as tensor_lists.py writes it out
             return names, [(e,) for e in it.elts]
+        if isinstance(it, ast.Name) and it.id in self.imp.env:  # for X in inputs: its rows
+            n = self.imp.shapes.shape(it.id)[:1]
+            if not n:
+                raise Unsupported("iteration over a 0-d tensor")
+            if n[0] > self.max_nodes:
+                raise Unsupported(f"the loop runs more than {self.max_nodes:,} steps")
+            rows = [
+                ast.Subscript(value=it, slice=ast.Constant(i), ctx=ast.Load()) for i in range(n[0])
+            ]
+            return names, [(ast.copy_location(r, it),) for r in rows]
         items = self._constant_items(it)
         if items is not None:  # for letter in "abc", for s in sizes (constants)
             return names, [(literal_node(v, it),) for v in items]
