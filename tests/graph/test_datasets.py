@@ -1,7 +1,6 @@
 """Datasets: the generators' shapes, seeds, noise and geometry; CSV parsing and its errors; the
 dataset and labels ops in a graph, forward and backward against PyTorch; export and import."""
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
+from _printout import printed as printout
 
 import engine as eg
 from backend.graph import Limits, parse, run_records, validate
@@ -269,14 +269,6 @@ EXPORTED = {
 }
 
 
-def _printed(stdout):
-    out = {}
-    for line in stdout.splitlines():
-        kind, key, data = line.split(" ", 2)
-        out[(kind, key)] = np.array(json.loads(data))
-    return out
-
-
 @pytest.mark.parametrize("flavor", ["engine", "torch"])
 @pytest.mark.parametrize("case", sorted(EXPORTED))
 def test_exported_scripts_run_standalone_and_read_back(case, flavor):
@@ -288,7 +280,7 @@ def test_exported_scripts_run_standalone_and_read_back(case, flavor):
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    printed = _printed(proc.stdout)
+    printed = printout(proc.stdout)
     res, _ = run_records(doc, "backward")
     # (written as one model class, export/model.py, the script prints what is reached from
     # outside its forward: the data, the prediction, the loss)

@@ -2,7 +2,6 @@
 class labels; the same numbers as scikit-learn's, picked by the seed; its problems at the param;
 in a graph against PyTorch; trained; exported scripts that load the same images."""
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as TF
+from _printout import printed as printout
 from sklearn.datasets import load_digits
 
 import engine as eg
@@ -181,14 +181,6 @@ def test_an_mlp_learns_the_digits_step_for_step_with_pytorch():
 
 
 # -- export ----------------------------------------------------------------------------------------
-def _printed(stdout):
-    out = {}
-    for line in stdout.splitlines():
-        kind, key, data = line.split(" ", 2)
-        out[(kind, key)] = np.array(json.loads(data))
-    return out
-
-
 @pytest.mark.parametrize("flavor", ["engine", "torch"])
 def test_exported_script_loads_the_same_digits_through_scikit_learn(flavor):
     doc = _doc(n=20, seed=3)
@@ -203,7 +195,7 @@ def test_exported_script_loads_the_same_digits_through_scikit_learn(flavor):
         [sys.executable, "-c", code + shown], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    printed = _printed(proc.stdout)
+    printed = printout(proc.stdout)
     res, _ = run_records(doc, "backward")
     # the first batch the script feeds its model: the very images and labels of the editor
     np.testing.assert_array_equal(printed[("value", "data")], res.values["data"].numpy())

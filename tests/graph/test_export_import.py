@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _printout import values_and_grads
 
 import engine
 from backend import cli
@@ -290,18 +291,6 @@ def scripts():
     return {k: (jobs[k], procs[k]) for k in jobs}
 
 
-def _printed(stdout):
-    values, grads = {}, {}
-    for line in stdout.splitlines():
-        kind, key, data = line.split(" ", 2)
-        assert kind in ("value", "grad"), line
-        target = values if kind == "value" else grads
-        assert key not in target, f"{kind} {key} printed twice"
-        data = json.loads(data)
-        target[key] = data if isinstance(data, dict) else np.array(data)
-    return values, grads
-
-
 def _stats(a):
     """What a script prints for a tensor past 10,000 elements (export/script.py's show)."""
     a = np.asarray(a, dtype=np.float64)
@@ -334,7 +323,7 @@ def test_script_prints_what_the_executor_computes(scripts, case, flavor):
     doc = CASES[case]
     text, proc = scripts[(case, flavor)]
     assert proc.returncode == 0, proc.stderr[-3000:]
-    values, grads = _printed(proc.stdout)
+    values, grads = values_and_grads(proc.stdout)
     mode = "backward" if ".backward(" in text else "forward"
     # a target of more than one element: the script starts backward from ones, as the run
     # option gradient_ones does (and without it, both fail with PyTorch's error)
@@ -371,8 +360,8 @@ def test_script_prints_what_the_executor_computes(scripts, case, flavor):
 def test_torch_and_engine_scripts_print_the_same_numbers(scripts):
     for case in CASES:
         (_, a), (_, b) = scripts[(case, "engine")], scripts[(case, "torch")]
-        va, ga = _printed(a.stdout)
-        vb, gb = _printed(b.stdout)
+        va, ga = values_and_grads(a.stdout)
+        vb, gb = values_and_grads(b.stdout)
         assert set(va) == set(vb) and set(ga) == set(gb), case
         for k in va:
             if isinstance(va[k], dict):  # stats of a big tensor

@@ -3,7 +3,6 @@ instance) and run in a real PyTorch and engine process: every value and gradient
 prints is the executor's under its flat id, each instance with its own parameters (its seed,
 its state); the script reads back into the same document."""
 
-import json
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -12,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _docs import edge, node, tensor, two_in_a_row
+from _printout import values_and_grads
 from test_export_training import _layer_module
 from test_modules import affine_module, twice_module, two_blocks
 
@@ -250,14 +250,6 @@ def scripts():
     return {k: (jobs[k], procs[k]) for k in jobs}
 
 
-def _printed(stdout):
-    values, grads = {}, {}
-    for line in stdout.splitlines():
-        kind, key, data = line.split(" ", 2)
-        (values if kind == "value" else grads)[key] = np.array(json.loads(data))
-    return values, grads
-
-
 def _close(got, want, what):
     want = np.asarray(want.detach().tolist())
     assert got.shape == want.shape, what
@@ -296,7 +288,7 @@ def test_module_classes_print_the_runs_values_and_gradients(scripts, case, flavo
     for m in doc.modules:
         assert f"class {m.name}(nn.Module):" in text
     assert "# -- modules: one nn.Module class per module definition" in text
-    values, grads = _printed(proc.stdout)
+    values, grads = values_and_grads(proc.stdout)
     res, _ = run_records(doc, "backward")  # the document itself: its run flattens it
     assert res.status == "ok", res.error
     want_values, inside = _expected_keys(doc)
@@ -447,6 +439,6 @@ def test_what_the_classes_cannot_say_is_written_flat_with_a_note(case):
     assert "(nn.Module)" not in text
     proc = _run(text)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    values, _ = _printed(proc.stdout)
+    values, _ = values_and_grads(proc.stdout)
     res, _ = run_records(doc, "forward")
     _close(values[key.replace("/", "_")], res.values[key], key)

@@ -7,13 +7,13 @@ prints."""
 
 import contextlib
 import io
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from _printout import printed as printout
 from test_model_layers import _cnn_doc, _seq_doc
 
 from backend.graph import parse, registry, run_records
@@ -40,14 +40,6 @@ def _dropout_in_train():
 
 
 DOCS = {"cnn": _cnn_doc, "sequence": _seq_doc, "trained-cnn": _trained_cnn}
-
-
-def _printed(stdout):
-    out = {}
-    for line in stdout.splitlines():
-        kind, key, data = line.split(" ", 2)
-        out[(kind, key)] = np.array(json.loads(data))
-    return out
 
 
 def _hints(script):
@@ -95,7 +87,7 @@ def test_layers_export_run_and_read_back(case, flavor, form):
         [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    printed = _printed(proc.stdout)
+    printed = printout(proc.stdout)
     res, _ = run_records(doc, "backward")
     assert res.status == "ok", res.error
     # (a model prints what is reached from outside forward: data, prediction, loss)

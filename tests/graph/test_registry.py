@@ -4,10 +4,10 @@ without a line written for it here."""
 
 import contextlib
 import io
-import json
 
 import numpy as np
 import pytest
+from _printout import printed
 
 from backend.graph import parse
 from backend.graph.document.validate import resolved_params
@@ -72,11 +72,7 @@ def _printed(script):
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         exec(compile(script, "<exported>", "exec"), {"__name__": "__main__"})
-    out = {}
-    for line in buf.getvalue().splitlines():
-        kind, key, data = line.split(" ", 2)
-        out[(kind, key)] = np.array(json.loads(data))
-    return out
+    return printed(buf.getvalue())
 
 
 @pytest.mark.parametrize("name", CODED)
