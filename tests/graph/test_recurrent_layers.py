@@ -243,3 +243,29 @@ def test_tracing_refuses_the_final_state_an_initial_state_and_dropout_in_words()
     deep = torch.nn.GRU(3, 4, num_layers=2, dropout=0.5)
     with pytest.raises(CaptureError, match=r"dropout=0\.5"):
         wg.trace(lambda x: deep(x)[0].sum(), x)
+
+
+@pytest.mark.parametrize(
+    "line, read",
+    [
+        ("y = attn(x, x, x)[0]", True),
+        ("y, _ = attn(x, x, x, need_weights=False)", True),
+        ("y, w = attn(x, x, x)", False),
+        ("y = attn(x, x, x)", False),
+    ],
+)
+def test_attention_is_read_only_as_the_first_of_its_tuple(line, read):
+    """nn.MultiheadAttention returns (output, weights) and the node is the output: a call read
+    without taking the first of the tuple would make `y[0]` the output's first row."""
+    script = (
+        "import torch\nfrom torch import nn\n"
+        "attn = nn.MultiheadAttention(4, 2, batch_first=True)\n"
+        "x = torch.ones(2, 3, 4, requires_grad=True)\n"
+        f"{line}\nL = y.sum()\nL.backward()\n"
+    )
+    if read:
+        doc = from_python(script)
+        assert [n.op for n in doc.nodes if n.id == "y"] == ["multi_head_attention"]
+    else:
+        with pytest.raises(ImportFailed, match=r"attn\(.*\)\[0\]"):
+            from_python(script)

@@ -123,19 +123,40 @@ def is_attention_output(node, declared):
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
         return False
     entry = declared.get(call.func.id, {})
-    spec = registry.get(entry.get("op", ""))
-    if spec is None or spec.layer is None:
-        return False
-    first = spec.name == "multi_head_attention" or spec.layer.first_of_tuple
-    if not (first and isinstance(node.slice, ast.Constant) and node.slice.value == 0):
+    if not (
+        first_of_tuple(entry) and isinstance(node.slice, ast.Constant) and node.slice.value == 0
+    ):
         return False
     entry["indexed"] = call  # the call NnLayers reads as the node: the tuple's first only
     return True
 
 
+def returns_tuple(value, declared):
+    """The name of the declared layer `value` calls, where its module returns a tuple whose first
+    element is its node (nn.MultiheadAttention, nn.LSTM); None for any other value."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+        return None
+    entry = declared.get(value.func.id, {})
+    return value.func.id if first_of_tuple(entry) else None
+
+
+def first_of_tuple(entry):
+    """Whether a declared layer's module returns a tuple whose first element is its node:
+    nn.MultiheadAttention's (output, weights), nn.LSTM's (output, (h_n, c_n))."""
+    spec = registry.get(entry.get("op", "")) if entry.get("kind", "op") == "op" else None
+    if spec is None or spec.layer is None:
+        return False
+    return spec.name == "multi_head_attention" or spec.layer.first_of_tuple
+
+
 def first_of_tuple_refusal(name, cls):
     """Why a call of layer `name` (nn.<cls>, its node the first of the tuple its module returns)
     is not read without `[0]`."""
+    if cls == "MultiheadAttention":
+        return (
+            f"{name}(q, k, v) returns (output, attention weights); the graph's node is the "
+            f"output: write {name}(q, k, v)[0]"
+        )
     state = "(h_n, c_n)" if cls == "LSTM" else "h_n"
     return (
         f"{name}(x) returns (output, {state}); the graph's {cls} node is the output: write "

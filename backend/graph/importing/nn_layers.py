@@ -17,7 +17,13 @@ import ast
 import re
 
 from .. import registry
-from .layer_forms import first_of_tuple_refusal, op_of_class, params_from_call, self_attention
+from .layer_forms import (
+    first_of_tuple,
+    first_of_tuple_refusal,
+    op_of_class,
+    params_from_call,
+    self_attention,
+)
 from .module_lists import elements
 from .problems import Unsupported
 from .shared_calls import layer_refusal
@@ -93,7 +99,7 @@ class NnLayers:
         kind, rest = self.imp.modules.call_kind(node)
         if kind == "nn":
             layer = self.layer(node, rest)
-            if _first_of_tuple(layer):
+            if first_of_tuple(layer):
                 raise Unsupported(
                     f"nn.{rest} returns a tuple, which nn.Sequential would pass on: declare it "
                     "on its own and call it as layer(x)[0]"
@@ -130,7 +136,7 @@ class NnLayers:
     def call(self, name, node, meta):
         """`h = layer(x)` (a loss: `loss_fn(pred, target)`): the node of its op, or of the last
         layer of a Sequential."""
-        if _first_of_tuple(self.declared[name]) and self.declared[name].get("indexed") is not node:
+        if first_of_tuple(self.declared[name]) and self.declared[name].get("indexed") is not node:
             raise Unsupported(first_of_tuple_refusal(name, self.declared[name]["name"]))
         if self.declared[name].get("op") == "multi_head_attention":
             node = self_attention(node)  # attn(x, x, x, need_weights=False): x
@@ -212,13 +218,6 @@ class NnLayers:
             return imp.layers.call(key, call, meta)
         finally:
             imp.env.pop(key, None)
-
-
-def _first_of_tuple(layer):
-    """Whether declared `layer`'s module returns a tuple whose first element is its node
-    (nn.LSTM: (output, (h_n, c_n)))."""
-    spec = registry.get(layer.get("op", "")) if layer.get("kind") == "op" else None
-    return spec is not None and spec.layer is not None and spec.layer.first_of_tuple
 
 
 def _without_inplace(call, spec):

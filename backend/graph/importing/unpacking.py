@@ -9,12 +9,16 @@
     a, b = t                         and t itself: t[..., i] along dim (t[i] for t itself)
     mu, logvar = self.encode(x)      a method returning a tuple (functions.py inlines it into
                                      `mu, logvar = (<value>, <value>)`)
+    y, _ = attn(q, k, v)             a layer whose module returns a tuple with its node first
+                                     (attention, LSTM): `y = attn(q, k, v)[0]`; a name for the
+                                     rest (the weights, the state) is refused, the graph has none
 
 Tuples of constants (`B, T, C = 2, 3, 4`, and `x.size()` once shapes.py has written it as its
 numbers) are constants.py's; a module's several outputs (`y, z = net(x)`) are the importer's."""
 
 import ast
 
+from .layer_forms import returns_tuple
 from .problems import Unsupported
 from .syntax import kw
 
@@ -29,6 +33,9 @@ class TupleLines:
         if any(isinstance(n, ast.Starred) for n in names):
             raise Unsupported("a starred name in an unpacking is not read: name each value")
         value, lines = stmt.value, []
+        layer = returns_tuple(value, self.imp.nn.declared)
+        if layer is not None:
+            return self._first_of(layer, names, value, stmt)
         if _splits(value) and not isinstance(value.func.value, ast.Name):
             # (the tensor split is computed once, then sliced)
             temp = f"{_first_name(target)}.{value.func.attr}"
@@ -54,6 +61,16 @@ class TupleLines:
             values = temps
         lines += [_at(ast.Assign(targets=[t], value=v), stmt) for t, v in zip(names, values)]
         return self.imp.statements(lines)
+
+    def _first_of(self, layer, names, call, stmt):
+        """`y, _ = layer(x)`: the layer's node is the first of the tuple its module returns."""
+        if not all(isinstance(n, ast.Name) and n.id == "_" for n in names[1:]):
+            raise Unsupported(
+                f"{layer}(...) returns its output first and then what the graph does not hold "
+                f"(attention weights, a recurrent state): write y = {layer}(...)[0], or y, _ = ..."
+            )
+        first = ast.Subscript(value=call, slice=ast.Constant(value=0), ctx=ast.Load())
+        return self.imp.statements([_at(ast.Assign(targets=[names[0]], value=first), stmt)])
 
     def _values(self, value, n):
         """The expressions a value of n parts stands for."""
