@@ -25,8 +25,9 @@ class GraphIndex:
         # breaking ties) is then the one order every run, export and validation keeps
         self.inplace = any(s is not None and s.extra.get("writes") for s in self.specs.values())
 
-    def ancestors(self, roots):
-        """The ids of `roots` and of every node they depend on through edges."""
+    def ancestors(self, roots, cut=None):
+        """The ids of `roots` and of every node they depend on through edges (not through the
+        edge `cut`, where one is given)."""
         seen, stack = set(), list(roots)
         while stack:
             nid = stack.pop()
@@ -34,5 +35,5 @@ class GraphIndex:
                 continue
             seen.add(nid)
             for edges in self.incoming[nid].values():
-                stack.extend(e.source for e in edges)
+                stack.extend(e.source for e in edges if e is not cut)
         return seen

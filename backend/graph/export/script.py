@@ -435,8 +435,8 @@ class _Exporter(GraphIndex):
                 if not edges:
                     continue
                 cut = edges[0]
-                reach = self._reach(roots, cut)
-                anc = self._reach([cut.source], None)
+                reach = self.ancestors(roots, cut=cut)
+                anc = self.ancestors([cut.source])
                 excl[(nid, branch)] = anc - reach
         owner = {}
         for nid in self.order:
@@ -446,19 +446,6 @@ class _Exporter(GraphIndex):
                     best = key
             owner[nid] = best
         return owner
-
-    def _reach(self, starts, cut):
-        seen, stack = set(), list(starts)
-        while stack:
-            n = stack.pop()
-            if n in seen:
-                continue
-            seen.add(n)
-            for port in self.specs[n].inputs:
-                for e in self.incoming[n][port.name]:
-                    if e is not cut:
-                        stack.append(e.source)
-        return seen
 
     def _block(self, key):
         return [nid for nid in self.order if self.owner[nid] == key]
