@@ -87,6 +87,7 @@ def document(steps, batch_size):
 class ServerBench:
     def __init__(self):
         from _server_helpers import connect
+
         from conftest import start_server
 
         logging.getLogger("werkzeug").setLevel(logging.ERROR)

@@ -13,11 +13,11 @@ import requests
 import socketio
 import websocket
 from _server_helpers import connect, times_k
-from conftest import HOST, start_server
 
 from backend.server import Settings
 from backend.server.auth import HostCheck, urls
 from backend.server.store import Store
+from conftest import HOST, start_server
 
 TOKEN = secrets.token_urlsafe(32)
 

@@ -4,10 +4,10 @@ and gradients, the lesson step, step mode's position, the pace, the selected edg
 training and the open question, not an empty canvas; the owner's next step reaches them."""
 
 from _server_helpers import times_k
-from conftest import start_server
 from test_rooms import wait_event
 
 from backend.server.room_archive import RoomArchive
+from conftest import start_server
 
 
 def listen(rec):

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import requests
 from _server_helpers import connect, times_k, wide_graph
+
 from conftest import HOST, free_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]

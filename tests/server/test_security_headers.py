@@ -6,10 +6,10 @@ nor its hooks."""
 import pytest
 import requests
 from _server_helpers import graph, tensor
-from conftest import start_server
 
 from backend.server import Settings, create_app
 from backend.server.security_headers import content_security_policy
+from conftest import start_server
 
 EXPECTED = {
     "Referrer-Policy": "no-referrer",

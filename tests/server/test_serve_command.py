@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import requests
 from _server_helpers import times_k
+
 from conftest import HOST, free_port, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,6 +9,7 @@ import sys
 import pytest
 import requests
 from _server_helpers import graph, tensor
+
 from conftest import start_server
 
 
