@@ -62,7 +62,15 @@ from harness import CHROMIUM, CHROMIUM_FLAGS, Server  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 VIEWPORT = {"width": 1500, "height": 950}
-OPEN_TARGET_S = 1.5
+OPEN_TARGET_S = 1.5  # a 500-node graph (issue 36's round)
+LARGE_OPEN_TARGET_S = 2.0  # an imported model of 2,000 nodes (issue 34)
+
+
+def open_target_s(n_nodes):
+    """The open-and-interact target for a graph of n_nodes."""
+    return OPEN_TARGET_S if n_nodes <= 500 else LARGE_OPEN_TARGET_S
+
+
 FRAME_TARGET_MS = 50.0
 
 # Installed before the editor's scripts on every page: a frame recorder, a long-task observer,
@@ -424,6 +432,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5, help="repetitions of each case")
     parser.add_argument("--quick", action="store_true", help="2 repetitions, no warm-up")
+    parser.add_argument(
+        "--nodes", type=int, default=500, help="nodes of the graph opened (edges: 1.8 per node)"
+    )
     args = parser.parse_args()
     reps = 2 if args.quick else args.reps
 
@@ -433,8 +444,9 @@ def main():
     if not Path(CHROMIUM).is_file():
         raise SystemExit(f"{CHROMIUM} is missing")
 
-    open_doc = layered_dag(500, 900, seed=1)
-    placed_doc = layered_dag(500, 900, seed=1, laid_out=True)
+    n_edges = args.nodes * 9 // 5
+    open_doc = layered_dag(args.nodes, n_edges, seed=1)
+    placed_doc = layered_dag(args.nodes, n_edges, seed=1, laid_out=True)
     run_doc = layered_dag(540, 1020, seed=2, laid_out=True)
     n_open, e_open = len(open_doc["nodes"]), len(open_doc["edges"])
     n_run, e_run = len(run_doc["nodes"]), len(run_doc["edges"])
@@ -501,6 +513,7 @@ def report(args, reps, chromium_version, loads, sizes, opens, relayouts, runs):
     cmd = "cd /work/main && .venv/bin/python bench/editor.py" + (
         " --quick" if args.quick else (f" --reps {args.reps}" if args.reps != 5 else "")
     )
+    cmd += f" --nodes {args.nodes}" if args.nodes != 500 else ""
     dist = _ROOT / "frontend" / "dist" / "index.html"
     built = time.strftime("%Y-%m-%d %H:%M", time.localtime(dist.stat().st_mtime))
     print("## editor benchmark\n")
@@ -522,7 +535,8 @@ def report(args, reps, chromium_version, loads, sizes, opens, relayouts, runs):
     )
 
     totals = [o["open"] + o["interact"] for o in opens]
-    verdict = "met" if statistics.median(totals) < OPEN_TARGET_S * 1e3 else "missed"
+    target_s = open_target_s(args.nodes)
+    verdict = "met" if statistics.median(totals) < target_s * 1e3 else "missed"
     n, e = open_size
     print(
         f"\n### (a) a {n}-node graph ({e} edges, every node at (0, 0)): open (laid out as it "
@@ -538,7 +552,7 @@ def report(args, reps, chromium_version, loads, sizes, opens, relayouts, runs):
     print(f"| interact: click a node -> the inspector shows it | {col(opens, 'interact')} | |")
     print(
         f"| **total: open + interact** | **{med_best(totals)}** | "
-        f"**< {OPEN_TARGET_S * 1e3:.0f}: {verdict}** |"
+        f"**< {target_s * 1e3:.0f}: {verdict}** |"
     )
     print(
         "| beside it: click Auto-layout on the same graph opened placed -> the new positions "
