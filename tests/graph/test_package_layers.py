@@ -1,7 +1,8 @@
 """The layout's promises, read from the source: no module of the graph layer, the server or the
 notebook package imports another round a circle (imports inside functions count: a circle
-closed late is still a circle), and each package of the graph layer imports only the layers
-above it (backend/graph/__init__.py and docs/architecture.md say which)."""
+closed late is still a circle), each package of the graph layer imports only the layers above
+it (backend/graph/__init__.py and docs/architecture.md say which), and neither the engine nor
+the graph layer imports anything of the layers above them."""
 
 import ast
 
