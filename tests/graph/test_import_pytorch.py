@@ -521,8 +521,7 @@ def seed_numbers():
 
 
 def test_the_teaching_texts_have_code_blocks():
-    if not SEEDS.is_dir():
-        pytest.skip("the teaching texts (shared/seeds) are not beside this checkout")
+    assert SEEDS.is_dir(), f"the teaching texts are not beside this checkout ({SEEDS})"
     assert len(SEED_BLOCKS) >= 20, sorted(SEED_BLOCKS)
     assert {k[:3] for k in SEED_BLOCKS} == {"000", "001", "002", "003"}
 

@@ -7,6 +7,7 @@ import io
 
 import numpy as np
 import pytest
+import torch
 from _printout import printed
 
 from backend.graph import parse
@@ -98,7 +99,6 @@ def test_every_op_exports_and_imports_back_from_its_code_alone(name):
 def test_every_op_computes_what_pytorch_computes(name):
     """The PyTorch script of the op's sample prints the values and gradients the executor
     computes (gradients through the inputs the registry says pass them)."""
-    pytest.importorskip("torch")
     spec = REGISTRY[name]
     doc = sample(spec)
     mode = "backward" if doc.target else "forward"
@@ -239,7 +239,6 @@ def test_ops_the_exporter_writes_itself_are_the_layer_and_the_data():
 
 def test_softplus_with_its_params_matches_pytorch_through_export_and_import():
     # the op added as one entry (ops/activations.py); the tests above cover its defaults
-    torch = pytest.importorskip("torch")
     doc = sample(REGISTRY["softplus"])
     doc.nodes[-1].params.update(beta=2.0, threshold=0.5)
     back = from_python(to_python(doc, "engine"))

@@ -76,7 +76,6 @@ def test_bad_requests_get_answers_not_exceptions(session):
 
 
 def test_the_widget_packs_its_messages(tmp_path):
-    pytest.importorskip("anywidget")
     w = wg.show(SQUARE, data_dir=tmp_path)
     sent = []
     w.send = lambda content, buffers=None: sent.append((content, buffers))
