@@ -1,19 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Summary } from "../../api/types";
 import { OPS } from "../../testing/opSpecs";
+import { summary } from "../../testing/summaries";
 import { compactNested, explainChain, tensorNumbers } from "./chainRule";
-
-const summary = (shape: number[], preview: Summary["preview"]): Summary => ({
-  shape,
-  dtype: "float32",
-  numel: shape.reduce((a, b) => a * b, 1),
-  requires_grad: true,
-  grad_fn: null,
-  nan: 0,
-  inf: 0,
-  stats: null,
-  preview,
-});
 
 describe("the chain rule on tensor edges, in numbers", () => {
   it("writes upstream ⊙ local = edge with one local number when it is the same everywhere", () => {

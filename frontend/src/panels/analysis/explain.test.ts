@@ -1,19 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { Summary } from "../../api/types";
 import { OPS } from "../../testing/opSpecs";
+import { summary } from "../../testing/summaries";
 import { explainChain, fillDerivative, localDerivative, scalarChain, unknownFormula } from "./chainRule";
-
-const summary = (shape: number[], preview: Summary["preview"]): Summary => ({
-  shape,
-  dtype: "float32",
-  numel: shape.reduce((a, b) => a * b, 1),
-  requires_grad: true,
-  grad_fn: null,
-  nan: 0,
-  inf: 0,
-  stats: null,
-  preview,
-});
 
 const base = {
   port: "input",
