@@ -176,7 +176,9 @@ CLONES static void neg_half_sq_loop(const float *x, float *out, Py_ssize_t n) {
     }
 }
 
-static PyObject *neg_half_sq(PyObject *self, PyObject *args) {
+/* fn(x, out): an elementwise float32 loop of x into out (same sizes), without the GIL */
+static PyObject *elementwise(PyObject *args, const char *name,
+                             void (*loop)(const float *, float *, Py_ssize_t)) {
     PyObject *xo, *oo;
     if (!PyArg_ParseTuple(args, "OO", &xo, &oo))
         return NULL;
@@ -188,10 +190,10 @@ static PyObject *neg_half_sq(PyObject *self, PyObject *args) {
         return NULL;
     }
     if (o.len != x.len) {
-        PyErr_SetString(PyExc_ValueError, "neg_half_sq: buffers of different sizes");
+        PyErr_Format(PyExc_ValueError, "%s: buffers of different sizes", name);
     } else {
         Py_BEGIN_ALLOW_THREADS
-        neg_half_sq_loop((const float *)x.buf, (float *)o.buf, x.len / 4);
+        loop((const float *)x.buf, (float *)o.buf, x.len / 4);
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&x);
@@ -199,6 +201,10 @@ static PyObject *neg_half_sq(PyObject *self, PyObject *args) {
     if (PyErr_Occurred())
         return NULL;
     Py_RETURN_NONE;
+}
+
+static PyObject *neg_half_sq(PyObject *self, PyObject *args) {
+    return elementwise(args, "neg_half_sq", neg_half_sq_loop);
 }
 
 CLONES static void grad_finish_loop(float *e, const float *x, const float *cdf, float inv,
@@ -313,28 +319,7 @@ CLONES static void relu_grad_loop(const float *g, const float *y, float *out, Py
 }
 
 static PyObject *relu(PyObject *self, PyObject *args) {
-    PyObject *xo, *oo;
-    if (!PyArg_ParseTuple(args, "OO", &xo, &oo))
-        return NULL;
-    Py_buffer x, o;
-    if (get_f32(xo, &x, 0, "x") < 0)
-        return NULL;
-    if (get_f32(oo, &o, 1, "out") < 0) {
-        PyBuffer_Release(&x);
-        return NULL;
-    }
-    if (o.len != x.len) {
-        PyErr_SetString(PyExc_ValueError, "relu: buffers of different sizes");
-    } else {
-        Py_BEGIN_ALLOW_THREADS
-        relu_loop((const float *)x.buf, (float *)o.buf, x.len / 4);
-        Py_END_ALLOW_THREADS
-    }
-    PyBuffer_Release(&x);
-    PyBuffer_Release(&o);
-    if (PyErr_Occurred())
-        return NULL;
-    Py_RETURN_NONE;
+    return elementwise(args, "relu", relu_loop);
 }
 
 static PyObject *relu_grad(PyObject *self, PyObject *args) {
