@@ -14,7 +14,8 @@ from pathlib import Path
 import anywidget
 import traitlets
 
-from backend.server import fastjson
+from backend.server import typed_wire
+from backend.server.client_version import version_error
 from backend.server.config import Settings
 from backend.server.protocol import RunRequest, TrainRequest
 
@@ -85,10 +86,12 @@ class Editor(anywidget.AnyWidget):
         self._deliver(message)
 
     def _deliver(self, message):
-        """One message to the page, as the server's JSON (fastjson: numpy arrays, NaN as the
-        server writes them) in a binary buffer: encoded once, by orjson, not again by the
-        kernel's message packer."""
-        self.send({"type": "packed"}, buffers=[fastjson.dumps(message).encode()])
+        """One message to the page in the server's wire (backend/server/typed_wire.py): its
+        JSON in the first binary buffer, encoded once, by orjson, not again by the kernel's
+        message packer, and its arrays (previews, tensor pages) as typed bytes in the second."""
+        text, blob = typed_wire.encode(message)
+        buffers = [text.encode()] if blob is None else [text.encode(), blob]
+        self.send({"type": "packed", "wire": typed_wire.VERSION}, buffers=buffers)
 
     def _observe(self, event, data):
         if event == "train_progress" and data.get("train_id") in self._adopted:
@@ -110,7 +113,11 @@ class Editor(anywidget.AnyWidget):
     def _on_message(self, _widget, content, _buffers):
         if not isinstance(content, dict) or content.get("type") != "request":
             return
-        reply = self._session.answer(content.get("event"), content.get("payload"))
+        wire = content.get("wire")
+        if wire != typed_wire.VERSION:  # a page built before this package: told to rebuild
+            reply = version_error(wire)
+        else:
+            reply = self._session.answer(content.get("event"), content.get("payload"))
         self._deliver({"type": "reply", "id": content.get("id"), "data": reply})
 
     @traitlets.observe("document")
@@ -165,8 +172,8 @@ class Editor(anywidget.AnyWidget):
             raise RuntimeError(f"training failed: {finished.get('error')}")
         return self._losses.pop(ack["train_id"], [])
 
-    def to_code(self, flavor="torch"):
-        return to_code(self.document, flavor=flavor)
+    def to_code(self, flavor="torch", trace=False):
+        return to_code(self.document, flavor=flavor, trace=trace)
 
     def save(self, path):
         return save(self.document, path)

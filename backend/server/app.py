@@ -2,13 +2,13 @@
 
 from pathlib import Path
 
-import socketio.packet
 from flask import Flask, abort, current_app, jsonify, request, send_from_directory
 from flask_socketio import ConnectionRefusedError, SocketIO
 
 from . import auth, fastjson
 from . import training as trainings
 from .api import api
+from .client_version import ClientVersions
 from .config import Settings
 from .events import on_message
 from .protocol import (
@@ -39,6 +39,7 @@ from .security_headers import SecurityHeaders
 from .store import Store
 from .store_errors import StoreDamaged
 from .transport import guard_frames
+from .typed_wire import SocketPacket
 
 _FRONTEND = Path(__file__).resolve().parents[2] / "frontend" / "dist"
 
@@ -108,12 +109,14 @@ def create_app(settings: Settings | None = None):
         # error reply from its handler (protocol.parse) rather than a dropped connection
         max_http_buffer_size=4 * settings.max_message_bytes,
         json=fastjson,
-        serializer=_TextPacket,
+        # arrays as typed binary buffers, one attachment a message (typed_wire.py)
+        serializer=SocketPacket,
     )
     guard_frames(socketio)  # binary frames refused at the transport (transport.py)
     runs = RunManager(socketio, settings)
     app.extensions["wiregrad.runs"] = runs
-    _register_events(socketio, runs, settings)
+    versions = ClientVersions()  # which wire each client reads (client_version.py)
+    _register_events(socketio, runs, settings, versions)
     # owners' packets go to their rooms too (docs/training.md); rooms live in Redis when
     # there is a message queue, so that every process sees them
     rooms = RoomManager(
@@ -128,6 +131,8 @@ def create_app(settings: Settings | None = None):
     limiter = app.extensions["wiregrad.limiter"] = RateLimiter()
     _register_room_events(socketio, rooms, settings, JoinGate(limiter, settings))
     gate_costly_events(socketio, limiter, settings)
+    # a page of another wire version is told so, never sent what it would misread
+    versions.gate(socketio)
     # the Host check comes before everything, Socket.IO's handshake included (auth.py)
     app.wsgi_app = auth.HostCheck(app.wsgi_app, settings)
     # outermost: every answer, the Host check's and Socket.IO's included (security_headers.py)
@@ -135,32 +140,25 @@ def create_app(settings: Settings | None = None):
     return app, socketio
 
 
-class _TextPacket(socketio.packet.Packet):
-    """Socket.IO packets that are JSON text only. python-socketio otherwise walks every
-    outgoing payload looking for bytes to send as binary attachments, which on a trace packet
-    of thousands of floats cost more than encoding it. Wiregrad sends and accepts no binary."""
-
-    uses_binary_events = False
-    json = fastjson
-
-
-def _register_events(socketio, runs, settings):
+def _register_events(socketio, runs, settings, versions):
     max_bytes = settings.max_message_bytes
     trainings.register(socketio, runs, max_bytes)  # train, train_control
     connected = set()  # this process's Socket.IO clients, for the connection cap
 
     @socketio.on("connect")
-    def on_connect(_auth=None):
+    def on_connect(auth=None):
         if len(connected) >= settings.max_connections:
             raise ConnectionRefusedError(
                 f"the server is full ({settings.max_connections} connections); try again later"
             )
         connected.add(request.sid)
+        versions.connected(request.sid, auth)
 
     @socketio.on("disconnect")
     def on_disconnect(*_args):
         if not socketio.server.manager.is_connected(request.sid, "/"):
             connected.discard(request.sid)  # (a client's own "disconnect" event is not one)
+            versions.gone(request.sid)
             runs.disconnect(request.sid)
             # a room it owns waits room_grace_seconds for it to come back (room_resume)
             current_app.extensions["wiregrad.rooms"].disconnect(request.sid)

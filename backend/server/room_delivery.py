@@ -25,6 +25,8 @@ import time
 
 import socketio
 
+from .typed_wire import QueueJson
+
 log = logging.getLogger(__name__)
 
 BEHIND = 64  # packets waiting on a follower's connection before it is skipped...
@@ -67,7 +69,10 @@ class _LatestWins(socketio.Manager):
         q = sock.queue
         with q.mutex:  # (a snapshot of the deque under the queue's own lock)
             pending = list(q.queue)
-        size = sum(len(p.data) for p in pending if p is not None and isinstance(p.data, str))
+        # text frames and binary attachments (typed arrays, typed_wire.py) alike
+        size = sum(
+            len(p.data) for p in pending if p is not None and isinstance(p.data, (str, bytes))
+        )
         return len(pending), size
 
     def _over(self, eio_sid):
@@ -157,6 +162,10 @@ class LatestWinsManager(_LatestWins):
 
 class LatestWinsRedisManager(socketio.RedisManager, _LatestWins):
     """Several processes on Redis: the fan-out through Redis, then each process's delivery."""
+
+    def set_server(self, server):
+        super().set_server(server)
+        self.json = QueueJson  # arrays stay arrays across processes (typed_wire.py)
 
 
 def client_manager(message_queue):

@@ -369,4 +369,5 @@ class RunManager:
             where = f"node {request.node}"
         if t is None:
             return {"error": f"the run has no {request.kind} for {where}"}
-        return tensor_reply(t, request, where, self.settings.max_tensor_page)
+        s = self.settings
+        return tensor_reply(t, request, where, s.max_tensor_page, s.max_message_bytes)

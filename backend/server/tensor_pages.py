@@ -3,17 +3,22 @@ elements, with the whole tensor's stats.
 
 A 10M-element tensor sent whole is about 200 MB of JSON and seconds of a core; the editor's
 viewer shows at most one 2-D slice of it, so it asks for that slice (a flat, row-major range)
-and takes the stats of the whole from here (docs/protocol.md, "tensor")."""
+and takes the stats of the whole from here (docs/protocol.md, "tensor"). The values go as a
+numpy array, which the wire sends as a typed binary buffer (typed_wire.py): NaN and Inf as
+they are, 4 bytes a float32."""
 
 import numpy as np
 
-from ..graph.running.summary import _host, _json_values, dtype_name, summarize
+from ..graph.running.summary import _host, dtype_name, summarize
 
 
-def tensor_reply(t, request, where, max_page):
-    """The reply to `request` (protocol.TensorRequest) for tensor `t`, found at `where`."""
+def tensor_reply(t, request, where, max_page, max_bytes):
+    """The reply to `request` (protocol.TensorRequest) for tensor `t`, found at `where`: at
+    most `max_page` elements and `max_bytes` bytes of values (one message's limit, whatever
+    the dtype's size)."""
     a = _host(t)
     numel = int(a.size)
+    max_page = min(max_page, max_bytes // max(a.dtype.itemsize, 1))
     head = {"run_id": request.run_id, "kind": request.kind}
     if request.offset is None and request.count is None:
         if numel > max_page:
@@ -29,12 +34,15 @@ def tensor_reply(t, request, where, max_page):
             "shape": list(a.shape),
             "dtype": dtype_name(a.dtype),
             "numel": numel,
-            "values": _json_values(a, a.dtype.kind != "f" or bool(_finite(a))),
+            "values": np.array(a),  # a copy: the kept tensor's own array is not handed on
         }
     offset = request.offset or 0
     count = max_page if request.count is None else request.count
     if count > max_page:
-        return {"error": f"count is at most {max_page:,} elements a page", "code": "too_large"}
+        return {
+            "error": f"count is at most {max_page:,} elements a page of {dtype_name(a.dtype)}",
+            "code": "too_large",
+        }
     if offset > numel:
         return {"error": f"offset {offset:,} is past the end: {where} has {numel:,} elements"}
     page = a.reshape(-1)[offset : offset + count]
@@ -45,12 +53,8 @@ def tensor_reply(t, request, where, max_page):
         "dtype": dtype_name(a.dtype),
         "numel": numel,
         "offset": offset,
-        "values": _json_values(page, page.dtype.kind != "f" or bool(_finite(page))),
+        "values": np.array(page),
         "stats": summary.get("stats"),
         "nan": summary.get("nan", 0),
         "inf": summary.get("inf", 0),
     }
-
-
-def _finite(a):
-    return np.isfinite(a).all()

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 
 import engineio
 import socketio
+import socketio.packet
 
 from backend.graph.running.records import expand_records
-from backend.server import fastjson
+from backend.server import fastjson, typed_wire
 
 EVENTS = ("run_started", "trace", "run_finished")
 
@@ -108,23 +109,60 @@ class _InOrderEngineIO(engineio.Client):
         return ok
 
 
+class _WirePacket(socketio.packet.Packet):
+    """The client's packets: the server's binary messages carry one attachment, placed as the
+    last argument (typed_wire.SocketPacket), so it is put back there without walking the
+    payload as python-socketio does (the page's socket.io-client walks it, in JavaScript)."""
+
+    @classmethod
+    def reconstruct_binary(cls, data, attachments):
+        if len(attachments) == 1 and data and data[-1] == {"_placeholder": True, "num": 0}:
+            return [*data[:-1], attachments[0]]
+        return super().reconstruct_binary(data, attachments)
+
+
 class InOrderClient(socketio.Client):
+    """Also reads the server's typed arrays (typed_wire.py): a binary event's or ack's last
+    argument is the arrays' buffer, which handlers never see; with `materialize` (the default)
+    the arrays come as the nested lists the JSON wire wrote, else as numpy arrays."""
+
+    materialize = True
+
     def _engineio_client_class(self):
         return _InOrderEngineIO
 
+    def _handle_event(self, namespace, id, data):
+        return super()._handle_event(namespace, id, typed_args(data, self.materialize))
 
-def connect(url, origin=None, record=True):
+    def _handle_ack(self, namespace, id, data):
+        return super()._handle_ack(namespace, id, typed_args(data, self.materialize))
+
+
+def typed_args(args, materialize=True):
+    """A Socket.IO message's arguments with the arrays of its binary attachment read."""
+    if len(args) >= 2 and isinstance(args[-1], bytes):
+        *rest, blob = args
+        return [typed_wire.decode(a, blob, materialize) for a in rest]
+    return args
+
+
+def connect(url, origin=None, record=True, materialize=True, wire=typed_wire.VERSION):
     # websocket-client checks UTF-8 in pure Python (slower than the whole run on a trace of
     # megabytes); a browser does it natively, as orjson parses like its JSON.parse
     options = {"skip_utf8_validation": True}
     if origin:
         options["origin"] = origin
-    client = InOrderClient(reconnection=False, websocket_extra_options=options, json=fastjson)
+    client = InOrderClient(
+        reconnection=False, websocket_extra_options=options, json=fastjson, serializer=_WirePacket
+    )
+    client.materialize = materialize
     rec = Recorder(client)
     if record:
         for event in EVENTS:
             client.on(event, lambda data, event=event: rec.on(event, data))
-    client.connect(url, transports=["websocket"], wait_timeout=10)
+    # the page announces the wire it reads (client_version.py); wire=None: an old client
+    auth = None if wire is None else {"wire": wire}
+    client.connect(url, transports=["websocket"], wait_timeout=10, auth=auth)
     return rec
 
 
@@ -252,7 +290,7 @@ class RawClient:
         self.ws = websocket.create_connection(ws_url, timeout=10, **options)
         opening = self.ws.recv()
         assert opening.startswith("0{"), opening
-        self.ws.send("40")
+        self.ws.send(f'40{{"wire":{typed_wire.VERSION}}}')
         self.connected = self._recv_packet()
         self.next_id = 1
 

@@ -14,7 +14,7 @@ def raw_socket(server):
         f"ws://127.0.0.1:{server.port}/socket.io/?EIO=4&transport=websocket", timeout=5
     )
     assert ws.recv().startswith("0{")  # Engine.IO open
-    ws.send("40")
+    ws.send('40{"wire":2}')  # a page announces the wire it reads (client_version.py)
     assert ws.recv().startswith("40{")  # Socket.IO connected
     return ws
 

@@ -1,5 +1,6 @@
 // The Socket.IO side of the protocol (docs/protocol.md): run, cancel and tensor, each
-// acknowledged; trace packets and run_finished pushed by the server.
+// acknowledged; trace packets and run_finished pushed by the server. Arrays come as typed
+// binary buffers (api/typedWire.ts): a message's last argument is its arrays' buffer.
 import { io, type Socket } from "socket.io-client";
 import type {
   GraphDocument,
@@ -12,6 +13,9 @@ import type {
 import { type RunAck, RunSender } from "./edits";
 import { hostChannel } from "./host";
 import { SummaryRows } from "./summaryRows";
+import { decodeTyped, materialize, Typed, WIRE_VERSION } from "./typedWire";
+
+type Blob = ArrayBuffer | ArrayBufferView | undefined;
 
 export interface RunHandlers {
   // adopt: a run the page did not ask for that it shows (the kernel's `w.run` in a notebook)
@@ -47,7 +51,12 @@ export class Connection {
     const host = hostChannel();
     this.socket = host
       ? (host.socket as unknown as Socket)
-      : io({ transports: ["websocket", "polling"], reconnectionDelayMax: 3000 });
+      : io({
+          transports: ["websocket", "polling"],
+          reconnectionDelayMax: 3000,
+          // the wire this page reads: a server of another answers "client_version" (typedWire.ts)
+          auth: { wire: WIRE_VERSION },
+        });
     // a new connection's server has none of the last runs: the next one goes whole
     this.socket.on("disconnect", () => this.runs.forget());
   }
@@ -58,7 +67,8 @@ export class Connection {
       this.on<{ run_id: string; mode: RunMode; target?: string | null; adopt?: boolean }>("run_started", (m) =>
         handlers.onStarted(m.run_id, m.mode, m.target ?? null, m.adopt === true),
       ),
-      this.on<{ run_id: string; records: WireRecord[] }>("trace", (m) =>
+      // a run's records keep their typed columns: summaryRows.ts reads them where they lie
+      this.onTyped<{ run_id: string; records: WireRecord[] }>("trace", (m) =>
         handlers.onRecords(m.run_id, this.expandRecords(m.run_id, m.records)),
       ),
       this.on<RunFinished>("run_finished", (m) => handlers.onFinished(m)),
@@ -83,24 +93,38 @@ export class Connection {
   }
 
   /** Listen to a server event (training and room events: see their stores); returns the
-   * function that stops listening. */
+   * function that stops listening. Its arrays come as nested numbers, as JSON gave them. */
   on<T>(event: string, handler: (payload: T) => void): () => void {
-    const h = handler as (...args: unknown[]) => void;
+    return this.onTyped<T>(event, (payload) => handler(materialize(payload)));
+  }
+
+  /** Listen to a server event with its arrays as Typed views of the message's buffer. */
+  private onTyped<T>(event: string, handler: (payload: T) => void): () => void {
+    const h = ((payload: T, blob: Blob) => handler(decodeTyped(payload, blob))) as (...args: unknown[]) => void;
     this.socket.on(event, h);
     return () => void this.socket.off(event, h);
   }
 
-  /** Send `event` and wait for its acknowledgement. */
-  request<T>(event: string, payload: unknown, timeoutMs = 30000): Promise<T> {
+  /** Send `event` and wait for its acknowledgement (its arrays as nested numbers, or with
+   * `typed` as Typed views). */
+  request<T>(event: string, payload: unknown, timeoutMs = 30000, typed = false): Promise<T> {
     return new Promise((resolve, reject) => {
       if (!this.socket.connected) {
         reject(new Error("not connected to the server"));
         return;
       }
-      this.socket.timeout(timeoutMs).emit(event, payload, (err: Error | null, reply: T) => {
+      const ack = (err: Error | null, reply: T, blob?: Blob) => {
         if (err) reject(new Error(`the server did not answer '${event}' in time`));
-        else resolve(reply);
-      });
+        else {
+          try {
+            const decoded = decodeTyped(reply, blob);
+            resolve(typed ? decoded : materialize(decoded));
+          } catch (e) {
+            reject(e as Error);
+          }
+        }
+      };
+      this.socket.timeout(timeoutMs).emit(event, payload, ack as (err: Error | null, reply: never) => void);
     });
   }
 
@@ -130,8 +154,24 @@ export class Connection {
     const payload: Record<string, unknown> = { run_id: runId, kind, ...where };
     if (param) payload.param = param;
     if (page) Object.assign(payload, page); // only what the viewer shows (docs/protocol.md)
-    const reply = await this.request<TensorReply & { error?: string }>("tensor", payload);
+    const reply = await this.request<TensorReply & { error?: string }>("tensor", payload, 30000, true);
     if (reply.error) throw new Error(reply.error);
-    return reply;
+    return typedValues(reply);
   }
+}
+
+/** A tensor reply whose values came typed: `typed` is the view, and `values` the nested
+ * numbers, written out only if something reads them. */
+export function typedValues(reply: TensorReply): TensorReply {
+  const values: unknown = reply.values;
+  if (!(values instanceof Typed)) return reply;
+  let nested: TensorReply["values"] | undefined;
+  Object.defineProperty(reply, "values", {
+    enumerable: true,
+    configurable: true,
+    get: () => (nested ??= values.nested()),
+    set: (v: TensorReply["values"]) => void (nested = v),
+  });
+  reply.typed = values;
+  return reply;
 }

@@ -5,28 +5,48 @@
 // always did. Rows are numbered across a run, so each run keeps its rows: a room follower who
 // joins mid-run gets the first records in the join reply and the rest in packets. The rows
 // are the connection's (api/socket.ts holds one SummaryRows): they come with its packets.
+// Columns of numbers come as typed arrays (api/typedWire.ts): the NaN/Inf counts as int64, the
+// stats as a (rows, 5) float64 array, the previews as one (rows, ...shape) array; a table with
+// non-finite stats or previews has those columns as lists (the server spells such numbers).
+import { numberAt, Typed } from "./typedWire";
 import type { Nested, Summary, SummaryTable, TraceRecord, WireRecord } from "./types";
 
 const RUNS_KEPT = 4;
 
 const STATS = ["min", "max", "mean", "std", "norm"] as const;
 
-/** Row k of a table as one summary. */
-export function rowSummary(t: SummaryTable, k: number): Summary {
+function statsOf(t: SummaryTable, k: number): Summary["stats"] {
+  if (t.stats instanceof Typed) {
+    const d = t.stats.data as Float64Array;
+    return { min: d[5 * k], max: d[5 * k + 1], mean: d[5 * k + 2], std: d[5 * k + 3], norm: d[5 * k + 4] };
+  }
   const row = t.stats[k];
+  return row ? (Object.fromEntries(STATS.map((name, i) => [name, row[i]])) as Summary["stats"]) : null;
+}
+
+/** Row k of a table as one summary. A typed preview is written out as nested numbers only
+ * when something reads it (most of a big run's previews are never shown). */
+export function rowSummary(t: SummaryTable, k: number): Summary {
   const s: Summary = {
     shape: t.shape,
     dtype: t.dtype,
     numel: t.numel,
     requires_grad: t.requires_grad[k],
     grad_fn: t.grad_fn[k],
-    nan: t.nan[k],
-    inf: t.inf[k],
-    stats: row
-      ? (Object.fromEntries(STATS.map((name, i) => [name, row[i]])) as Summary["stats"])
-      : null,
+    nan: numberAt(t.nan, k),
+    inf: numberAt(t.inf, k),
+    stats: statsOf(t, k),
   };
-  if (t.preview) s.preview = t.preview[k] as Nested;
+  const preview = t.preview;
+  if (preview instanceof Typed) {
+    let nested: Nested | undefined;
+    Object.defineProperty(s, "preview", {
+      enumerable: true,
+      configurable: true,
+      get: () => (nested ??= preview.row(k).nested()),
+      set: (v: Nested) => void (nested = v),
+    });
+  } else if (preview) s.preview = preview[k] as Nested;
   return s;
 }
 

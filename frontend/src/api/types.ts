@@ -1,4 +1,5 @@
 // The shapes of what the server sends and takes: docs/graph-format.md and docs/protocol.md.
+import type { Nested, Typed } from "./typedWire";
 
 export interface PortSpec {
   name: string;
@@ -116,8 +117,8 @@ export interface GraphDocument {
   modules?: ModuleDef[]; // version 2 only
 }
 
-// JSON has no NaN or Infinity: the server spells them "nan", "inf" and "-inf"
-export type Nested = number | boolean | "nan" | "inf" | "-inf" | Nested[];
+// values as nested arrays (NaN and infinities spelled out), and arrays as they come typed
+export type { Nested, Typed } from "./typedWire";
 
 export interface Summary {
   shape: number[];
@@ -151,10 +152,11 @@ export interface SummaryTable {
   numel: number;
   requires_grad: boolean[];
   grad_fn: (string | null)[];
-  nan: number[];
-  inf: number[];
-  stats: (Nested[] | null)[]; // per row: [min, max, mean, std, norm], or null
-  preview: Nested[] | null;
+  // typed (api/typedWire.ts) unless a row has non-finite numbers, which come spelled in lists
+  nan: number[] | Typed;
+  inf: number[] | Typed;
+  stats: (Nested[] | null)[] | Typed; // per row: [min, max, mean, std, norm], or null
+  preview: Nested[] | Typed | null;
 }
 
 /** Values packed (docs/protocol.md, "Packed records"): one `value` record per node, its row in
@@ -230,6 +232,9 @@ export interface TensorReply {
   shape: number[];
   dtype: string;
   values: Nested; // a page (offset/count asked): the page's values, flat and row-major
+  // the same values as a view of the message's buffer (api/typedWire.ts), which nothing has
+  // converted: a viewer reads the elements it shows (`values` is written out when first read)
+  typed?: Typed;
   numel?: number;
   offset?: number; // set when the reply is a page
   // a page's reply: the whole tensor's stats (finite values) and NaN/Inf counts

@@ -1,9 +1,14 @@
 // The widget's channel to the kernel (api/host.ts): requests go as custom messages
 // {type: "request", id, event, payload} and come back as {type: "reply", id, data}; the kernel
 // pushes {type: "event", event, data} (run_started, trace, run_finished, train_*) and
-// {type: "document", document}. The kernel's side: wiregrad/kernel.py.
+// {type: "document", document}. The kernel's side: wiregrad/kernel.py. Its messages come in
+// the server's wire (api/typedWire.ts): the JSON in the first binary buffer, the arrays' bytes
+// in the second, handed on as the last argument as Socket.IO hands its attachment.
 import type { ApiReply, HostChannel, SocketLike } from "./host";
+import { WIRE_VERSION } from "./typedWire";
 import type { GraphDocument } from "./types";
+
+type Buffer = DataView | ArrayBuffer;
 
 /** What the editor uses of anywidget's model. */
 export interface WidgetModel {
@@ -30,10 +35,10 @@ export class WidgetChannel implements HostChannel {
   document: GraphDocument | null;
   readonly readOnly: boolean;
   private next = 1;
-  private waiting = new Map<number, (reply: unknown) => void>();
+  private waiting = new Map<number, (reply: unknown, blob?: Buffer) => void>();
   private handlers = new Map<string, Handler[]>();
   private documentHandlers: ((doc: GraphDocument) => void)[] = [];
-  private readonly listener: (msg: Message, buffers?: (DataView | ArrayBuffer)[]) => void;
+  private readonly listener: (msg: Message, buffers?: Buffer[]) => void;
 
   constructor(private readonly model: WidgetModel) {
     const doc = model.get("document") as GraphDocument | null;
@@ -41,11 +46,11 @@ export class WidgetChannel implements HostChannel {
     this.readOnly = model.get("read_only") === true;
     // the kernel's messages come packed: its JSON in a binary buffer (wiregrad/widget.py)
     const decoder = new TextDecoder();
-    this.listener = (msg: Message, buffers?: (DataView | ArrayBuffer)[]) => {
+    this.listener = (msg: Message, buffers?: Buffer[]) => {
       if (msg.type === "packed" && buffers?.length) {
         const b = buffers[0];
         const bytes = b instanceof DataView ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength) : new Uint8Array(b);
-        this.receive(JSON.parse(decoder.decode(bytes)) as Message);
+        this.receive(JSON.parse(decoder.decode(bytes)) as Message, buffers[1]);
       } else this.receive(msg);
     };
     model.on("msg:custom", this.listener as never);
@@ -61,9 +66,9 @@ export class WidgetChannel implements HostChannel {
         channel.handlers.set(event, (channel.handlers.get(event) ?? []).filter((h) => h !== handler));
       },
       timeout: (ms: number) => ({
-        emit: (event: string, payload: unknown, ack: (err: Error | null, reply: never) => void) => {
-          channel.request(event, payload, ms).then(
-            (reply) => ack(null, reply as never),
+        emit: (event: string, payload: unknown, ack: (err: Error | null, reply: never, blob?: Buffer) => void) => {
+          channel.exchange(event, payload, ms).then(
+            ([reply, blob]) => ack(null, reply as never, blob),
             (err: Error) => ack(err, undefined as never),
           );
         },
@@ -78,17 +83,23 @@ export class WidgetChannel implements HostChannel {
   }
 
   request(event: string, payload: unknown, timeoutMs: number): Promise<unknown> {
+    return this.exchange(event, payload, timeoutMs).then(([reply]) => reply);
+  }
+
+  /** A request and its reply with the reply's arrays' buffer (undefined: none). */
+  exchange(event: string, payload: unknown, timeoutMs: number): Promise<[unknown, Buffer | undefined]> {
     const id = this.next++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
         reject(new Error(`the kernel did not answer '${event}' in time`));
       }, timeoutMs);
-      this.waiting.set(id, (reply) => {
+      this.waiting.set(id, (reply, blob) => {
         clearTimeout(timer);
-        resolve(reply);
+        resolve([reply, blob]);
       });
-      this.model.send({ type: "request", id, event, payload });
+      // the wire this page reads: a kernel of another answers "client_version"
+      this.model.send({ type: "request", id, event, payload, wire: WIRE_VERSION });
     });
   }
 
@@ -109,12 +120,12 @@ export class WidgetChannel implements HostChannel {
     this.model.off("msg:custom", this.listener as never);
   }
 
-  private receive(msg: Message) {
+  private receive(msg: Message, blob?: Buffer) {
     if (msg.type === "reply" && msg.id !== undefined) {
-      this.waiting.get(msg.id)?.(msg.data);
+      this.waiting.get(msg.id)?.(msg.data, blob);
       this.waiting.delete(msg.id);
     } else if (msg.type === "event" && msg.event) {
-      this.dispatch(msg.event, [msg.data]);
+      this.dispatch(msg.event, blob ? [msg.data, blob] : [msg.data]);
     } else if (msg.type === "document" && msg.document) {
       for (const h of this.documentHandlers) h(msg.document);
     }
