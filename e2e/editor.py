@@ -170,3 +170,43 @@ def zoom_to_labels(page: Page):
         canvas.get_by_role("button", name="zoom in").click()
         page.wait_for_timeout(250)
     expect(page.locator(".canvas.lod-full")).to_have_count(1)
+
+
+# Every value and gradient line drawn on a node (the large face's lines zoomed out, the
+# annotation lines at full detail): whether it is cut (its text wider than its box: an
+# ellipsis or a clipped number) or hangs out of its node, and its font on screen in px.
+NUMBERS_CUT = """() => {
+  const zoom = new DOMMatrixReadOnly(
+    getComputedStyle(document.querySelector('.react-flow__viewport')).transform).a;
+  const lines = [];
+  for (const node of document.querySelectorAll('.react-flow__node')) {
+    const box = (node.querySelector('.op-node') || node).getBoundingClientRect();
+    const drawn = node.querySelectorAll(
+      '.lod-line.value, .lod-line.grad, .anno.value, .anno.grad, .anno.leaf-grad');
+    for (const el of drawn) {
+      if (!el.textContent.trim() || !el.getClientRects().length) continue;  // not drawn
+      const r = el.getBoundingClientRect();
+      lines.push({node: node.getAttribute('data-id'), text: el.textContent,
+        // (a line is as tall as its text wraps to: cut only across, where a number could
+        // end in an ellipsis or under the node's border; below, it would hang out)
+        cut: el.scrollWidth > el.clientWidth + 0.5,
+        outside: r.right > box.right + 0.5 || r.bottom > box.bottom + 0.5
+          || r.left < box.left - 0.5,
+        px: parseFloat(getComputedStyle(el).fontSize) * zoom});
+    }
+  }
+  return lines;
+}"""
+
+
+def number_lines(page: Page) -> list[dict]:
+    """Every value and gradient line drawn on the canvas's nodes (NUMBERS_CUT)."""
+    return page.evaluate(NUMBERS_CUT)
+
+
+def assert_numbers_whole(page: Page, at_least: int = 1):
+    """No number on a node is cut or hangs out of its node, and `at_least` lines are drawn."""
+    lines = number_lines(page)
+    assert len(lines) >= at_least, lines
+    bad = [line for line in lines if line["cut"] or line["outside"]]
+    assert not bad, bad

@@ -1,9 +1,12 @@
 """Nodes as tall as their faces (issue 34): at the fit view of a 1440x900 laptop, and zoomed in
 to full detail, every face of `lenet-digits` and `transformer-block` lies inside its node (the
-embedding's long face used to hang below it), and each handle sits on its port's row."""
+embedding's long face used to hang below it), and each handle sits on its port's row. After a
+backward run, every value and gradient written on a node is whole, measured in the page: its
+text no wider than its box (no ellipsis, which could turn -1.011e-5 into a "-1.01…" or
+0.0001234 into a "0.00…" that reads as zero) and inside its node."""
 
 import pytest
-from editor import open_editor, zoom_to_labels
+from editor import assert_numbers_whole, open_editor, run_backward, zoom_to_labels
 from playwright.sync_api import expect
 from test_layout_on_open import overlap
 
@@ -41,11 +44,13 @@ def test_every_face_lies_inside_its_node_at_every_zoom(page, template):
     open_editor(page, template)
     if page.get_by_role("button", name="close lesson").count():
         page.get_by_role("button", name="close lesson").click()
+    run_backward(page)
     page.get_by_role("button", name="Fit view", exact=True).click()
     page.wait_for_timeout(500)
     expect(page.locator(".canvas.lod-compact")).to_have_count(1)  # the large faces
     at_fit = page.evaluate(INSIDE)
     _check(at_fit)
+    assert_numbers_whole(page, at_least=len(at_fit))  # a value on every node, and gradients
     # grown, and still apart: no node on another
     boxes = [(n["left"], n["top"], n["right"] - n["left"], n["bottom"] - n["top"]) for n in at_fit]
     assert not [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :] if overlap(a, b)]
@@ -53,4 +58,5 @@ def test_every_face_lies_inside_its_node_at_every_zoom(page, template):
 
     zoom_to_labels(page)  # full detail: the title line in the node's own 12 px monospace
     _check(page.evaluate(INSIDE))
+    assert_numbers_whole(page)
     page.screenshot(path=f"e2e/artifacts/faces-fit-nodes-{template}-full.png")

@@ -67,8 +67,19 @@ def test_a_stacked_document_opens_laid_out(page, layers, width):
         "getComputedStyle(document.querySelector('.react-flow__viewport')).transform).a"
     )
     assert page.evaluate(zoom) >= 0.5 - 1e-3  # opened readable, however big
-    for _ in range(20):  # out until the whole graph is drawn (only nodes in view are)
-        if page.locator(".react-flow__node").count() == n_nodes:
+    canvas = page.get_by_label("graph canvas").bounding_box()
+
+    def in_view(x, y, w, h):
+        return (
+            canvas["x"] <= x
+            and x + w <= canvas["x"] + canvas["width"]
+            and (canvas["y"] <= y and y + h <= canvas["y"] + canvas["height"])
+        )
+
+    for _ in range(20):  # out until the whole graph is drawn (only nodes in view are) and in view
+        if page.locator(".react-flow__node").count() == n_nodes and all(
+            in_view(*box) for box in boxes(page).values()
+        ):
             break
         page.get_by_role("button", name="zoom out").click()
         page.wait_for_timeout(150)
@@ -83,10 +94,8 @@ def test_a_stacked_document_opens_laid_out(page, layers, width):
         (sx, sy, _, sh), (tx, ty, _, _) = at[e["source"]], at[e["target"]]
         assert sx < tx or sy + sh < ty, e
     # the whole graph is in view
-    canvas = page.get_by_label("graph canvas").bounding_box()
-    for x, y, w, h in at.values():
-        assert canvas["x"] <= x and x + w <= canvas["x"] + canvas["width"]
-        assert canvas["y"] <= y and y + h <= canvas["y"] + canvas["height"]
+    for box in at.values():
+        assert in_view(*box), (box, canvas)
 
     # opening is not an edit
     expect(page.get_by_role("button", name="Undo")).to_be_disabled()

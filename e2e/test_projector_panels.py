@@ -3,14 +3,18 @@ leads a room through `mlp-xor` in presenter mode, asks the class about a wire an
 the question is open. The lesson's band, the question, the training (progress, pace, chart and
 boundary) and the graph never cover one another: beside a training the question heads the
 training's column, so the panels wrap into two columns (the graph under the lesson, the
-question over the training) instead of squeezing the lesson to a word a line over the canvas."""
+question over the training) instead of squeezing the lesson to a word a line over the canvas.
+Beside the training the graph's nodes are sized for the projector's type: every value and
+gradient whole in its node (no ellipsis that could read as a zero), 16 px or more on screen, no
+node on another (mlp-xor's p and y were), and the run's notice whole in the lesson's header
+line."""
 
 import os
 import re
 from itertools import combinations
 from pathlib import Path
 
-from editor import click_wire, present_to_room
+from editor import assert_numbers_whole, click_wire, number_lines, present_to_room
 from playwright.sync_api import expect
 
 SHOTS = Path(os.environ.get("WIREGRAD_SHOTS", "/tmp/wiregrad-shots"))
@@ -35,6 +39,30 @@ def on_screen(box):
         and box["right"] <= PROJECTOR["width"] + 1
         and box["bottom"] <= (PROJECTOR["height"] + 1)
     )
+
+
+# each node's box, and the bottom and right of its large face's text (the .lod)
+NODES = """() => [...document.querySelectorAll('.react-flow__node')].map((node) => {
+  const r = (node.querySelector('.op-node') || node).getBoundingClientRect();
+  const lod = node.querySelector('.lod');
+  const f = lod ? lod.getBoundingClientRect() : r;
+  return {id: node.getAttribute('data-id'), left: r.left, right: r.right, top: r.top,
+          bottom: r.bottom, faceBottom: f.bottom, faceRight: f.right,
+          faceFits: !lod || lod.scrollHeight <= lod.clientHeight + 1};
+})"""
+
+
+def graph_reads_whole(page):
+    """Every face inside its node, no node on another, every number whole at 16 px or more."""
+    nodes = page.evaluate(NODES)
+    assert len(nodes) == 7, nodes
+    for n in nodes:
+        assert n["faceBottom"] <= n["bottom"] + 0.5 and n["faceRight"] <= n["right"] + 0.5, n
+        assert n["faceFits"], n
+    assert not [(a["id"], b["id"]) for a, b in combinations(nodes, 2) if overlap(a, b)], nodes
+    assert_numbers_whole(page, at_least=7)
+    small = [line for line in number_lines(page) if line["px"] < 16 - 0.01]
+    assert not small, small
 
 
 def lesson_to(page, n):
@@ -95,6 +123,7 @@ def test_a_question_during_a_training_wraps_into_the_trainings_column(page, stud
     assert boxes["lesson"]["width"] >= 500 and boxes["lesson"]["height"] <= 220, boxes["lesson"]
     assert graph["height"] >= 450 and graph["width"] >= 600, graph
     assert teacher.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    graph_reads_whole(teacher)
     SHOTS.mkdir(parents=True, exist_ok=True)
     teacher.screenshot(path=str(SHOTS / "projector-question-beside-training.png"))
 
@@ -110,3 +139,4 @@ def test_a_question_during_a_training_wraps_into_the_trainings_column(page, stud
     expect(training.get_by_role("img", name=re.compile("decision boundary"))).to_be_visible()
     full = training.get_by_role("img", name=re.compile("decision boundary")).evaluate(BOX)
     assert full["width"] >= 240 and on_screen(full), full
+    graph_reads_whole(teacher)

@@ -13,6 +13,7 @@ import {
 import { type CSSProperties, type DragEvent, type MouseEvent, useCallback, useEffect, useState } from "react";
 import type { OpNode, WireEdge } from "../doc/convert";
 import { useEditor } from "../store/editor";
+import { useFaceType } from "../store/faceType";
 import { useRun } from "../store/run";
 import { type Detail, DetailLevel, levelOfDetail } from "./detail";
 import MakeModuleDialog from "../panels/dialogs/MakeModuleDialog";
@@ -39,8 +40,10 @@ export default function Canvas({ presenter = false }: { presenter?: boolean }) {
   const connect = useEditor((s) => s.connect);
   const readOnly = useEditor((s) => s.readOnly);
   // one string, so that the canvas re-renders only when the level or the font changes
+  // presenting, no face larger than the nodes are sized for (store/faceType.ts)
+  const cap = useFaceType((s) => (presenter ? s.type.font : undefined));
   const lod = useStore((s) => {
-    const l = levelOfDetail(s.transform[2], presenter);
+    const l = levelOfDetail(s.transform[2], presenter, cap);
     return `${l.detail}:${l.font}:${l.wiring ? "wire" : ""}:${l.grads ? "" : "two-lines"}`;
   });
   const [detail, font, wiring, twoLines] = lod.split(":") as [Detail, string, string, string];

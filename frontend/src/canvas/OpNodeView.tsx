@@ -13,7 +13,10 @@ import { useDetail } from "./detail";
 import { InplaceBadge, RunErrorLine, VersionLine } from "./InplaceMarks";
 import { allFaces, displayName, leafTag, leafValue, readableName, shapeText } from "./faces";
 import { flattenHint, matmulHint } from "./shapeHints";
-import { annoLines, LINE, nodeSize, portsOf } from "./nodeSize";
+import { annoFontSize, annoLines, LINE, nodeSize, portsOf } from "./nodeSize";
+import { CompactLine } from "./CompactLine";
+import { measureText } from "./textWrap";
+import { useFaceType } from "../store/faceType";
 import StaleOffer from "./StaleOffer";
 import { useRunSlice } from "./runSlice";
 import { useRunKey } from "../store/modules";
@@ -36,6 +39,13 @@ function useNodeRun(id: string) {
       focused: s.focus.node === id,
     };
   });
+}
+
+/** A result line's style at full detail: smaller where its text is wider than the node
+ * (nodeSize.ts annoFontSize), so that it is never cut. */
+function fitted(text: string, width: number) {
+  const px = annoFontSize(text, width);
+  return px < 12 ? { fontSize: `${px}px` } : undefined;
 }
 
 const NO_PROBLEMS: NodeProblem[] = [];
@@ -112,7 +122,12 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
   // as tall as its face needs at every zoom (nodeSize.ts): the same box the document opened
   // with, and a title of the same height whether or not its text is drawn, so that the
   // handles stay where React Flow measured them
-  const size = useMemo(() => nodeSize(spec, { face, name, target: isTarget }), [spec, face, name, isTarget]);
+  // (in the type the large faces are sized for: the projector's while presenting)
+  const type = useFaceType((s) => s.type);
+  const size = useMemo(
+    () => nodeSize(spec, { face, name, target: isTarget }, measureText, type),
+    [spec, face, name, isTarget, type],
+  );
   const tag = leafTag({ id, ...data }, spec);
   // before any run a leaf shows the value it holds; after one, what the run computed
   const ownValue = value ? null : leafValue({ id, ...data }, spec);
@@ -140,7 +155,7 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
       aria-label={`node ${id}`}
       data-testid={`node-${id}`}
       title={spec?.doc}
-      style={{ minHeight: `${size.height}px`, ...(overlay && { "--overlay": overlay }) }}
+      style={{ width: `${size.width}px`, minHeight: `${size.height}px`, ...(overlay && { "--overlay": overlay }) }}
     >
       <div className="op-node-title" title={face} data-testid={`face-${id}`} style={{ minHeight: `${size.title}px` }}>
         {detailed && (
@@ -197,7 +212,12 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
         {!detailed ? null : skipped ? (
           <div className="anno muted">not run</div>
         ) : ownValue !== null ? (
-          <div className="anno value leaf-value" data-testid={`leafvalue-${id}`} title="the value it holds (before a run)">
+          <div
+            className="anno value leaf-value"
+            data-testid={`leafvalue-${id}`}
+            title="the value it holds (before a run)"
+            style={fitted(ownValue, size.width)}
+          >
             {ownValue}
           </div>
         ) : (
@@ -207,18 +227,19 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
               data-testid={`value-${id}`}
               data-cached={cached ? "true" : undefined}
               title={`value${cached ? " (unchanged since the last run: from the cache)" : ""}: ${formatSummary(value, 64)}`}
+              style={fitted(formatSummary(value), size.width)}
             >
               {formatSummary(value)}
             </div>
           )
         )}
         {detailed && grad && (
-          <div className="anno grad" data-testid={`grad-${id}`} title="gradient">
+          <div className="anno grad" data-testid={`grad-${id}`} title="gradient" style={fitted(`∇ ${formatSummary(grad)}`, size.width)}>
             ∇ {formatSummary(grad)}
           </div>
         )}
         {detailed && leafGrad && (
-          <div className="anno leaf-grad" data-testid={`leafgrad-${id}`} title=".grad">
+          <div className="anno leaf-grad" data-testid={`leafgrad-${id}`} title=".grad" style={fitted(`.grad ${formatSummary(leafGrad)}`, size.width)}>
             .grad {formatSummary(leafGrad)}
           </div>
         )}
@@ -228,6 +249,7 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
             className="anno leaf-grad anno-open nodrag"
             data-testid={`leafgrad-${id}.weight`}
             title="weight.grad: open the whole tensor"
+            style={fitted(`weight.grad ${formatSummary(weightGrad)}`, size.width)}
             onClick={() => useRun.getState().view({ node: key, kind: "grad", param: "weight" })}
           >
             weight.grad {formatSummary(weightGrad)}
@@ -239,6 +261,7 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
             className="anno leaf-grad anno-open nodrag"
             data-testid={`leafgrad-${id}.bias`}
             title="bias.grad: open the whole tensor"
+            style={fitted(`bias.grad ${formatSummary(biasGrad)}`, size.width)}
             onClick={() => useRun.getState().view({ node: key, kind: "grad", param: "bias" })}
           >
             bias.grad {formatSummary(biasGrad)}
@@ -263,18 +286,14 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
             )}
           </div>
           {value && !skipped ? (
-            <div className="lod-line value" data-testid={`value-${id}`}>
-              {formatCompact(value)}
-            </div>
+            <CompactLine className="value" testId={`value-${id}`} text={formatCompact(value)} kind="value" type={type} />
           ) : (
             <div className="lod-line leaf-value" data-testid={ownValue !== null && !skipped ? `leafvalue-${id}` : undefined}>
               {skipped ? "not run" : (ownValue ?? outShape ?? "")}
             </div>
           )}
           {grad && (
-            <div className="lod-line lod-grad grad" data-testid={`grad-${id}`}>
-              ∇ {formatCompact(grad)}
-            </div>
+            <CompactLine className="lod-grad grad" testId={`grad-${id}`} text={`∇ ${formatCompact(grad)}`} kind="grad" type={type} />
           )}
         </div>
       )}

@@ -45,4 +45,11 @@ describe("level of detail", () => {
     expect(levelOfDetail(1.4, true).detail).toBe("full");
     expect(levelOfDetail(0.3, true).font).toBe(MAX_FONT);
   });
+
+  it("presenting, draws no face larger than the nodes are sized for, gradient included", () => {
+    const capped = levelOfDetail(0.4, true, 32); // 16 px would need 40
+    expect(capped.font).toBe(32);
+    expect(capped.grads).toBe(true); // the node keeps the gradient's line at 32 px
+    expect(levelOfDetail(0.7, true, 32).font).toBe(23); // below the cap: 16 px on screen
+  });
 });

@@ -15,6 +15,9 @@ export const WIRE_ZOOM = 0.45;
 export const NONE_ZOOM = 0.22;
 /** The smallest text on screen, in px, that nodes keep: in the editor, presenting. */
 export const EDITOR_PX = 11;
+/** The smallest zoom a fit goes to in the editor (fit.ts). At 0.5 a face's text is 22 flow px
+ * for 11 px on screen: its name and op wrap to a few lines inside the node's 180 px. */
+export const READABLE_ZOOM = 0.5;
 export const PRESENTER_PX = 16;
 const NODE_FONT = 12; // .op-node's own font size, in flow px
 const MIN_FONT = 12;
@@ -31,14 +34,17 @@ export interface LevelOfDetail {
   wiring: boolean; // handles drawn and wireable
 }
 
-export function levelOfDetail(zoom: number, presenter: boolean): LevelOfDetail {
+/** `cap`: the largest font the faces may take (presenting: the font the nodes are sized for,
+ * store/faceType.ts), so that no face outgrows its node. */
+export function levelOfDetail(zoom: number, presenter: boolean, cap = MAX_FONT): LevelOfDetail {
   const wiring = zoom >= WIRE_ZOOM;
   if (zoom < NONE_ZOOM) return { detail: "none", font: MIN_FONT, grads: false, wiring };
   const px = presenter ? PRESENTER_PX : EDITOR_PX;
   // a hair of slack: a fit view that lands on 0.9166 for 11/12 is not worth a different face
   if (zoom * NODE_FONT >= px - 0.01) return { detail: "full", font: NODE_FONT, grads: true, wiring };
-  const font = Math.min(MAX_FONT, Math.max(MIN_FONT, Math.ceil(px / zoom)));
-  return { detail: "compact", font, grads: font <= THREE_LINES, wiring };
+  const font = Math.min(MAX_FONT, cap, Math.max(MIN_FONT, Math.ceil(px / zoom)));
+  // (capped, the nodes are sized for the font, their gradient's line included)
+  return { detail: "compact", font, grads: font <= THREE_LINES || cap < MAX_FONT, wiring };
 }
 
 /** The smallest zoom at which `levelOfDetail` keeps `px` on screen: below it the font is capped. */

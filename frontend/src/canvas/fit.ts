@@ -3,13 +3,18 @@
 // keeps the text at 11 px on screen by growing its font as the zoom shrinks) is shown from
 // its start (top left) at READABLE_ZOOM, and the rest is a pan away. A view of specks that
 // "fits" is no view of the graph. A panel over the canvas's left side (the overlay's) is kept
-// clear of the graph.
+// clear of the graph. Presenting, the graph is fitted whole, with its nodes sized for the
+// projector's type (presenterType.ts).
 import { getViewportForBounds, useReactFlow, useStoreApi } from "@xyflow/react";
 import { useCallback } from "react";
+import { useEditor } from "../store/editor";
+import { useFaceType } from "../store/faceType";
+import { usePace } from "../store/pace";
+import { READABLE_ZOOM } from "./detail";
+import { NODE_WIDTH } from "./nodeSize";
+import { presenterFit, spread } from "./presenterType";
 
-/** The smallest zoom a fit goes to in the editor. At 0.5 a face's text is 22 flow px for 11 px
- * on screen: its name and op wrap to a few lines inside the node's 180 px. */
-export const READABLE_ZOOM = 0.5;
+export { READABLE_ZOOM };
 
 export interface FitOptions {
   padding: number;
@@ -18,6 +23,9 @@ export interface FitOptions {
   /** presenting fits whole, as before: the projector's own sizes are the classroom's */
   whole?: boolean;
 }
+
+/** How a presenting page fits its graph: whole, close to the canvas's edges. */
+export const PRESENTER_FIT = { padding: 0.04, maxZoom: 1.25, whole: true };
 
 /** How much of the canvas's left a panel drawn over it covers (a panel marked
  * `data-covers="left"`: the overlay's), in screen px: a fit keeps the graph right of it, so
@@ -38,18 +46,42 @@ function coveredLeft(dom: HTMLElement | null | undefined): number {
 export function useReadableFit() {
   const { fitView, getNodes, getNodesBounds, setViewport } = useReactFlow();
   const store = useStoreApi(); // read only: the canvas's size
-  return useCallback(
-    (opts: FitOptions) => {
+  const fitNow = useCallback(
+    (opts: FitOptions): void => {
       const nodes = getNodes();
       // nothing to fit: a fit asked for now would wait for the first node the user adds and
       // move the view away from it (an opened document is fitted by canvas/showOpened.ts)
       if (!nodes.length) return;
-      const { width: full, height, domNode } = store.getState();
+      // the canvas's size as laid out now: React Flow's own is taken from a resize observer,
+      // a frame late when presenting has just tucked the panels away
+      const { domNode } = store.getState();
+      const drawn = domNode?.getBoundingClientRect();
+      const { width: full, height } = drawn?.width && drawn.height ? drawn : store.getState();
+      const presenting = opts.whole || usePace.getState().presenting;
+      const was = useFaceType.getState().type;
+      if (!presenting && was.width !== NODE_WIDTH) {
+        // presenter mode left: the nodes narrow again, and the layout with them; fitted once
+        // React Flow has them where they now are
+        const ed = useEditor.getState();
+        ed.placeOpened(spread(Object.fromEntries(ed.nodes.map((n) => [n.id, n.position])), NODE_WIDTH / was.width));
+        useFaceType.getState().reset();
+        return void requestAnimationFrame(() => fitNow(opts));
+      }
+      if (!presenting) useFaceType.getState().reset();
       // no canvas yet: React Flow's own fit waits for it
-      if (opts.whole || !full || !height) return void fitView(opts);
+      if (!full || !height) return void fitView(opts);
       // the part of the canvas no panel covers
       const inset = Math.min(coveredLeft(domNode), full / 2);
       const width = full - inset;
+      if (presenting) {
+        const ed = useEditor.getState();
+        const fit = { padding: opts.whole ? opts.padding : PRESENTER_FIT.padding, maxZoom: opts.maxZoom ?? 1.25 };
+        const shown = { nodes: ed.nodes, edges: ed.edges, ops: ed.ops, target: ed.meta.target };
+        const p = presenterFit(shown, { width, height }, fit, was.width);
+        useFaceType.getState().setType(p.type);
+        if (Object.keys(p.moved).length) ed.placeOpened(p.moved);
+        return void setViewport({ ...p.viewport, x: p.viewport.x + inset }, { duration: opts.duration });
+      }
       const bounds = getNodesBounds(nodes);
       const whole = getViewportForBounds(bounds, width, height, 0.05, opts.maxZoom ?? 2, opts.padding);
       if (whole.zoom >= READABLE_ZOOM)
@@ -66,4 +98,5 @@ export function useReadableFit() {
     },
     [fitView, getNodes, getNodesBounds, setViewport, store],
   );
+  return fitNow;
 }

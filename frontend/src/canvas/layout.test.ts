@@ -112,9 +112,10 @@ describe("nodeSize from the face", () => {
     expect(grown.title).toBe(65);
     // and its large face at the readable floor (22 px type, 13.2 px glyphs: 12 a line)
     // wraps to 7 lines of 26.4 px ("embed = " and each long word over two), then the value
-    // and gradient lines: 2 + 2 + 185 + 44
-    expect(compactHeight(face, em)).toBe(233);
-    expect(grown.height).toBe(233);
+    // and gradient lines kept for the widest numbers: "μ -0.0001234" on one line, and
+    // "∇ μ -0.0001234" (185 px) on two: 2 + 2 + 185 + 3 * 22
+    expect(compactHeight(face, em)).toBe(255);
+    expect(grown.height).toBe(255);
   });
 
   it("counts the target's mark on the title line", () => {

@@ -2,23 +2,23 @@
 // mode's controls a band below it (lesson.css): when a band comes, goes or changes height (the
 // next lesson step's text, a question's answers coming in), the canvas changes size and the
 // graph, fitted to the old size, would be cut off at the bottom. So while presenting, the
-// graph is fitted whole again whenever the canvas's height changes.
+// graph is fitted whole again whenever the canvas's size changes (its width too: the panels
+// tucked away as presenting starts, a training's column coming, widen or narrow it after the
+// first fit, and the projector's nodes are sized for the fit: canvas/presenterType.ts).
 import { useEffect } from "react";
-import { useReadableFit } from "../../canvas/fit";
-
-export const PRESENTER_FIT = { padding: 0.04, maxZoom: 1.25, whole: true };
+import { PRESENTER_FIT, useReadableFit } from "../../canvas/fit";
 
 export function useProjectorRefit(presenter: boolean) {
   const fit = useReadableFit();
   useEffect(() => {
     const canvas = document.querySelector(".centre > .canvas");
     if (!presenter || !canvas) return;
-    let height = canvas.getBoundingClientRect().height;
+    let { width, height } = canvas.getBoundingClientRect();
     let frame = 0;
     const seen = new ResizeObserver(() => {
-      const now = canvas.getBoundingClientRect().height;
-      if (Math.abs(now - height) < 2) return;
-      height = now;
+      const now = canvas.getBoundingClientRect();
+      if (Math.abs(now.height - height) < 2 && Math.abs(now.width - width) < 2) return;
+      ({ width, height } = now);
       cancelAnimationFrame(frame);
       frame = requestAnimationFrame(() => fit(PRESENTER_FIT));
     });
