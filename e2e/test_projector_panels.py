@@ -65,6 +65,18 @@ def graph_reads_whole(page):
     assert not small, small
 
 
+def notice_whole_in_the_header(page):
+    """The run's notice: its text whole, on the lesson's header line, over no lesson text."""
+    notice = page.locator(".notice")
+    expect(notice).to_be_visible()
+    assert notice.evaluate("el => el.scrollWidth <= el.clientWidth + 0.5"), notice.inner_text()
+    text = notice.inner_text()
+    assert re.match(r"^(forward|backward) run finished in \d+ ms$", text), text
+    box = notice.evaluate(BOX)
+    for part in (".lesson header b", ".lesson header button", ".lesson-text", ".lesson-buttons"):
+        assert not overlap(box, page.locator(part).first.evaluate(BOX)), (part, box)
+
+
 def lesson_to(page, n):
     lesson = page.get_by_role("region", name="lesson")
     while f"step {n} of" not in lesson.inner_text():
@@ -76,6 +88,9 @@ def test_a_question_during_a_training_wraps_into_the_trainings_column(page, stud
     teacher, student = page, student_page
     present_to_room(teacher, student, "mlp-xor")
     lesson_to(teacher, 3)  # forward, then backward
+    notice_whole_in_the_header(teacher)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    teacher.screenshot(path=str(SHOTS / "projector-notice-in-the-lesson-header.png"))
 
     # a question about a wire of the backward run, one student answers
     click_wire(teacher, "layer2-prob")

@@ -28,9 +28,19 @@ export function Notice() {
     return () => clearTimeout(t);
   }, [notice]);
   if (!notice) return null;
+  // a closing "(45 records)" is a detail the projector leaves out where room is short
+  // (panels/classroom/lesson.css): the notice is never cut
+  const detail = /^(.+?)( \([^()]*\))$/.exec(notice.text);
   return (
     <div className={`notice ${notice.tone}`} role={notice.tone === "error" ? "alert" : "status"}>
-      {notice.text}
+      {detail ? (
+        <>
+          {detail[1]}
+          <span className="notice-detail">{detail[2]}</span>
+        </>
+      ) : (
+        notice.text
+      )}
     </div>
   );
 }
