@@ -107,3 +107,9 @@ def test_a_sequence_index_of_a_non_integer_or_a_cast_to_an_unknown_dtype_is_refu
     with pytest.raises(ImportFailed) as failed:
         from_python(head + "y = x.to(torch.float16)\n")
     assert failed.value.problems[0].line == 3
+
+
+def test_a_view_of_one_negative_size_is_that_shape():
+    src = "import torch\nx = torch.ones(2, 3, requires_grad=True)\n"
+    doc = from_python(src + "y = x.reshape(-1)\nz = x.view(-1)\nL = (y * z).sum()\n")
+    assert [n.params for n in doc.nodes if n.op == "reshape"] == [{"shape": [-1]}] * 2

@@ -231,8 +231,8 @@ class CallReader:
                 form.varargs
                 and args
                 and not isinstance(args[0], (ast.Tuple, ast.List))
-                and (len(args) > 1 or isinstance(args[0], ast.Constant))
-            ):
+                and (len(args) > 1 or _number_literal(args[0]))
+            ):  # x.view(2, 3), x.reshape(-1): the sizes as one tuple
                 args = [ast.Tuple(elts=args, ctx=ast.Load())]
             args = [receiver] + args
         if any(isinstance(a, ast.Starred) for a in args):
@@ -323,3 +323,10 @@ def _square(param, v):
     if param is not None and param.type == "int" and whole and len(set(v)) == 1:
         return v[0]
     return v
+
+
+def _number_literal(node):
+    """A number written as a literal, a negative one too (-1 is a minus on the number)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant)
