@@ -2,9 +2,10 @@
 // below READABLE_ZOOM (where a face would need more lines than its node has: canvas/detail.ts
 // keeps the text at 11 px on screen by growing its font as the zoom shrinks) is shown from
 // its start (top left) at READABLE_ZOOM, and the rest is a pan away. A view of specks that
-// "fits" is no view of the graph. A panel over the canvas's left side (the overlay's) is kept
-// clear of the graph. Presenting, the graph is fitted whole, with its nodes sized for the
-// projector's type (presenterType.ts).
+// "fits" is no view of the graph. What is drawn over the canvas is kept clear of the graph: a
+// panel over its left side (the overlay's), and the minimap in its corner (a graph shown whole
+// is fitted beside or above it when it would lie under it). Presenting, the graph is fitted
+// whole, with its nodes sized for the projector's type (presenterType.ts).
 import { getViewportForBounds, useReactFlow, useStoreApi } from "@xyflow/react";
 import { useCallback } from "react";
 import { useEditor } from "../store/editor";
@@ -40,6 +41,31 @@ function coveredLeft(dom: HTMLElement | null | undefined): number {
     if (r.width && r.height) covered = Math.max(covered, r.right - left);
   }
   return covered;
+}
+
+/** The minimap's box in the canvas's px (React Flow's element as origin), or null. */
+function minimapBox(dom: HTMLElement | null | undefined) {
+  const map = dom?.querySelector<HTMLElement>(".react-flow__minimap");
+  if (!dom || !map) return null;
+  const o = dom.getBoundingClientRect();
+  const r = map.getBoundingClientRect();
+  return r.width && r.height ? { left: r.left - o.left, top: r.top - o.top, right: r.right - o.left, bottom: r.bottom - o.top } : null;
+}
+
+/** Whether a node, drawn at `view` (shifted right by `inset`), lies under `box`. */
+function covers(
+  nodes: { position: { x: number; y: number }; measured?: { width?: number; height?: number } }[],
+  view: { x: number; y: number; zoom: number },
+  inset: number,
+  box: { left: number; top: number; right: number; bottom: number },
+) {
+  return nodes.some((n) => {
+    const left = inset + view.x + n.position.x * view.zoom;
+    const top = view.y + n.position.y * view.zoom;
+    const right = left + (n.measured?.width ?? 180) * view.zoom;
+    const bottom = top + (n.measured?.height ?? 90) * view.zoom;
+    return left < box.right && box.left < right && top < box.bottom && box.top < bottom;
+  });
 }
 
 /** A function that fits the current graph readably (see above). */
@@ -83,7 +109,17 @@ export function useReadableFit() {
         return void setViewport({ ...p.viewport, x: p.viewport.x + inset }, { duration: opts.duration });
       }
       const bounds = getNodesBounds(nodes);
-      const whole = getViewportForBounds(bounds, width, height, 0.05, opts.maxZoom ?? 2, opts.padding);
+      const fitIn = (w: number, h: number) => getViewportForBounds(bounds, w, h, 0.05, opts.maxZoom ?? 2, opts.padding);
+      let whole = fitIn(width, height);
+      const map = minimapBox(domNode);
+      if (map && covers(nodes, whole, inset, map)) {
+        // beside the minimap, or above it: whichever shows the graph larger
+        // (not where that would take it below the readable zoom: a graph a pan away is worse)
+        const beside = fitIn(Math.max(map.left - inset, 1), height);
+        const above = fitIn(width, Math.max(map.top, 1));
+        const clear = beside.zoom >= above.zoom ? beside : above;
+        if (clear.zoom >= READABLE_ZOOM || whole.zoom < READABLE_ZOOM) whole = clear;
+      }
       if (whole.zoom >= READABLE_ZOOM)
         return void setViewport({ ...whole, x: whole.x + inset }, { duration: opts.duration });
       const zoom = READABLE_ZOOM;
