@@ -3,7 +3,7 @@
     wiregrad serve [--host H] [--port P] [--data-dir DIR] [--device cpu|cuda] [--allow-origin URL]
                    [--allow-host NAME] [--token TOKEN] [--message-queue redis://HOST:PORT/N]
     wiregrad run GRAPH.json [--backward [NODE]]
-    wiregrad export GRAPH.json --to python|torch [-o FILE]
+    wiregrad export GRAPH.json --to python|torch [--trace] [-o FILE]
     wiregrad import SCRIPT.py [-o GRAPH.json]
     wiregrad demo
 
@@ -76,6 +76,12 @@ def _parser():
     e = sub.add_parser("export", help="write a graph document as a Python script")
     e.add_argument("graph", metavar="GRAPH.json")
     e.add_argument("--to", choices=("python", "torch"), default="python")
+    e.add_argument(
+        "--trace",
+        action="store_true",
+        help="the script prints every value and gradient, one line each (default: the loss, "
+        "the accuracy and a training's curve)",
+    )
     e.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     i = sub.add_parser("import", help="read a Python script (without running it) into a graph")
     i.add_argument("script", metavar="SCRIPT.py")
@@ -204,7 +210,7 @@ def cmd_export(args):
     from backend.graph.export import to_python
 
     doc = _load(args.graph)
-    text = to_python(doc, "torch" if args.to == "torch" else "engine")
+    text = to_python(doc, "torch" if args.to == "torch" else "engine", trace=args.trace)
     _write(text, args.output)
     return 0
 

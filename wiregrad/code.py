@@ -30,8 +30,11 @@ def from_code(text):
     return from_python(text).model_dump(mode="json", exclude_none=False)
 
 
-def to_code(doc, flavor="torch", training=None):
-    """The document as a script: `flavor="torch"` (PyTorch) or `"engine"` (Wiregrad's engine)."""
+def to_code(doc, flavor="torch", training=None, trace=False):
+    """The document as a script: `flavor="torch"` (PyTorch) or `"engine"` (Wiregrad's engine).
+    It prints what a person prints (the loss, the accuracy, a training's curve); with
+    `trace=True`, every value and gradient, one `value <node> <json>` / `grad <node> <json>`
+    line each."""
     from backend.graph.export import to_python
 
-    return to_python(as_document(doc), flavor=flavor, training=training)
+    return to_python(as_document(doc), flavor=flavor, training=training, trace=trace)

@@ -228,11 +228,16 @@ def export_code():
     weights = data.get("weights")
     if weights not in (None, "initial", "trained"):
         raise ApiError("weights must be 'initial' or 'trained'")
+    # every value and gradient printed, one parseable line each (export/printout.py)
+    trace = data.get("trace", False)
+    if not isinstance(trace, bool):
+        raise ApiError("trace must be true or false")
     doc = _document(data.get("graph"))
     problems = validate(doc, current_app.config["WIREGRAD"].limits)
     if problems:
         raise ApiError("the graph has problems", node_errors=[p.to_dict() for p in problems])
-    return jsonify({"flavor": flavor, "code": to_python(doc, flavor, weights=weights)})
+    code = to_python(doc, flavor, weights=weights, trace=trace)
+    return jsonify({"flavor": flavor, "code": code})
 
 
 @api.post("/import")

@@ -273,7 +273,7 @@ EXPORTED = {
 @pytest.mark.parametrize("case", sorted(EXPORTED))
 def test_exported_scripts_run_standalone_and_read_back(case, flavor):
     doc = EXPORTED[case]
-    code = to_python(doc, flavor)
+    code = to_python(doc, flavor, trace=True)
     back = from_python(code)
     _same(doc, back)
     proc = subprocess.run(

@@ -184,7 +184,7 @@ def test_an_mlp_learns_the_digits_step_for_step_with_pytorch():
 @pytest.mark.parametrize("flavor", ["engine", "torch"])
 def test_exported_script_loads_the_same_digits_through_scikit_learn(flavor):
     doc = _doc(n=20, seed=3)
-    code = to_python(doc, flavor)
+    code = to_python(doc, flavor, trace=True)
     assert "from sklearn.datasets import load_digits" in code  # the script loads them itself
     assert "data_features, data_labels = digits(n=20, seed=3)" in code
     lib = "eg" if flavor == "engine" else "torch"

@@ -285,7 +285,11 @@ def _run_script(text):
 @pytest.fixture(scope="module")
 def scripts():
     """Every case exported in both flavors and run, in parallel: {(case, flavor): (text, proc)}."""
-    jobs = {(c, f): to_python(doc, f, training=False) for c, doc in CASES.items() for f in FLAVORS}
+    jobs = {
+        (c, f): to_python(doc, f, training=False, trace=True)
+        for c, doc in CASES.items()
+        for f in FLAVORS
+    }
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 4) as pool:
         procs = dict(zip(jobs, pool.map(_run_script, jobs.values())))
     return {k: (jobs[k], procs[k]) for k in jobs}
@@ -355,6 +359,46 @@ def test_script_prints_what_the_executor_computes(scripts, case, flavor):
         assert grads, "a backward run prints gradients"
         for key, g in res.leaf_grads.items():  # a leaf's total gradient is its .grad
             _close(grads[key], g, f"leaf grad {key}")
+
+
+@pytest.fixture(scope="module")
+def plain_scripts():
+    """Every case exported as PyTorch without the trace option and run: {case: (text, proc)}."""
+    jobs = {c: to_python(doc, "torch", training=False) for c, doc in CASES.items()}
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 4) as pool:
+        procs = dict(zip(jobs, pool.map(_run_script, jobs.values())))
+    return {k: (jobs[k], procs[k]) for k in jobs}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_default_script_prints_what_a_person_prints(plain_scripts, case):
+    # the target's value (`print("loss", loss.item())`), a lesson's leaf gradients, a
+    # classifier's accuracy: the executor's numbers, and none of the trace's lines
+    doc = CASES[case]
+    text, proc = plain_scripts[case]
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "show(" not in text and "import json" not in text
+    lines = proc.stdout.splitlines()
+    assert lines and not any(s.startswith(("value ", "grad ")) for s in lines)
+    if ".backward(" not in text:
+        return
+    res, _ = run_records(doc, "backward")
+    target = res.values[res.target]
+    name, printed = lines[0].split(" ", 1)
+    assert name.isidentifier(), lines[0]
+    if target.numel() == 1:
+        np.testing.assert_allclose(float(printed), target.item(), rtol=1e-5, atol=1e-7)
+    accuracy = [s for s in lines if s.startswith("accuracy ")]
+    if accuracy:  # the loss's prediction and labels (export/printout.py)
+        into = {e.targetPort: e.source for e in doc.edges if e.target == res.target}
+        spec = get_op(doc.node(res.target).op)
+        pred, labels = (res.values[into[p.name]].detach().tolist() for p in spec.inputs[:2])
+        want = (np.argmax(pred, axis=1) == np.asarray(labels)).mean()
+        np.testing.assert_allclose(float(accuracy[0].split()[1]), want, rtol=1e-6)
+    # a lesson graph (no model class) prints the gradient of each of its leaves
+    leaves = [n for n in doc.nodes if n.op == "parameter" or n.params.get("requires_grad")]
+    if "nn.Module" not in text:
+        assert len([s for s in lines if ".grad " in s]) >= len(leaves), proc.stdout
 
 
 def test_torch_and_engine_scripts_print_the_same_numbers(scripts):
@@ -686,6 +730,12 @@ def test_cli_export_and_import(tmp_path, capsys):
     _same_graph(CASES["own-nested-if"], parse(back.read_text()))
     assert cli.main(["import", str(script)]) == 0
     assert json.loads(capsys.readouterr().out)["format"] == "wiregrad.graph"
+    # --trace: the printout of every value and gradient, the same code otherwise
+    assert "show(" not in script.read_text()
+    assert cli.main(["export", str(path), "--to", "torch", "--trace", "-o", str(script)]) == 0
+    assert 'show("grad", "x", x.grad)' in script.read_text()
+    assert cli.main(["import", str(script), "-o", str(back)]) == 0
+    _same_graph(CASES["own-nested-if"], parse(back.read_text()))
 
 
 def test_cli_errors_are_one_line_each(tmp_path, capsys):

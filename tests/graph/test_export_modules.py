@@ -244,7 +244,11 @@ def _run(text):
 @pytest.fixture(scope="module")
 def scripts():
     # (without the training loop: test_export_training.py runs it)
-    jobs = {(c, f): to_python(doc, f, training=False) for c, doc in CASES.items() for f in FLAVORS}
+    jobs = {
+        (c, f): to_python(doc, f, training=False, trace=True)
+        for c, doc in CASES.items()
+        for f in FLAVORS
+    }
     with ThreadPoolExecutor(max_workers=2) as pool:
         procs = dict(zip(jobs, pool.map(_run, jobs.values())))
     return {k: (jobs[k], procs[k]) for k in jobs}
@@ -434,7 +438,7 @@ def _reshaped_state():
 def test_what_the_classes_cannot_say_is_written_flat_with_a_note(case):
     """The flat graph, ids made plain, and why; it still prints the run's numbers."""
     doc, key, why = case()
-    text = to_python(doc, "torch")
+    text = to_python(doc, "torch", trace=True)
     assert f"# modules written as their flat graph (as every run runs it): {why}\n" in text
     assert "(nn.Module)" not in text
     proc = _run(text)

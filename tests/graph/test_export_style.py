@@ -29,10 +29,11 @@ def _ruff(*args, source):
     )
 
 
-@pytest.mark.parametrize("flavor", ["torch", "engine"])
+# (the trace option adds the show helper and its lines: checked in one flavor)
+@pytest.mark.parametrize("flavor, trace", [("torch", False), ("engine", False), ("torch", True)])
 @pytest.mark.parametrize("template", TEMPLATES)
-def test_exported_scripts_are_ruff_clean_and_formatted(template, flavor):
-    script = to_python(load_template(template), flavor)
+def test_exported_scripts_are_ruff_clean_and_formatted(template, flavor, trace):
+    script = to_python(load_template(template), flavor, trace=trace)
     check = _ruff("check", "--output-format=concise", source=script)
     assert check.returncode == 0, check.stdout + check.stderr
     fmt = _ruff("format", "--check", source=script)

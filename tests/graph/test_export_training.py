@@ -243,14 +243,14 @@ def _run(text):
 @pytest.fixture(scope="module")
 def printed():
     """Each case exported with its training loop in both flavors and run: {(case, flavor):
-    (script, {step: loss})}."""
+    (script, {step: loss}, what it printed)}."""
     jobs = {(c, f): to_python(doc, f, training=True) for c, doc in CASES.items() for f in FLAVORS}
     with ThreadPoolExecutor(max_workers=2) as pool:
         procs = dict(zip(jobs, pool.map(_run, jobs.values())))
     out = {}
     for key, proc in procs.items():
         assert proc.returncode == 0, f"{key}: {proc.stderr[-3000:]}"
-        out[key] = (jobs[key], parse_losses(proc.stdout))
+        out[key] = (jobs[key], parse_losses(proc.stdout), proc.stdout)
     return out
 
 
@@ -265,7 +265,7 @@ def _editor_losses(doc):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_exported_loop_prints_the_editors_losses_step_for_step(printed, case, flavor):
     steps, want = _editor_losses(CASES[case])
-    _, got = printed[(case, flavor)]
+    _, got, _ = printed[(case, flavor)]
     k = print_every(steps)
     expected_steps = [s for s in range(1, steps + 1) if s % k == 0 or s == steps]
     assert sorted(got) == expected_steps
@@ -280,8 +280,30 @@ def test_exported_loop_prints_the_editors_losses_step_for_step(printed, case, fl
     assert got[steps] < got[expected_steps[0]]
 
 
+def _accuracies(stdout):
+    return [float(line.split()[1]) for line in stdout.splitlines() if line.startswith("accuracy ")]
+
+
+@pytest.mark.parametrize("flavor", FLAVORS)
+def test_a_model_that_classifies_prints_the_editors_accuracy_before_and_after_training(
+    printed, flavor
+):
+    # the accuracy the editor's training shows (Trainer.accuracy: every row, in eval()), once
+    # after the script's first run and once after its loop; the residual block's batch_norm
+    # trains in train() and is measured in eval()
+    for case in ("classes-cross-entropy-adam", "template-residual-block-6-steps"):
+        trainer = Trainer(CASES[case])
+        before = trainer.accuracy()
+        trainer.run()
+        _, _, stdout = printed[(case, flavor)]
+        np.testing.assert_allclose(_accuracies(stdout), [before, trainer.accuracy()], rtol=1e-6)
+    # a regression's script prints no accuracy
+    _, _, stdout = printed[("mlp-adam-minibatch", flavor)]
+    assert _accuracies(stdout) == [] and stdout.startswith("loss ")
+
+
 def test_the_loop_reads_as_pytorch_code(printed):
-    text, _ = printed[("mlp-adam-minibatch", "torch")]
+    text, _, _ = printed[("mlp-adam-minibatch", "torch")]
     loop = text[text.index("# -- training") :]
     assert "opt = torch.optim.Adam(params, lr=0.02)" in loop
     params = next(line for line in loop.splitlines() if line.startswith("params = ["))
@@ -293,14 +315,14 @@ def test_the_loop_reads_as_pytorch_code(printed):
     for line in ("opt.zero_grad()", "loss.backward()", "opt.step()"):
         assert f"\n    {line}\n" in loop
     assert "nn.Linear(" not in loop  # layers are declared once, before the loop
-    sgd, _ = printed[("mlp-sgd-momentum-full-batch", "engine")]
+    sgd, _, _ = printed[("mlp-sgd-momentum-full-batch", "engine")]
     loop = sgd[sgd.index("# -- training") :]
     assert "opt = eg.optim.SGD(params, lr=0.1, momentum=0.9)" in loop
     assert "rng" not in loop and "[rows]" not in loop  # full batch: all rows, in order
-    leaves, _ = printed[("leaves-sgd-minibatch", "torch")]
+    leaves, _, _ = printed[("leaves-sgd-minibatch", "torch")]
     assert "params = [w, b]" in leaves
     # batch_norm's mode `auto`: eval() for the script's run, train() for the loop's steps
-    res, _ = printed[("template-residual-block-6-steps", "torch")]
+    res, _, _ = printed[("template-residual-block-6-steps", "torch")]
     loop = res[res.index("# -- training") : res.index("for step in")]
     assert len(re.findall(r"^model\.\w+\.train\(\)$", loop, re.M)) == 2
 
@@ -315,7 +337,7 @@ def test_the_loop_is_written_whenever_the_document_has_settings():
 
 
 def test_module_instances_train_through_their_parameters(printed):
-    text, _ = printed[("module-classes-with-layers-adam", "torch")]
+    text, _, _ = printed[("module-classes-with-layers-adam", "torch")]
     loop = text[text.index("# -- training") :]
     assert "params = [*b1.parameters(), *b2.parameters(), *head_layer.parameters()]" in loop
     assert "    b1_y = b1(data_batch)\n    b2_y = b2(b1_y)\n" in loop
@@ -336,7 +358,7 @@ def test_the_loop_reads_back_into_the_training_settings(printed, case):
     """The importer reads the loop as the document's settings (not as nodes: it is not
     unrolled), exactly: what the code does not say is in the optimizer line's comment."""
     for flavor in FLAVORS:
-        text, _ = printed[(case, flavor)]
+        text, _, _ = printed[(case, flavor)]
         back = from_python(text)
         assert back.training == CASES[case].training, flavor
         assert "training loop" not in back.description

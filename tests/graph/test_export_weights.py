@@ -46,7 +46,7 @@ def _docstring(script):
 def test_a_trained_lenet_exports_its_trained_weights_exactly():
     doc = _trained("lenet-digits", 3)
     assert stores_weights(doc)
-    script = to_python(doc, "torch", training=False, weights="trained")
+    script = to_python(doc, "torch", training=False, weights="trained", trace=True)
     assert "It starts from the trained weights" in _docstring(script)
     # print the model's own parameters, as the script made them, beside the results
     layers = {n.id: n.params for n in doc.nodes if n.op in ("conv2d", "linear")}

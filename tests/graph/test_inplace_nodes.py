@@ -338,7 +338,7 @@ EXPORTED += ["inplace-slice-write"]
 def test_export_runs_to_the_same_error_or_the_same_numbers(case, flavor):
     doc = load_template(case) if not case.startswith("random") else random_case(int(case[7:]))[0]
     res, _ = run_records(doc, "backward")
-    source = to_python(doc, flavor)
+    source = to_python(doc, flavor, trace=True)
     back = from_python(source)
     # read back: the same nodes in the same (statement) order, the writes' params as they were
     assert [(n.id, n.op) for n in back.nodes] == [(n.id, n.op) for n in doc.nodes]

@@ -58,7 +58,7 @@ FORMS = {"flat": "{}_layer", "model": "self.{}"}
 def test_layers_export_run_and_read_back(case, flavor, form):
     doc = DOCS[case]()
     # (the loop: test_export_training.py)
-    script = to_python(doc, flavor, training=False, model=form == "model")
+    script = to_python(doc, flavor, training=False, model=form == "model", trace=True)
     layer = FORMS[form].format
     # each layer declared once, as PyTorch code writes it
     if "cnn" in case:

@@ -407,7 +407,7 @@ def test_every_entry_exports_to_a_pytorch_script_that_computes_the_same_loss():
     the value the executor gives the sum at the end."""
     docs = {e: document(build(e, {}), rand(*EXPORT_SHAPES[e])) for e in EXPORT_SHAPES}
     with ThreadPoolExecutor(max_workers=2) as pool:
-        scripts = [to_python(d, "torch") for d in docs.values()]
+        scripts = [to_python(d, "torch", trace=True) for d in docs.values()]
         procs = dict(zip(docs, pool.map(_script_run, scripts), strict=True))
     for entry, d in docs.items():
         proc = procs[entry]

@@ -104,7 +104,7 @@ def test_every_op_computes_what_pytorch_computes(name):
     mode = "backward" if doc.target else "forward"
     res, _ = run_records(doc, mode, gradient_ones=True)
     assert res.status == "ok", res.error
-    printed = _printed(to_python(doc, "torch"))
+    printed = _printed(to_python(doc, "torch", trace=True))
     for nid, t in res.values.items():
         np.testing.assert_allclose(
             printed[("value", nid)], np.asarray(t.detach().tolist()), rtol=1e-5, atol=1e-6

@@ -388,6 +388,18 @@ def test_export_says_which_weights_it_starts_from(server):
     assert "weights must be" in err["error"]
 
 
+def test_export_prints_what_a_person_prints_or_with_trace_every_value(server):
+    doc = square_of_a_sum()
+    plain = requests.post(server.api("/export"), json={"graph": doc, "flavor": "torch"})
+    assert 'print("z", z.item())' in plain.json()["code"] and "show(" not in plain.json()["code"]
+    body = {"graph": doc, "flavor": "torch", "trace": True}
+    traced = requests.post(server.api("/export"), json=body).json()["code"]
+    assert 'show("grad", "x", x.grad)' in traced and 'print("z", z.item())' not in traced
+    body["trace"] = "yes"
+    err = assert_json_error(requests.post(server.api("/export"), json=body), 400)
+    assert err["error"] == "trace must be true or false"
+
+
 def test_export_errors(server):
     doc = square_of_a_sum()
     assert_json_error(

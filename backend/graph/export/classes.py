@@ -25,10 +25,11 @@ numbers are those of the flat graph every run runs, so the script prints the exe
 and gradients; the importer reads the same lines back (importing/state_loads.py) and the
 instance's node comment carries its exact `seed` and `state`.
 
-What is printed for the nodes inside an instance (what a PyTorch user can reach from outside
-`forward`), under the flat ids (`l1/w`): each output port's value and gradient (`l1/y`), each
-source's value and gradient (`l1/w`, `t/g/b`: `t.g.b`), each layer's parameter gradients
-(`l1/fc.weight`). The values computed inside `forward` are not printed.
+The script prints the target's value (export/printout.py); with the trace option, every value
+and gradient a PyTorch user can reach from outside `forward`, under the flat ids (`l1/w`): each
+output port's value and gradient (`l1/y`), each source's value and gradient (`l1/w`, `t/g/b`:
+`t.g.b`), each layer's parameter gradients (`l1/fc.weight`). The values computed inside
+`forward` are not printed.
 
 A document the classes cannot say exactly is written as its flat graph (export/flat.py):
 `if` nodes or in-place ops anywhere, a module used on inputs that make different layers (a
@@ -47,6 +48,7 @@ from ..op_context import OpContext
 from ..ops import datasets
 from ..ops.sources import tensor_code
 from . import layers as export_layers
+from . import printout
 from .lines import node_comment, retain_lines
 
 _MODULE_ATTRS = {a for a in dir(eg.nn.Module()) if not a.startswith("__")} | {"self"}
@@ -98,6 +100,9 @@ class ClassWriter:
         self.cls = self._class_names()
         self.attrs = {m: self._attr_names(m) for m in self.used}
         self._top_names()
+        if not ex.trace:
+            target = ex.var.get(ex.target)
+            ex.prints = f"prints `{target}`" if target else "prints its outputs"
 
     # -- analysis ---------------------------------------------------------------------------
     def _instances(self, level, prefix):
@@ -436,7 +441,7 @@ class ClassWriter:
 
     def script(self, hints):
         ex = self.ex
-        lines = ex.preamble(uses_nn=True)
+        lines = ex.preamble(uses_nn=True, then_class=True)
         lines.append(self.sections[0])
         for m in self.doc.modules:
             if m.name not in self.paths:  # (its layers' sizes come from an instance's input)
@@ -460,19 +465,41 @@ class ClassWriter:
                             kept.append(self.out[(nid, port)])
                 elif ex.rg[nid] and not ex.specs[nid].source:
                     kept.append(ex.var[nid])
-            retain = retain_lines(kept) if kept and self.retains else []
+            retain = retain_lines(kept) if kept and self.retains and ex.trace else []
             lines += ex.backward_lines(ex.var[ex.target], retain)
         return "\n".join(lines + self.result_lines()) + "\n"
 
     def result_lines(self):
-        """The results section: every top-level value and gradient (a model's: model.py)."""
+        """The results section: the target's value, or with the trace option every top-level
+        value and gradient (a model's: model.py)."""
         ex = self.ex
-        lines = ["", '# -- results: "value <node> <json>" and "grad <node> <json>" lines']
+        if not ex.trace:
+            return self.printed_results()
+        lines = ["", printout.TRACE_HEADING]
         for nid in self.top.order:
             if nid in self.obj:
                 lines += self.shows(nid)
             else:
                 lines += ex._shows(nid) if ex.target else ex._shows(nid)[:1]
+        return lines
+
+    def printed_results(self):
+        """What a person prints: the target's value; with no target, the values of the top
+        level's ends (an instance's outputs, or a node's value)."""
+        ex, lines = self.ex, ["", "# -- results"]
+        if ex.target:
+            return lines + [printout.value_line(ex.var[ex.target], ex.meta.get(ex.target))]
+        used = {e.source for e in self.top.graph.edges}
+        for nid in self.top.order:
+            if nid in used:
+                continue
+            if nid in self.obj:
+                name = self.top.nodes[nid].params["module"]
+                for port in self.defs[name].outputs:
+                    meta = ex.meta.get(nid + SEP + port)
+                    lines.append(printout.value_line(self.out[(nid, port)], meta))
+            else:
+                lines.append(printout.value_line(ex.var[nid], ex.meta.get(nid)))
         return lines
 
     # -- hints: what the code cannot say, in the node comments ---------------------------------

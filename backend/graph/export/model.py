@@ -19,9 +19,9 @@ How: the document is rewritten as a document with one module definition (the mod
 a module_input per data input, one module_output) and one instance of it (`as_model`), and
 classes.ClassWriter writes that; the script says so in MARK, and the importer reads it
 back as the flat graph (importing/model_graph.py, before the training loop is read, so that
-the loop's loss and output name flat nodes). The script prints under the original ids:
-the data, the prediction and the loss with their gradients, every parameter's gradient (what a
-PyTorch user reaches from outside `forward`).
+the loop's loss and output name flat nodes). The script prints the loss, and the accuracy
+where the model classifies; with the trace option, under the original ids, the loss and every
+parameter's gradient (what a PyTorch user reaches from outside `forward`).
 
 A graph stays flat (with the sentence `as_model` gives) where the model cannot say it: `if`
 nodes or in-place ops (lessons on what each statement does), lesson steps with run options
@@ -39,6 +39,7 @@ from ..document.modules import INPUT_OP, MODULE_OP, OUTPUT_OP, SEP
 from ..document.validate import resolved_params, topological_order
 from ..importing.importer import ImportFailed, from_python
 from ..importing.model_graph import MARK
+from . import printout
 from .classes import ClassWriter
 
 
@@ -167,10 +168,15 @@ def model_writer(doc, ex, names):
             self.out[(inst, port)] = self.ex.var[flat] = var
             self.ex.note = MARK[2:]
             self.ex.builds = "the model and its data"
-            self.ex.prints = (
-                'prints the loss and each parameter\'s gradient ("value <node> <json>", '
-                '"grad <parameter> <json>")'
-            )
+            if self.ex.trace:
+                self.ex.prints = (
+                    'prints the loss and each parameter\'s gradient ("value <node> <json>", '
+                    '"grad <parameter> <json>")'
+                )
+            else:
+                self.ex.prints = "prints the loss" + (
+                    " and the accuracy" if self.classified() else ""
+                )
             output = doc.training.output if doc.training is not None else None
             self.training_output = output  # written in the loop's hint (export/training_loop.py)
 
@@ -197,10 +203,33 @@ def model_writer(doc, ex, names):
         def shows(self, nid):
             return [_SHOWN.sub(lambda m: self._renamed(m), s) for s in super().shows(nid)]
 
+        def classified(self):
+            """(the prediction's variable, the labels') where the model classifies the labels
+            its loss reads (export/printout.py), else None."""
+            ex = self.ex
+            pred, labels = (
+                [e.source for e in ex.incoming[ex.target][p.name]]
+                for p in ex.specs[ex.target].inputs[:2]
+            )
+            if len(pred) != 1 or len(labels) != 1:
+                return None
+            if not printout.classifies(ex.meta.get(pred[0]), ex.meta.get(labels[0])):
+                return None
+            return ex.var[pred[0]], ex.var[labels[0]]
+
         def result_lines(self):
-            """What a person prints after backward: the loss, and each parameter's gradient
-            (in one loop over the model's parameters where each prints under its own name)."""
+            """What a person prints after backward: the loss and the accuracy; with the trace
+            option the loss and each parameter's gradient (in one loop over the model's
+            parameters where each prints under its own name)."""
             ex, target = self.ex, self.ex.target
+            if not ex.trace:
+                lines = [
+                    "",
+                    "# -- results",
+                    printout.value_line(ex.var[target], ex.meta.get(target)),
+                ]
+                found = self.classified()
+                return lines + ([printout.accuracy_line(*found)] if found else [])
             lines = ["", "# -- results: the loss and each parameter's gradient, one line each"]
             lines.append(f"show('value', {target!r}, {ex.var[target]})")
             grads = [s for nid in self.obj for s in self.shows(nid) if _PARAM_GRAD.match(s)]

@@ -1,6 +1,8 @@
 """Code export: a graph document as a readable, runnable Python script, in engine Python or in
 PyTorch, that rebuilds the graph, runs it (forward, then backward from its target) and prints
-every value and gradient in a fixed, parseable format:
+what a person prints: the loss, the gradients a lesson is about, the accuracy, a training's
+curve (export/printout.py). With `trace=True` it prints every value and gradient instead, in a
+fixed, parseable format, which the tests compare with the editor's run:
 
     value <node-id> <json of tolist()>
     grad <node-id> <json>            (a leaf's .grad, or a kept intermediate gradient)
@@ -10,10 +12,11 @@ A tensor of more than 10,000 elements prints its shape and stats instead of its 
 `{"shape": [...], "min", "max", "mean", "std", "norm"}`, as the editor's tensor view shows
 them: a LeNet on the 1,797 digits would otherwise print about 100 MB.
 
-One line per node, in topological order, each ending with `# node <id> (x, y)` (and, where the
-code cannot say it, a JSON object of what the importer needs: op, label, params), so that
-`importer.from_python` rebuilds the same document. An `if` node becomes an `if`/`else`
-statement holding the nodes only its branches need, so only the chosen branch runs.
+One line per node, in topological order; what the code cannot say for the importer
+(`importer.from_python` rebuilds the same document) is in one layout block at the script's end
+(export/layout.py), or a `# node <id> (x, y)` comment on the line where that block would not
+read back the same. An `if` node becomes an `if`/`else` statement holding the nodes only its
+branches need, so only the chosen branch runs.
 
 A document with modules is written with one `nn.Module` class per definition and one object
 per instance (export/classes.py); the lines of what is inside an instance use its flat ids
@@ -47,6 +50,7 @@ from ..op_context import OpContext
 from ..ops import datasets
 from ..ops.sources import as_floats
 from . import layers as export_layers
+from . import printout
 from .classes import ClassWriter, Unwritable
 from .flat import flat_for_export
 from .layout import out_of_the_way
@@ -65,23 +69,8 @@ _RESERVED = (
 )
 _MAYBE = "maybe"  # requires_grad that depends on which branch of an `if` runs
 
-_SHOW = '''
-def show(kind, key, t):
-    """Print one result line: kind, node id and the values as JSON (nothing for None); past
-    10,000 elements, the shape and the stats the editor's tensor view gives instead."""
-    if t is None:
-        return
-    if t.numel() <= 10_000:
-        print(kind, key, json.dumps(t.tolist()))
-        return
-    a = t.detach().double()
-    stats = {"shape": list(a.shape), "min": a.min(), "max": a.max(), "mean": a.mean()}
-    stats.update(std=a.std(), norm=a.norm())
-    print(kind, key, json.dumps({k: v if k == "shape" else v.item() for k, v in stats.items()}))
-'''
 
-
-def to_python(doc, flavor="engine", training=None, model=True, weights=None) -> str:
+def to_python(doc, flavor="engine", training=None, model=True, weights=None, trace=False) -> str:
     """The document as a script; flavor "engine" (import engine as eg) or "torch". A document
     with modules writes each definition as an nn.Module class (export/classes.py; as its flat
     graph where the classes cannot say it exactly). A flat graph whose target is a loss of its
@@ -92,8 +81,10 @@ def to_python(doc, flavor="engine", training=None, model=True, weights=None) -> 
     not train it, the default writes a comment instead. `weights` says in the docstring which
     weights the script starts from: "initial" (the page sends the graph as it was before its
     training), "trained" (the values a training wrote into the graph), or None (told from the
-    document: stored layer values or not). Raises validate.GraphInvalid for a document that
-    cannot run."""
+    document: stored layer values or not). The script prints what a person prints (the loss,
+    the accuracy, the training's curve; export/printout.py); `trace=True` makes it print every
+    value and gradient, one parseable line each. Raises validate.GraphInvalid for a document
+    that cannot run."""
     if weights not in WEIGHTS:
         raise ValueError(f"weights must be one of {WEIGHTS}, not {weights!r}")
     if flavor == "python":
@@ -104,7 +95,7 @@ def to_python(doc, flavor="engine", training=None, model=True, weights=None) -> 
     writer = source = None
     names = (_ident, _is_good_name)
     if doc.modules:
-        ex = _Exporter(flatten(doc), flavor, weights)
+        ex = _Exporter(flatten(doc), flavor, weights, trace)
         try:
             writer = ClassWriter(doc, ex, names)
             writer.check_target()
@@ -115,7 +106,9 @@ def to_python(doc, flavor="engine", training=None, model=True, weights=None) -> 
     elif not model:
         note = ""
     else:  # a flat graph: one model class where the model can say it (export/model.py)
-        writer, why = model_writer(doc, lambda d: _Exporter(flatten(d), flavor, weights), names)
+        writer, why = model_writer(
+            doc, lambda d: _Exporter(flatten(d), flavor, weights, trace), names
+        )
         if writer is not None:
             ex = writer.ex
             source = _self_checked(writer)
@@ -123,12 +116,14 @@ def to_python(doc, flavor="engine", training=None, model=True, weights=None) -> 
             note = f"written flat, not as a model class: {why}"
     if writer is None:
         flat, _ = flat_for_export(doc)  # with modules: its flat graph, ids made plain
-        ex = _Exporter(flat, flavor, weights)
+        ex = _Exporter(flat, flavor, weights, trace)
         ex.note = note
         source = _self_checked(ex)
     if training is not False and doc.training is not None:
         try:
-            source = _trains(with_training(ex, ex.doc, source, writer))
+            classified = getattr(writer, "classified", None)  # (a model: export/model.py)
+            accuracy = classified is not None and classified() is not None
+            source = _trains(with_training(ex, ex.doc, source, writer), accuracy)
         except GraphInvalid as bad:
             if training:
                 raise
@@ -137,12 +132,14 @@ def to_python(doc, flavor="engine", training=None, model=True, weights=None) -> 
     return out_of_the_way(styled(tidy_imports(source)))
 
 
-def _trains(source):
-    """The script's docstring told of the training loop at its end."""
+def _trains(source, accuracy=False):
+    """The script's docstring told of the training loop at its end (and of the accuracy
+    printed after it)."""
     text = (
         "Then it trains the model as the editor trains the graph (the same optimizer, steps and "
-        'minibatches) and prints its loss: "step <k> loss <value>" lines.'
+        'minibatches) and prints its loss: "step <k> loss <value>" lines'
     )
+    text += ", and the accuracy after the training." if accuracy else "."
     head, sep, rest = source.partition('\n"""\n')
     lines = textwrap.wrap(text, 96, break_on_hyphens=False)
     return head + "\n" + "\n".join(lines) + sep + rest if sep else source
@@ -287,13 +284,15 @@ def _text_literal(text):
 
 
 class _Exporter(GraphIndex):
-    def __init__(self, doc, flavor, weights=None):
+    def __init__(self, doc, flavor, weights=None, trace=False):
         super().__init__(doc)
         self.flavor = flavor
+        self.trace = trace  # every value and gradient printed (export/printout.py)
         self.weights = weights_sentence(doc, weights)
         self.builds = "the graph"  # (a model: "the model and its data", export/model.py)
-        # what the results section prints (a model prints less: export/model.py)
-        self.prints = 'prints each value and gradient ("value <node> <json>", "grad <node> <json>")'
+        # what the results section prints, in the docstring's words (set below for a script
+        # without the trace option; a model's: export/model.py)
+        self.prints = printout.TRACE_SAYS
         self.lib = "eg" if flavor == "engine" else "torch"
         self.note = ""  # a line of comment after the header
         self.meta = self._infer()
@@ -333,6 +332,17 @@ class _Exporter(GraphIndex):
         # numpy makes a dataset's arrays and the random sources' numbers (default_rng(seed))
         self.uses_np = bool(self.arrays) or random_sources
         self.uses_nn = any(self.specs[n].layer is not None for n in self.order)
+        if not trace:
+            self.prints = (
+                f"prints `{self.var[self.target]}` and the gradients of its leaves"
+                if self.target
+                else "prints its outputs"
+            )
+
+    @property
+    def traces_writes(self):
+        """Whether each value is printed where it is made (a later in-place write changes it)."""
+        return self.trace and self.inplace
 
     # -- analysis ---------------------------------------------------------------------------
     def _names(self):
@@ -468,7 +478,7 @@ class _Exporter(GraphIndex):
             return self._labels_lines(nid, comment)
         if spec.source:
             lines = [f"{v} = {self._source_code(nid)}{comment}"]
-            return lines + ([f"show('value', {nid!r}, {v})"] if self.inplace else [])
+            return lines + ([f"show('value', {nid!r}, {v})"] if self.traces_writes else [])
         if spec.name == "linear":
             return self._linear_lines(nid, args, comment)
         if spec.layer is not None:
@@ -477,7 +487,7 @@ class _Exporter(GraphIndex):
             lines = [f"{spec.code(lib, args, p)}{comment}"]
         else:
             lines = [f"{v} = {spec.code(lib, args, p)}{comment}"]
-        if self.inplace:
+        if self.traces_writes:
             # a later write changes this tensor: its value is printed now, as it is
             lines.append(f"show('value', {nid!r}, {v})")
         return lines
@@ -659,15 +669,16 @@ class _Exporter(GraphIndex):
         )
         return f'"""{body}\n"""'
 
-    def preamble(self, uses_nn=False):
-        """The header, the imports, the helpers and the datasets' code."""
+    def preamble(self, uses_nn=False, then_class=False):
+        """The header, the imports, the helpers and the datasets' code; `then_class`: a class
+        follows (isort's two blank lines after the imports, one before other code)."""
         lib = self.lib
         uses_nn = uses_nn or self.uses_nn
         lines = [self.header(), ""]
         if self.note:
             lines += [f"# {self.note}", ""]
-        lines.append("import json")
-        lines.append("")
+        if self.trace:
+            lines += ["import json", ""]
         if self.uses_np:
             lines.append("import numpy as np")
         if lib == "eg":
@@ -678,9 +689,10 @@ class _Exporter(GraphIndex):
             lines += ["import torch", "import torch.nn.functional as F"]
             if uses_nn:
                 lines.append("from torch import nn")
-        lines += ["", ""]
-        lines += _SHOW.strip("\n").splitlines() + ["", ""]
         kinds = dict.fromkeys(self.params[n]["kind"] for n in self.arrays)
+        lines += ["", ""] if then_class or self.trace or kinds else [""]
+        if self.trace:
+            lines += printout.SHOW_HELPER.strip("\n").splitlines() + ["", ""]
         if kinds:
             lines.append("# -- datasets: Wiregrad's own code (backend/graph/ops/datasets.py)")
             for kind in kinds:
@@ -709,10 +721,13 @@ class _Exporter(GraphIndex):
         lines.append("# -- the graph, one line per node, in topological order")
         lines += self._compute(None, hints, 0)
         if self.target:
-            # (with writes a .grad is the latest version's: leaves only)
-            retain = self._retain(None, 0) if not self.inplace else []
+            # (with writes a .grad is the latest version's: leaves only; and a script without
+            # the trace option prints no intermediate gradient)
+            retain = self._retain(None, 0) if self.trace and not self.inplace else []
             lines += self.backward_lines(self.var[self.target], retain)
-        lines += ["", '# -- results: "value <node> <json>" and "grad <node> <json>" lines']
+        if not self.trace:
+            return "\n".join(lines + self.printed_results()) + "\n"
+        lines += ["", printout.TRACE_HEADING]
         if self.inplace:  # the values were printed as they were made; the leaves' .grad here
             lines += [
                 s
@@ -725,6 +740,33 @@ class _Exporter(GraphIndex):
         else:
             lines += self._mirror(None, lambda n: self._shows(n)[:1], 0)
         return "\n".join(lines) + "\n"
+
+    def printed_results(self):
+        """The results a person prints: the target's value, then the gradients of the leaves
+        and layers it was computed from (where a branch holds them, in its if/else); with no
+        target, the values of the graph's ends."""
+        lines = ["", "# -- results"]
+        if not self.target:
+            return lines + self._mirror(None, self._printed_end, 0)
+        lines.append(self._printed_value(self.target))
+        return lines + self._mirror(None, self._printed_grads, 0)
+
+    def _printed_value(self, nid):
+        return printout.value_line(self.var[nid], self.meta.get(nid))
+
+    def _printed_end(self, nid):
+        return [] if self.outgoing[nid] else [self._printed_value(nid)]
+
+    def _printed_grads(self, nid):
+        spec, v = self.specs[nid], self.var[nid]
+        if spec.source:
+            return [printout.grad_line(v, v)] if self.rg[nid] else []
+        if spec.layer is None:
+            return []
+        layer = self.layer[nid]
+        return [
+            printout.grad_line(f"{layer}.{p}", f"{layer}.{p}") for p in self._layer_parameters(nid)
+        ]
 
     # -- hints --------------------------------------------------------------------------------
     def initial_hints(self):

@@ -18,7 +18,8 @@ and the same minibatches: with `batch_size` 0 (or at least the number of rows) e
 takes all rows in order; else each epoch draws `rng.permutation(n)` from
 `np.random.default_rng(seed)` and takes `batch_size` rows of it at a time (the last batch of an
 epoch is the rows left over). Each step prints the loss of its minibatch before the update:
-`step <k> loss <float>`, every `print_every` steps and at the last one.
+`step <k> loss <float>`, every `print_every` steps and at the last one. A model that classifies
+(export/model.py) then prints its accuracy on every row in eval(), as the editor measures it.
 
 Which nodes run inside the loop comes from a Trainer built on the same (flat) document: the
 nodes its compiled step runs. Their lines are the exporter's own node lines (the call of a
@@ -30,6 +31,7 @@ import re
 
 from ..document.modules import SEP
 from ..running.trainer import Trainer
+from . import printout
 
 LOSS_LINE = re.compile(r"^step (\d+) loss (\S+)$")  # what the loop prints (tests read it)
 
@@ -212,4 +214,23 @@ def training_lines(ex, doc, classes=None):
     ]
     lines.append("for step in range(1, steps + 1):")
     lines += ["    " + line for line in body]
-    return lines
+    return lines + _accuracy_lines(ex, classes)
+
+
+def _accuracy_lines(ex, classes):
+    """After the loop, where the graph is a model that classifies: its accuracy on every row,
+    in eval() and under no_grad (running/trainer.py's accuracy)."""
+    classified = getattr(classes, "classified", None)
+    found = classified() if classified is not None else None
+    if found is None:
+        return []
+    (inst,) = classes.obj
+    call = [_strip_comment(line) for line in classes.call_lines(inst, {})]
+    return [
+        "",
+        "# -- the accuracy after the training, on every row",
+        f"{classes.obj[inst]}.eval()",
+        f"with {ex.lib}.no_grad():",
+        *("    " + line for line in call),
+        printout.accuracy_line(*found),
+    ]

@@ -20,6 +20,11 @@ What code export writes there is read back exactly (a `# training {json}` commen
 optimizer's line carries what the code does not say: the output node, a full batch's size and
 seed). A loop that cannot be read (another optimizer, batches of a loop inside, a loss that is no
 node) is left out with a note in the document's description, and the rest still imports.
+
+What follows the loop and only evaluates the trained model is skipped with a note: a run of
+`model.eval()` / `model.train()` calls, prints, and blocks under `torch.no_grad()` or
+`torch.inference_mode()` (the accuracy an exported model prints after its training). The
+document is the graph before its training; the editor shows a training's accuracy itself.
 """
 
 import ast
@@ -61,7 +66,17 @@ class TrainingLoop:
             if not _setup_line(s, used, before):
                 break
             start -= 1
-        return body[:start] + body[i_for + 1 :], body[start : i_for + 1]
+        after = i_for + 1
+        while after < len(body) and _evaluates(body[after]):
+            after += 1
+        if after > i_for + 1 and not self.imp.notes.quiet_output:  # (unsaid for an export's own)
+            first, last = body[i_for + 1].lineno, body[after - 1].end_lineno
+            self.imp.notes.add(
+                first,
+                f"lines {first}-{last} evaluate the trained model after its training loop: "
+                "skipped (the editor's training shows the accuracy)",
+            )
+        return body[:start] + body[after:], body[start : i_for + 1]
 
     # -- reading it -----------------------------------------------------------------------------
     def settle(self, doc, section):
@@ -152,6 +167,24 @@ class _Skip(Exception):
 
 
 _RNG = ("np.random.default_rng", "numpy.random.default_rng")
+
+
+_NO_GRAD = {"no_grad", "inference_mode"}
+
+
+def _evaluates(stmt):
+    """Whether a statement after the loop only evaluates: `m.eval()`, `m.train()`, a print, or a
+    block under no_grad / inference_mode."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        name = dotted(stmt.value.func) or ""
+        return name == "print" or (name.count(".") == 1 and name.split(".")[1] in ("eval", "train"))
+    if isinstance(stmt, ast.With):
+        return all(
+            isinstance(item.context_expr, ast.Call)
+            and (dotted(item.context_expr.func) or "").split(".")[-1] in _NO_GRAD
+            for item in stmt.items
+        )
+    return False
 
 
 def _optimizer_name(stmt):

@@ -115,7 +115,8 @@ export const api = {
     ).then((d) => d.revisions),
   /** The graph as Python; `weights`: which weights its docstring says it starts from (the
    * initial ones: `graph` as it was before its training). */
-  exportCode: (graph: GraphDocument, flavor: "engine" | "torch", weights?: "initial" | "trained") =>
-    call<{ flavor: string; code: string }>("POST", "/export", { graph, flavor, weights }).then((d) => d.code),
+  // trace: the script prints every value and gradient, one line each (docs/code-export.md)
+  exportCode: (graph: GraphDocument, flavor: "engine" | "torch", weights?: "initial" | "trained", trace = false) =>
+    call<{ flavor: string; code: string }>("POST", "/export", { graph, flavor, weights, trace }).then((d) => d.code),
   importCode: (code: string) => call<GraphDocument>("POST", "/import", { code }),
 };

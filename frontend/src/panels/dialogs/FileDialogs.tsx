@@ -122,6 +122,8 @@ export function beforeTraining(
 export function ExportDialog({ onClose }: { onClose: () => void }) {
   const [flavor, setFlavor] = useState<"engine" | "torch">("torch");
   const [weights, setWeights] = useState<"trained" | "initial">("trained");
+  // the script prints what a person prints; traced, every value and gradient, one line each
+  const [trace, setTrace] = useState(false);
   const [code, setCode] = useState<string>("");
   const [error, setError] = useState<string | null>(null);
   // after a training: the choice of the weights the script starts from
@@ -134,13 +136,13 @@ export function ExportDialog({ onClose }: { onClose: () => void }) {
     const ed = useEditor.getState();
     setError(null);
     const graph = initial && weights === "initial" ? initial : ed.document();
-    api.exportCode(graph, flavor, initial ? weights : undefined).then(setCode, (e) => {
+    api.exportCode(graph, flavor, initial ? weights : undefined, trace).then(setCode, (e) => {
       setCode("");
       setError(
         [e.message, ...(e.problems ?? []).map((p: { node?: string; message: string }) => `${p.node ? `${p.node}: ` : ""}${p.message}`)].join("\n"),
       );
     });
-  }, [flavor, weights, initial]);
+  }, [flavor, weights, initial, trace]);
   const name = useEditor.getState().meta.name.replace(/[^\w.-]+/g, "_") || "graph";
   return (
     <Dialog title="Export as Python" onClose={onClose} wide>
@@ -160,6 +162,10 @@ export function ExportDialog({ onClose }: { onClose: () => void }) {
           ))}
         </div>
       )}
+      <label>
+        <input type="checkbox" checked={trace} onChange={(e) => setTrace(e.target.checked)} /> print every value and
+        gradient
+      </label>
       {error ? (
         <pre className="field-error" role="alert">{error}</pre>
       ) : (
