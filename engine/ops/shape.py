@@ -726,7 +726,7 @@ __all__ = [
 _NOT_METHODS = ("cat", "concat", "concatenate", "stack")  # functions of several tensors
 _METHODS_ONLY = ("view", "view_as", "expand", "expand_as", "contiguous")
 METHODS = {n: globals()[n] for n in (*__all__, *_METHODS_ONLY) if n not in _NOT_METHODS}
-METHODS.update(swapaxes=transpose, __getitem__=getitem)
+METHODS.update(__getitem__=getitem)
 PROPERTIES = {"T": T, "mT": mT}
 INPLACE = {}
 FUNCTIONAL = {}

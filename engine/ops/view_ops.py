@@ -210,7 +210,9 @@ def swapdims(input, dim0, dim1):
     return transpose(input, dim0, dim1)
 
 
-swapaxes = swapdims
+def swapaxes(input, axis0, axis1):
+    """numpy's name for transpose, with numpy's argument names (as torch.swapaxes has them)."""
+    return transpose(input, axis0, axis1)
 
 
 # -- Tensor.unfold, as_strided --------------------------------------------------------------------
@@ -313,6 +315,7 @@ METHODS = {
     "movedim": movedim,
     "moveaxis": movedim,
     "swapdims": swapdims,
+    "swapaxes": swapaxes,
     "unfold": unfold,
     "as_strided": as_strided,
     "is_contiguous": _is_contiguous,

@@ -170,6 +170,11 @@ NUMPY_NAMES = {
     "cumsum": lambda m, x: x.cumsum(axis=1),
     "input_as_x": lambda m, x: m.sum(x=x, axis=0),
     "both_names": lambda m, x: m.sum(x, dim=0, axis=0),
+    # swapaxes takes numpy's names (axis0, axis1), swapdims PyTorch's (dim0, dim1)
+    "swapaxes_method": lambda m, x: x.swapaxes(axis0=0, axis1=1),
+    "swapaxes_function": lambda m, x: m.swapaxes(x, axis0=1, axis1=0),
+    "swapdims_method": lambda m, x: x.swapdims(dim0=0, dim1=1),
+    "moveaxis_method": lambda m, x: x.moveaxis(source=0, destination=1),
 }
 
 
