@@ -1,8 +1,10 @@
 // The canvas's context menu (right-click a node or the selection): make a module of the
-// selected nodes; open or unpack a module instance.
+// selected nodes; open, unpack, expand in place or collapse a module instance.
 import { useEffect, useRef } from "react";
 import { useEditor } from "../store/editor";
-import { askToMake, openInstance, unpack } from "../store/modules";
+import { useExpanded } from "../store/expandedModules";
+import { askToMake, openInstance, unpack, useScope } from "../store/modules";
+import { runKey } from "../doc/modules";
 
 export interface MenuAt {
   x: number; // px, in the canvas
@@ -13,6 +15,8 @@ export interface MenuAt {
 export default function ModuleMenu({ at, onClose }: { at: MenuAt; onClose: () => void }) {
   const ref = useRef<HTMLDivElement>(null);
   const isModule = useEditor((s) => !!at.node && s.nodes.find((n) => n.id === at.node)?.data.op === "module");
+  const key = runKey(useScope(), at.node ?? "");
+  const expanded = useExpanded((s) => s.keys.has(key));
   useEffect(() => {
     const away = (e: Event) => !ref.current?.contains(e.target as Node) && onClose();
     const esc = (e: KeyboardEvent) => e.key === "Escape" && onClose();
@@ -41,6 +45,7 @@ export default function ModuleMenu({ at, onClose }: { at: MenuAt; onClose: () =>
       {item("Make module…", askToMake, "Ctrl+G")}
       {isModule && item("Open module", () => openInstance(at.node!), "double-click")}
       {isModule && item("Unpack module", () => unpack(at.node!), "Ctrl+Shift+G")}
+      {isModule && item(expanded ? "Collapse" : "Expand in place", () => useExpanded.getState().toggle(key), expanded ? "▾" : "▸")}
     </div>
   );
 }

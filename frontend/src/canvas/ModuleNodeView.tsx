@@ -1,12 +1,18 @@
 // A module instance on the canvas: the module's name, one handle per input and output of its
 // definition (labelled with the port's id), and after a run the values and gradients of its
-// output ports (the run's `<instance>/<port>` nodes). Double-click opens the definition (Canvas.tsx).
-import { Handle, type NodeProps, Position } from "@xyflow/react";
-import { memo } from "react";
+// output ports (the run's `<instance>/<port>` nodes). Double-click opens the definition (Canvas.tsx);
+// its ▸ button (or the node menu) expands it in place, its inner nodes drawn inside it
+// (ModuleInside.tsx), the nodes it then grew over moved down below it.
+import { Handle, type NodeProps, Position, useReactFlow } from "@xyflow/react";
+import { memo, useEffect } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { OpNode } from "../doc/convert";
 import { formatCompact, formatSummary } from "../format/annotate";
 import { useEditor } from "../store/editor";
+import { useExpanded } from "../store/expandedModules";
+import { boxOf } from "./nodeSize";
+import { separated } from "./layout";
+import ModuleInside from "./ModuleInside";
 import { useRunKey } from "../store/modules";
 import { useShapes } from "../store/shapes";
 import { useDetail } from "./detail";
@@ -31,7 +37,10 @@ function ModuleNodeView({ id, data, selected }: NodeProps<OpNode>) {
       return def ? { inputs: def.inputs, outputs: def.outputs, known: true } : NO_PORTS;
     }),
   );
+  const def = useEditor((s) => s.meta.modules?.find((m) => m.name === name));
   const key = useRunKey(id);
+  const expanded = useExpanded((s) => s.keys.has(key)) && !!def;
+  useMakeRoom(id, expanded);
   // its own problems and those of the nodes inside it (`l1/m`), the first of them shown
   const problems = useEditor(
     useShallow((s) => s.problems.filter((p) => !p.edge && (p.node === key || p.node?.startsWith(`${key}/`)))),
@@ -46,6 +55,7 @@ function ModuleNodeView({ id, data, selected }: NodeProps<OpNode>) {
     selected ? "selected" : "",
     focused ? "focused" : "",
     problems.length || !ports.known ? "has-problem" : "",
+    expanded ? "expanded" : "",
   ].join(" ");
   return (
     <div
@@ -54,6 +64,18 @@ function ModuleNodeView({ id, data, selected }: NodeProps<OpNode>) {
       data-testid={`node-${id}`}
       title={`${name}: double-click to open it`}
     >
+      {def && (
+        <button
+          type="button"
+          className="module-expand nodrag"
+          aria-label={`${expanded ? "collapse" : "expand"} ${id}`}
+          aria-expanded={expanded}
+          title={expanded ? "collapse: the instance alone again" : "expand in place: its nodes inside it"}
+          onClick={() => useExpanded.getState().toggle(key)}
+        >
+          {expanded ? "▾" : "▸"}
+        </button>
+      )}
       <div className="op-node-title" data-testid={`face-${id}`}>
         {detailed && (
           <>
@@ -98,6 +120,7 @@ function ModuleNodeView({ id, data, selected }: NodeProps<OpNode>) {
           no module named {name} in this graph
         </div>
       )}
+      {expanded && def && <ModuleInside def={def} runKey={key} />}
       <InstanceStaleOffer id={id} />
       {problems.slice(0, 1).map((p, i) => (
         <div key={i} className="anno problem" role="alert">
@@ -108,6 +131,39 @@ function ModuleNodeView({ id, data, selected }: NodeProps<OpNode>) {
       ))}
     </div>
   );
+}
+
+/** Once an expanded instance has been drawn at its new size, the nodes it grew over moved
+ * down below it (and those they then meet, layout.ts separated), the instance kept where it
+ * stands. A view's change, as an opened document's layout is: no undo step. */
+function useMakeRoom(id: string, expanded: boolean) {
+  const { getNode, getNodes } = useReactFlow();
+  useEffect(() => {
+    if (!expanded) return;
+    let frame = requestAnimationFrame(() => {
+      // (React Flow measures the grown node in a frame of its own)
+      frame = requestAnimationFrame(() => {
+        const me = getNode(id);
+        if (!me?.measured?.height) return;
+        const box = boxOf(me);
+        const nodes = getNodes();
+        const at = Object.fromEntries(nodes.map((n) => [n.id, n.position]));
+        for (const n of nodes) {
+          const b = boxOf(n);
+          if (n.id === id || b.x >= box.x + box.width || box.x >= b.x + b.width) continue;
+          if (b.y >= box.y + box.height || box.y >= b.y + b.height) continue;
+          at[n.id] = { x: b.x, y: box.y + box.height + 16 };
+        }
+        const boxes = nodes.map((n) => ({ id: n.id, width: boxOf(n).width, height: boxOf(n).height }));
+        const placed = separated(at, boxes);
+        const changed = Object.fromEntries(
+          nodes.filter((n) => placed[n.id].y !== n.position.y || placed[n.id].x !== n.position.x).map((n) => [n.id, placed[n.id]]),
+        );
+        if (Object.keys(changed).length) useEditor.getState().placeOpened(changed);
+      });
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [expanded, id, getNode, getNodes]);
 }
 
 /** An output port's name, its shape (inferred before a run) in its title. */
