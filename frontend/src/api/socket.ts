@@ -95,12 +95,19 @@ export class Connection {
   /** Listen to a server event (training and room events: see their stores); returns the
    * function that stops listening. Its arrays come as nested numbers, as JSON gave them. */
   on<T>(event: string, handler: (payload: T) => void): () => void {
-    return this.onTyped<T>(event, (payload) => handler(materialize(payload)));
+    return this.listen<T>(event, handler, false);
   }
 
   /** Listen to a server event with its arrays as Typed views of the message's buffer. */
   private onTyped<T>(event: string, handler: (payload: T) => void): () => void {
-    const h = ((payload: T, blob: Blob) => handler(decodeTyped(payload, blob))) as (...args: unknown[]) => void;
+    return this.listen<T>(event, handler, true);
+  }
+
+  private listen<T>(event: string, handler: (payload: T) => void, typed: boolean): () => void {
+    const h = ((payload: T, blob: Blob) => {
+      if (blob == null) handler(payload); // no buffer, no arrays: nothing to read or write out
+      else handler(typed ? decodeTyped(payload, blob) : materialize(decodeTyped(payload, blob)));
+    }) as (...args: unknown[]) => void;
     this.socket.on(event, h);
     return () => void this.socket.off(event, h);
   }
@@ -118,7 +125,7 @@ export class Connection {
         else {
           try {
             const decoded = decodeTyped(reply, blob);
-            resolve(typed ? decoded : materialize(decoded));
+            resolve(typed || blob == null ? decoded : materialize(decoded));
           } catch (e) {
             reject(e as Error);
           }

@@ -62,6 +62,13 @@ describe("typed arrays from the wire", () => {
     const m = decodeTyped(JSON.parse(TEXT), new DataView(big.buffer, 3, src.length)) as Record<string, Typed>;
     expect(m.f.at(0)).toBe(Math.fround(0.1));
     expect(m.i.data[0]).toBe(2n ** 53n + 1n);
+    // at an aligned offset the arrays are views of the very buffer, nothing copied
+    const aligned = new Uint8Array(src.length + 8);
+    aligned.set(src, 8);
+    const a = decodeTyped(JSON.parse(TEXT), new DataView(aligned.buffer, 8, src.length)) as Record<string, Typed>;
+    expect(a.f.data.buffer).toBe(aligned.buffer);
+    expect(a.i.data[0]).toBe(2n ** 53n + 1n);
+    expect(a.d.at(0)).toBe(1 / 3);
   });
 
   it("leaves a message without a buffer as it is", () => {
@@ -170,5 +177,78 @@ describe("the widget's channel", () => {
     expect(err).toBeNull();
     const m = decodeTyped(data, blob as DataView) as Record<string, Typed>;
     expect([0, 1, 2].map((k) => m.b.at(k))).toEqual([true, false, true]);
+  });
+});
+
+describe("the connection", () => {
+  // a SocketLike standing in for socket.io-client, as the widget's channel does (api/host.ts)
+  function fakeSocket() {
+    const handlers = new Map<string, ((...args: unknown[]) => void)[]>();
+    let answer: unknown[] = [];
+    const socket = {
+      connected: true,
+      on: (event: string, h: (...args: unknown[]) => void) => void handlers.set(event, [...(handlers.get(event) ?? []), h]),
+      off: () => {},
+      timeout: () => ({
+        emit: (_event: string, _payload: unknown, ack: (...args: unknown[]) => void) => queueMicrotask(() => ack(null, ...answer)),
+      }),
+      emit: () => {},
+    };
+    const push = (event: string, ...args: unknown[]) => handlers.get(event)?.forEach((h) => h(...args));
+    return { socket, push, answerWith: (...args: unknown[]) => void (answer = args) };
+  }
+
+  async function connection() {
+    const fake = fakeSocket();
+    const { setHostChannel } = await import("./host");
+    setHostChannel({
+      socket: fake.socket as never,
+      api: async () => ({ status: 200, data: null, headers: {} }),
+      readOnly: false,
+      document: null,
+      edited: () => {},
+      onDocument: () => {},
+    });
+    const { Connection } = await import("./socket");
+    const conn = new Connection();
+    setHostChannel(null);
+    return { conn, ...fake };
+  }
+
+  it("gives a tensor reply's values as a view, written out only when read", async () => {
+    const { conn, answerWith } = await connection();
+    const buf = new ArrayBuffer(16);
+    new BigInt64Array(buf).set([2n ** 53n + 1n, -5n]);
+    answerWith({ run_id: "r", kind: "value", shape: [2], dtype: "int64", values: { $typed: "int64", shape: [2], offset: 0 } }, buf);
+    const reply = await conn.tensor("r", { node: "i" }, "value");
+    expect(reply.typed).toBeInstanceOf(Typed);
+    expect(reply.typed!.data.buffer).toBe(buf);
+    expect((reply.typed!.data as BigInt64Array)[0]).toBe(2n ** 53n + 1n);
+    expect(reply.values).toEqual([2 ** 53, -5]);
+  });
+
+  it("refuses a reply whose arrays do not fit its buffer", async () => {
+    const { conn, answerWith } = await connection();
+    answerWith({ run_id: "r", values: { $typed: "float64", shape: [4], offset: 0 } }, new ArrayBuffer(8));
+    await expect(conn.tensor("r", { node: "x" }, "value")).rejects.toThrow(WireError);
+  });
+
+  it("keeps a trace's columns typed and writes other events' arrays out", async () => {
+    const { conn, push } = await connection();
+    const got: unknown[] = [];
+    conn.onRuns({ onStarted: () => {}, onRecords: (_id, records) => got.push(...records), onFinished: () => {} });
+    const snapshots: unknown[] = [];
+    conn.on("train_snapshot", (m) => snapshots.push(m));
+    const buf = new ArrayBuffer(8);
+    new Float32Array(buf).set([0.5, -1]);
+    const table = {
+      kind: "summaries", first: 0, rows: 1, shape: [2], dtype: "float32", numel: 2,
+      requires_grad: [false], grad_fn: [null], nan: [0], inf: [0], stats: [null],
+      preview: { $typed: "float32", shape: [1, 2], offset: 0 },
+    };
+    push("trace", { run_id: "r", records: [table, { kind: "values", nodes: ["a"], summary: [0] }] }, buf);
+    expect(got).toEqual([{ kind: "value", node: "a", summary: expect.objectContaining({ preview: [0.5, -1] }) }]);
+    push("train_snapshot", { train_id: "t", boundary: { values: { $typed: "float32", shape: [1, 2], offset: 0 } } }, buf);
+    expect(snapshots).toEqual([{ train_id: "t", boundary: { values: [[0.5, -1]] } }]);
   });
 });

@@ -96,18 +96,24 @@ function isDescriptor(x: Record<string, unknown>): boolean {
   return typeof x.$typed === "string" && Array.isArray(x.shape) && typeof x.offset === "number";
 }
 
-/** The message's buffer as an ArrayBuffer whose offset 0 is the buffer's first byte, so that
- * every array starts aligned (a DataView from Jupyter, or a Node Buffer, may sit anywhere). */
-function ownBuffer(blob: ArrayBuffer | ArrayBufferView): ArrayBuffer {
-  if (blob instanceof ArrayBuffer) return blob;
-  const { buffer, byteOffset, byteLength } = blob;
-  if (byteOffset % 8 === 0 && buffer instanceof ArrayBuffer) {
-    return byteOffset === 0 && byteLength === buffer.byteLength ? buffer : buffer.slice(byteOffset, byteOffset + byteLength);
-  }
-  return new Uint8Array(buffer, byteOffset, byteLength).slice().buffer;
+/** Where the message's bytes lie: an ArrayBuffer and the 8-aligned byte the message starts at,
+ * so that every array is aligned for its view (a DataView from Jupyter, or a Node Buffer, may
+ * start anywhere: one that is not aligned is copied once). */
+interface Bytes {
+  buffer: ArrayBuffer;
+  start: number;
+  length: number;
 }
 
-function view(desc: Record<string, unknown>, buffer: ArrayBuffer): Typed {
+function bytesOf(blob: ArrayBuffer | ArrayBufferView): Bytes {
+  if (blob instanceof ArrayBuffer) return { buffer: blob, start: 0, length: blob.byteLength };
+  const { buffer, byteOffset, byteLength } = blob;
+  if (byteOffset % 8 === 0 && buffer instanceof ArrayBuffer) return { buffer, start: byteOffset, length: byteLength };
+  const copy = new Uint8Array(buffer, byteOffset, byteLength).slice().buffer;
+  return { buffer: copy, start: 0, length: byteLength };
+}
+
+function view(desc: Record<string, unknown>, bytes: Bytes): Typed {
   const dtype = desc.$typed as string;
   const shape = desc.shape as unknown[];
   const offset = desc.offset as number;
@@ -117,18 +123,18 @@ function view(desc: Record<string, unknown>, buffer: ArrayBuffer): Typed {
     throw new WireError(`a typed array of shape ${JSON.stringify(shape)}`);
   const count = (shape as number[]).reduce((a, b) => a * b, 1);
   const end = offset + count * View.BYTES_PER_ELEMENT;
-  if (!Number.isInteger(offset) || offset < 0 || offset % 8 !== 0 || end > buffer.byteLength)
+  if (!Number.isInteger(offset) || offset < 0 || offset % 8 !== 0 || end > bytes.length)
     throw new WireError(
-      `a typed array of ${count} ${dtype} at byte ${offset} does not fit the message's ${buffer.byteLength} bytes`,
+      `a typed array of ${count} ${dtype} at byte ${offset} does not fit the message's ${bytes.length} bytes`,
     );
-  return new Typed(dtype, shape as number[], new View(buffer, offset, count));
+  return new Typed(dtype, shape as number[], new View(bytes.buffer, bytes.start + offset, count));
 }
 
 /** `value` (a message's JSON) with its descriptors replaced by Typed views of `blob`; without
  * a blob (a message with no arrays, an exported page's stored packets) it is returned as is. */
 export function decodeTyped<T>(value: T, blob?: ArrayBuffer | ArrayBufferView | null): T {
   if (blob == null) return value;
-  const buffer = ownBuffer(blob);
+  const bytes = bytesOf(blob);
   const walk = (x: unknown): unknown => {
     if (Array.isArray(x)) {
       for (let i = 0; i < x.length; i++) {
@@ -139,7 +145,7 @@ export function decodeTyped<T>(value: T, blob?: ArrayBuffer | ArrayBufferView | 
     }
     if (x !== null && typeof x === "object") {
       const o = x as Record<string, unknown>;
-      if (isDescriptor(o)) return view(o, buffer);
+      if (isDescriptor(o)) return view(o, bytes);
       for (const k of Object.keys(o)) {
         const v = o[k];
         if (v !== null && typeof v === "object") o[k] = walk(v);
