@@ -27,15 +27,15 @@ SCRIPTS = sorted(p.name for p in CORPUS.glob("*.py"))
 
 # script -> (line, words of the problem) where the importer stops today
 NOT_YET = {
-    # to_2tuple = _ntuple(2): a function made by a function (a closure)
-    "timm_mlp.py": (23, "_ntuple() defines a function inside"),
-    "timm_patch_embed.py": (24, "_ntuple() defines a function inside"),
-    # def block(...) inside __init__, its list of layers unpacked into nn.Sequential(*block())
-    "gan_mlp_generator_step.py": (30, "function definitions are not supported"),
+    # a layer class as a constructor's argument: act_layer=nn.GELU, norm_layer=nn.LayerNorm
+    "timm_mlp.py": (51, "the default of Mlp's act_layer must be a constant"),
+    "timm_patch_embed.py": (54, "argument norm_layer must be a constant"),
+    # block()'s list of layers (built with append), unpacked into nn.Sequential(*block())
+    "gan_mlp_generator_step.py": (31, "'nn.Linear' is not a function of the op registry"),
     # the RNN module (two nn.Linear) called once per letter: a layer node's weights are its own
     "char_rnn_classification.py": (67, "'rnn' is called a second time"),
-    # def normal(shape) inside get_params()
-    "d2l_rnn_scratch.py": (54, "get_params() defines a function inside"),
+    # a tuple of tensors: init_rnn_state() returns (H,)
+    "d2l_rnn_scratch.py": (57, "Tuple expressions are not supported"),
     # every tensor line is inside the training loop, which is read as training settings
     "classic_training_loop.py": (0, "nothing to draw"),
 }

@@ -5,6 +5,8 @@ names that hide them). Each script runs in PyTorch (its layers from the corpus t
 fill, on both sides) and its import must give the same loss and gradients; the forms that are
 not read are a problem at their line."""
 
+import time
+
 import pytest
 from test_import_corpus import (  # noqa: F401
     assert_same_numbers,
@@ -160,6 +162,50 @@ SCRIPTS = {
         loss = head(x).pow(2).sum()
         loss.backward()
     """,
+    "functions worked out on constants (a closure made by a function)": """
+        import collections.abc
+        import itertools
+        from itertools import repeat
+
+        import torch
+        import torch.nn as nn
+
+        def repeated(count):
+            def as_tuple(value):
+                if isinstance(value, (tuple, list)):
+                    return tuple(value)
+                if isinstance(value, collections.abc.Sequence):
+                    return ()  # (a string: never taken here)
+                return tuple(repeat(value, count))
+            return as_tuple
+
+        pair = repeated(2)
+        triple = repeated(3)
+
+        def widen(n, by=2):
+            if n > 4:
+                return n  # (a return inside an if: worked out, never inlined)
+            return n * by
+
+        def twice(v):
+            return tuple(itertools.repeat(v, 2))
+
+        class Patches(nn.Module):
+            def __init__(self, size=4, patch=2, bias=True):
+                super().__init__()
+                size, patch, bias = pair(size), pair(patch), triple(bias)
+                self.grid = (size[0] // patch[0], size[1] // patch[1])
+                self.proj = nn.Conv2d(1, widen(2), kernel_size=patch, stride=patch, bias=bias[0])
+                self.fc = nn.Linear(widen(2) * self.grid[0] * self.grid[1], widen(5), bias=bias[2])
+
+            def forward(self, x):
+                return self.fc(self.proj(x).flatten(1))
+
+        net = Patches(size=(4, 4), patch=twice(2))
+        x = (torch.arange(32, dtype=torch.float32).reshape(2, 1, 4, 4) - 16.0) / 16.0
+        loss = net(x).pow(2).mean()
+        loss.backward()
+    """,
 }
 
 
@@ -221,6 +267,24 @@ REFUSED = {
         5,
         "math.factorial is not read",
     ),
+    "a function made by a function, called on a tensor, holding a function": (
+        "def sq(x):\n    return x * x\n"
+        "def compose(g):\n    def f(x):\n        return g(g(x))\n    return f\n"
+        "h = compose(sq)\nx = torch.ones(2, requires_grad=True)\ny = h(x)\n",
+        13,
+        "f() (made by compose()) reads its 'g', which the importer holds as no value",
+    ),
+    "an inner function passed on": (
+        "def make():\n    w = torch.ones(2)\n    def f(x):\n        return x * w\n"
+        "    return f\ng = make()\n",
+        10,
+        "make() passes on its inner function f()",
+    ),
+    "a recursion without end": (
+        "def f(n):\n    return f(n + 1)\nm = f(1)\n",
+        7,
+        "calls functions more than 16 deep",
+    ),
     "a class attribute that is no constant": (
         "class B(nn.Module):\n    w = torch.ones(2)\n    def forward(self, x):\n        return x\n",
         5,
@@ -241,6 +305,35 @@ def test_math_with_a_huge_argument_is_no_number_and_costs_nothing():
     # and the layer line that needs one says so
     problems = _problems(HEAD + "n = int(math.pow(10, 400))\nfc = nn.Linear(n, 1)\n")
     assert problems and problems[0][0] == 5, problems
+
+
+def test_a_closure_called_on_a_tensor_reads_its_constants():
+    # scaled(2.0)(x): its k written in as 2.0 where the call is inlined
+    doc = from_python(
+        script_text(
+            """
+            import torch
+            def scaled(k):
+                def f(x):
+                    return x * k
+                return f
+            k = 5.0
+            double = scaled(2.0)
+            x = torch.ones(2, requires_grad=True)
+            y = double(x).sum()
+            """
+        )
+    )
+    assert [n.params.get("scalar") for n in doc.nodes if n.op == "mul"] == [2.0]
+
+
+def test_a_function_not_worked_out_costs_little():
+    # (a function calling itself twice per call: each value stops at its budget of steps)
+    src = HEAD + "def f(n):\n    return f(n - 1) + f(n - 1) if n else 1\nfc = nn.Linear(f(40), 1)\n"
+    started = time.perf_counter()
+    problems = _problems(src)
+    assert time.perf_counter() - started < 5.0
+    assert problems[0][0] == 7, problems
 
 
 def test_a_layer_class_in_a_variable_is_called_as_the_class():

@@ -94,6 +94,46 @@ SCRIPTS = {
         loss = h.sum()
         loss.backward()
     """,
+    "functions defined inside functions and methods, reshape(-1)": """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        def get_params(n_in, n_out):
+            def filled(shape, v):
+                return torch.ones(size=shape) * v
+
+            W = filled((n_in, n_out), 0.1)
+            b = torch.zeros(n_out)
+            params = [W, b]
+            for p in params:
+                p.requires_grad_(True)
+            return params
+
+        class Net(nn.Module):
+            def __init__(self, d):
+                super().__init__()
+
+                def lin(i, o, scale=1):
+                    return nn.Linear(i, o * scale)
+
+                self.fc1 = lin(d, 2, scale=2)
+                self.fc2 = lin(4, 3)
+
+            def forward(self, x):
+                def act(h):
+                    return torch.tanh(h) * 2
+
+                return self.fc2(act(self.fc1(x)))
+
+        params = get_params(3, 3)
+        W, b = params
+        net = Net(3)
+        x = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]])
+        y = net(x @ W + b)
+        loss = F.cross_entropy(y, torch.tensor([[2, 0]]).T.reshape(-1))
+        loss.backward()
+    """,
 }
 
 
@@ -113,3 +153,34 @@ def test_a_view_of_one_negative_size_is_that_shape():
     src = "import torch\nx = torch.ones(2, 3, requires_grad=True)\n"
     doc = from_python(src + "y = x.reshape(-1)\nz = x.view(-1)\nL = (y * z).sum()\n")
     assert [n.params for n in doc.nodes if n.op == "reshape"] == [{"shape": [-1]}] * 2
+
+
+HEAD = "import torch\nimport torch.nn as nn\nx = torch.ones(2, requires_grad=True)\n"
+REFUSED = {
+    # (Python: a NameError; the importer: no function of that name at the top)
+    "a function inside, called outside": (
+        "def outer(t):\n    def inner(u):\n        return u * 2\n    return inner(t)\n"
+        "y = outer(x)\nz = inner(y)\n",
+        9,
+        "'inner'",
+    ),
+    "an inner function passed on": (
+        "def f(t):\n    def g(u):\n        return u\n    return g\nh = f(x)\n",
+        8,
+        "f() passes on its inner function g()",
+    ),
+    "a lambda inside a function": (
+        "def f(t):\n    g = lambda u: u * 2\n    return g(t)\ny = f(x)\n",
+        7,
+        "defines a class or lambda inside",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_forms_not_read_are_a_problem_at_their_line(case):
+    src, line, words = REFUSED[case]
+    with pytest.raises(ImportFailed) as failed:
+        from_python(HEAD + src)
+    first = failed.value.problems[0]
+    assert (first.line, words in first.message) == (line, True), str(failed.value)

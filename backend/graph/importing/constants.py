@@ -21,17 +21,20 @@ import math
 import operator
 
 from .problems import Unsupported
+from .pure_functions import MAX_STEPS, UserFunction
 from .python_values import (
+    NOT,
     STR_METHODS,
+    AbcType,
     ConfigClass,
     ConfigInstance,
+    Iterated,
     LayerClass,
     ModuleArg,
     PyObject,
 )
 from .syntax import dotted
 
-NOT = object()  # what value() gives for an expression that is no constant
 _MAX_INT = 2**63
 _MAX_ITEMS = 10_000  # the longest list or range a constant may be
 _BINARY = {
@@ -64,6 +67,9 @@ _BUILTINS = {
     "max": max,
     "round": round,
 }
+# the builtin types isinstance() is worked out against (on a number, string, list or tuple)
+_TYPES = {"int": int, "float": float, "bool": bool, "str": str, "tuple": tuple, "list": list}
+_SEQUENCES = {"tuple": tuple, "list": list}  # tuple(x) / list(x) of a constant x
 
 
 def _number(v):
@@ -94,6 +100,16 @@ class Constants:
         self.lengths = lengths if lengths is not None else {}  # name -> number of modules
         self.globals = globals  # the top walker's values (None: this is the top walker)
         self.hidden = set(hidden)
+        # [steps left, calls deep] of the script's functions worked out (pure_functions.py),
+        # shared by the calls that one value() makes; None between values
+        self.budget = None
+
+    def frame(self, values, globals, hidden):
+        """The constants of a call of a script's function worked out (pure_functions.py):
+        its names, read within this value's budget."""
+        frame = Constants(values, globals=globals, hidden=hidden)
+        frame.budget = self.budget
+        return frame
 
     def with_values(self, values):
         """These constants with `values` bound too (a comprehension's variable)."""
@@ -114,10 +130,16 @@ class Constants:
 
     def value(self, node):
         """The value of `node` when it is a constant, else NOT."""
+        fresh = self.budget is None
+        if fresh:
+            self.budget = [MAX_STEPS, 0]
         try:
             v = self._value(node)
         except (ArithmeticError, TypeError, ValueError, IndexError, KeyError, RecursionError):
             return NOT  # Python would raise here at run time: the line is read as it stands
+        finally:
+            if fresh:
+                self.budget = None
         return v if v is NOT or _plain(v) else NOT
 
     def _value(self, node):
@@ -229,6 +251,11 @@ class Constants:
         if not isinstance(node.func, ast.Name) or node.keywords:
             return NOT
         name = node.func.id
+        if name == "isinstance" and len(node.args) == 2:
+            v, types = self._value(node.args[0]), self._types(node.args[1])
+            if v is NOT or types is None or isinstance(v, PyObject):
+                return NOT  # (what a stand-in is an instance of is not modelled)
+            return isinstance(v, types)
         if name == "len" and len(node.args) == 1:
             arg = node.args[0]
             if isinstance(arg, ast.Name) and arg.id in self.lengths:
@@ -238,6 +265,12 @@ class Constants:
         args = [self._value(a) for a in node.args]
         if any(a is NOT for a in args):
             return NOT
+        if name in _SEQUENCES and len(args) <= 1:
+            seq = args[0] if args else ()
+            seq = seq.items if isinstance(seq, Iterated) else seq
+            if not isinstance(seq, (list, tuple, range, str)) or len(seq) > _MAX_ITEMS:
+                return NOT
+            return _SEQUENCES[name](seq)
         if name == "range" and 1 <= len(args) <= 3 and all(type(a) is int for a in args):
             r = range(*args)
             return r if len(r) <= _MAX_ITEMS else NOT
@@ -246,10 +279,23 @@ class Constants:
             return NOT
         return f(*args)
 
+    def _types(self, node):
+        """The type (or tuple of types) isinstance's second argument names; None where it
+        names none modelled here."""
+        if isinstance(node, ast.Tuple):
+            types = [self._types(e) for e in node.elts]
+            return None if None in types else tuple(types)
+        if isinstance(node, ast.Name) and node.id in _TYPES and _builtin_name(node, self):
+            return _TYPES[node.id]
+        v = self._value(node)
+        return v.abc if isinstance(v, AbcType) else None
+
     def _object_call(self, func, node):
-        """A call of math.sqrt, of a config class ...: its value (NOT where an argument is no
-        constant: math.sqrt of a tensor is the op registry's to read, as torch.sqrt)."""
-        if not hasattr(func, "call") or any(isinstance(a, ast.Starred) for a in node.args):
+        """A call of math.sqrt, of a config class, of the script's own function ...: its value
+        (NOT where an argument is no constant: math.sqrt of a tensor is the op registry's to
+        read, as torch.sqrt)."""
+        callable_ = hasattr(func, "call") or isinstance(func, UserFunction)
+        if not callable_ or any(isinstance(a, ast.Starred) for a in node.args):
             return NOT
         if any(k.arg is None for k in node.keywords):
             return NOT
@@ -261,7 +307,10 @@ class Constants:
                     f"{func.name}()'s arguments must be constants (numbers, strings, bools)"
                 )
             return NOT
-        v = func.call(args, kwargs)
+        if isinstance(func, UserFunction):
+            v = func.evaluate(args, kwargs, self)
+        else:
+            v = func.call(args, kwargs)
         return NOT if v is None else v
 
     # -- statements -----------------------------------------------------------------------------
@@ -332,15 +381,23 @@ class _Fold(ast.NodeTransformer):
         self.c = constants
 
     def generic_visit(self, node):
+        folded = self._folded(node)
+        return folded if folded is not None else super().generic_visit(node)
+
+    def _folded(self, node):
+        """The literal of a constant expression that reads a name, else None."""
         loaded = getattr(node, "ctx", None) is None or isinstance(node.ctx, ast.Load)
         if isinstance(node, ast.expr) and not isinstance(node, ast.Constant) and loaded:
             v = self.c.value(node) if _reads_name(node) else NOT
             if v is not NOT and not isinstance(v, range) and not _holds_object(v):
                 # (range(n) stays a loop's; math or a config instance stays its name)
                 return literal_node(v, node)
-        return super().generic_visit(node)
+        return None
 
     def visit_Subscript(self, node):
+        folded = self._folded(node)  # to_2tuple(bias)[0], as a whole
+        if folded is not None:
+            return folded
         # self.layers[i] of a module list: the name of its i-th module (modules.py's lists)
         node.value = base = self.visit(node.value)  # (self.blocks[0][1]: the inner first)
         if isinstance(base, ast.Name) and base.id in self.c.lengths:
@@ -368,8 +425,13 @@ class _Fold(ast.NodeTransformer):
         held = self.c.lookup(node.func.id) if isinstance(node.func, ast.Name) else NOT
         if isinstance(held, LayerClass):  # norm_layer(planes): nn.BatchNorm2d(planes)
             node.func = held.func(node.func)
+        if isinstance(held, UserFunction):  # to_2tuple(4): (4, 4), where worked out
+            v = self.c.value(node)
+            if v is not NOT and not isinstance(v, range) and not _holds_object(v):
+                return literal_node(v, node)
         # a call's function is a name to call (self.fc), never a value to substitute
-        if isinstance(node.func, ast.Name) and node.func.id not in ("len", "range", *_BUILTINS):
+        folded = ("len", "range", "isinstance", *_BUILTINS, *_SEQUENCES)
+        if isinstance(node.func, ast.Name) and node.func.id not in folded:
             node.args = [self.visit(a) for a in node.args]
             node.keywords = [self.visit(k) for k in node.keywords]
             return node
@@ -497,20 +559,21 @@ class ConstantLines:
         value = stmt.value
         if not isinstance(t, ast.Name) or not isinstance(value, (ast.Attribute, ast.Name)):
             return False
-        written = dotted(value)
         functions = self.imp.functions
         if isinstance(value, ast.Name) and value.id in functions.defs:
-            if value.id in self.imp.env or c_has(self.imp.constants, value.id):
+            held = self.imp.constants.lookup(value.id)
+            if value.id in self.imp.env or not (held is NOT or isinstance(held, UserFunction)):
                 return False
             functions.defs[t.id] = functions.defs[value.id]  # (inlined under either name)
+            self.imp.constants.values.pop(t.id, None)
+            if held is not NOT:
+                self.imp.constants.values[t.id] = held
             self.imp.env.pop(t.id, None)
             return True
-        kind, rest = self.imp.modules.func_kind(written)
-        layer = kind == "nn" and rest[:1].isupper() and "." not in rest
-        function = kind in ("F", "lib") and rest and "." not in rest and rest[:1].islower()
-        if not (layer or function):
+        held = layer_class(self.imp.modules, value)
+        if held is None:
             return False
-        self.imp.constants.values[t.id] = LayerClass(written)
+        self.imp.constants.values[t.id] = held
         self.imp.env.pop(t.id, None)
         return True
 
@@ -528,8 +591,16 @@ class ConstantLines:
         return True
 
 
-def c_has(constants, name):
-    return constants.lookup(name) is not NOT
+def layer_class(modules, node):
+    """The LayerClass a name written as a value stands for: an nn layer class (nn.GELU), a
+    function of torch or F (F.cross_entropy, torch.tanh); None for any other expression."""
+    if not isinstance(node, (ast.Attribute, ast.Name)):
+        return None
+    written = dotted(node)
+    kind, rest = modules.func_kind(written)
+    layer = kind == "nn" and rest[:1].isupper() and "." not in rest
+    function = kind in ("F", "lib") and rest and "." not in rest and rest[:1].islower()
+    return LayerClass(written) if layer or function else None
 
 
 def _unpacks(stmt, v):

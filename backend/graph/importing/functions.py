@@ -8,20 +8,33 @@
         def encode(self, x): ...                a method other than __init__ / forward, called
         def forward(self, x):                   from them as self.encode(...): inlined the same
             mu, logvar = self.encode(x)         way; one that is never called is never read
+    def get_params(n):
+        def normal(shape): ...                  a def inside a function or method: inlined
+        W = normal((n, n))                      where the lines after it call it
 
 Python runs a function's lines each time it is called; define-by-run records the ops they
 compute, so reading the body in place of the call gives the same graph. A function's own names
-(its parameters and what its lines assign) are renamed `<function>.<name>` so that they cannot
-take the caller's; a parameter given a plain name or a literal, and never assigned, is that
-name or literal itself (a layer passed as an argument stays callable). A function must return
-from its last line only (or not at all: None); calls nest at most MAX_DEPTH deep (recursion
+(its parameters, what its lines assign, the defs inside it) are renamed `<function>.<name>` so
+that they cannot take the caller's (a def inside keeps its own names, and reads those of the
+lines around it as they are when it is called, as Python's closures do); a parameter given a
+plain name, and never assigned, is that name itself (a layer passed as an argument stays
+callable); one given a value is bound to it by a line of its own (a constant's is worked out
+there, so `o * scale` of literals is a number). A call whose value is a constant (its
+arguments constants, its lines constant work) is worked out instead (pure_functions.py), and
+so is a function made by another's call (`to_2tuple = _ntuple(2)`); such a function called
+on a tensor is inlined with the names it closes over written in as their constants. A def
+inside is only called there: one passed on or returned is refused. A function must return from
+its last line only (or not at all: None); calls nest at most MAX_DEPTH deep (recursion
 included) and every line they add is read under the import's time and size budget."""
 
 import ast
 import copy
 
+from .constants import literal_node
 from .problems import Unsupported
-from .syntax import bound_arguments, is_literal
+from .pure_functions import UserFunction, defaults_of, local_names, own_scope
+from .python_values import NOT, LayerClass
+from .syntax import bound_arguments
 
 MAX_DEPTH = 16
 _BODIES = ("body", "orelse", "finalbody", "handlers")
@@ -37,31 +50,44 @@ class Functions:
     def share(self, other):
         self.defs, self.depth = other.defs, other.depth
 
-    def define(self, stmt):
-        """`def f(...): ...` at the top of the script: kept until it is called."""
+    def define(self, stmt, top=True):
+        """`def f(...): ...`: kept until it is called. One at the top of the script is the
+        script's; one inside a function or method (`top` False) is known in the lines read
+        after it there: its name is the inlined function's own (renamed with it), or the
+        method's, whose constants hold it."""
         if stmt.decorator_list:
             raise Unsupported(f"{stmt.name}() has a decorator: the importer reads plain functions")
-        self.defs[stmt.name] = stmt
+        c = self.imp.constants
+        if top:
+            self.defs[stmt.name] = stmt
         self.imp.env.pop(stmt.name, None)
+        # (also a value: a call on constants is worked out where it can be, pure_functions.py;
+        # a nested def reads the names of the lines around it as they are when it is called)
+        closure = None if top else c.values
+        c.values[stmt.name] = UserFunction(stmt, defaults_of(stmt, c), closure, c.top())
 
     def _callee(self, node):
-        """The FunctionDef a call node calls (and whether it is a method), or None."""
+        """(the FunctionDef a call node calls, whether it is a method, the UserFunction it is
+        held as where it closes over names), or None."""
         f = getattr(node, "func", None)
         if isinstance(node, ast.Call) and isinstance(f, ast.Attribute):
             if isinstance(f.value, ast.Name):  # rnn.initHidden(): a method of an instance
                 fn = self.imp.classes.instance_method(f.value.id, f.attr)
                 if fn is not None:
-                    return fn, True
+                    return fn, True, None
             return None
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
             return None
         name = node.func.id
         if name in self.methods:
-            return self.methods[name], True
+            return self.methods[name], True, None
         imp = self.imp
-        shadowed = name in imp.env or name in imp.constants.values
-        if name in self.defs and not shadowed:
-            return self.defs[name], False
+        held = imp.constants.lookup(name)
+        if isinstance(held, UserFunction) and name not in imp.env:
+            # a def (a nested one in the scope it was read in), or one held under another name
+            return held.fn, False, held if held.made_by else None
+        if name in self.defs and name not in imp.env and held is NOT:
+            return self.defs[name], False, None
         return None
 
     # -- a statement's calls --------------------------------------------------------------------
@@ -73,13 +99,13 @@ class Functions:
         call = self._first_call(stmt)
         if call is None:
             return None
-        fn, is_method = self._callee(call)
+        fn, is_method, closure = self._callee(call)
         if self.depth[0] >= MAX_DEPTH:
             raise Unsupported(
                 f"{fn.name}() calls functions more than {MAX_DEPTH} deep (a recursion that "
                 "does not end within that is not read)"
             )
-        lines, value = self._inlined(fn, call, is_method, stmt)
+        lines, value = self._inlined(fn, call, is_method, stmt, closure)
         new = _Replace(call, value).visit(_shallow_owned(stmt))
         return lines + [new]
 
@@ -108,13 +134,20 @@ class Functions:
         roots = [getattr(stmt, f) for f in _own_fields(stmt)]
         for root in roots:
             for node in _post_order(root):
-                if self._callee(node) is not None:
+                if self._callee(node) is not None and not self._worked_out(node):
                     return node
         return None
 
+    def _worked_out(self, call):
+        """Whether a call's value is a constant worked out here (pure_functions.py): the
+        constant lines write it in where the statement is read."""
+        return self.imp.constants.value(call) is not NOT
+
     # -- one call -------------------------------------------------------------------------------
-    def _inlined(self, fn, call, is_method, where):
-        """(the lines that bind the parameters and run the body, the value returned)."""
+    def _inlined(self, fn, call, is_method, where, closure=None):
+        """(the lines that bind the parameters and run the body, the value returned);
+        `closure`: the UserFunction of a function made by another's call, whose names it
+        reads are written in as the constants they are."""
         names, given, defaults = bound_arguments(f"{fn.name}()", fn.args, call, is_method)
         body = list(fn.body)
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
@@ -122,7 +155,7 @@ class Functions:
         ret = None
         if body and isinstance(body[-1], ast.Return):
             ret, body = body[-1].value, body[:-1]
-        _check_body(fn, body)
+        _check_body(fn, body, ret)
         assigned = _assigned(body)
         prefix = fn.name
         if self.depth[0]:
@@ -135,47 +168,95 @@ class Functions:
                 arg = defaults[p]
             else:
                 raise Unsupported(f"{fn.name}() needs its argument '{p}'")
-            plain = isinstance(arg, ast.Name) or is_literal(arg)
-            if plain and p not in assigned:
-                renames[p] = arg  # the caller's name (or literal) itself
+            if isinstance(arg, ast.Name) and p not in assigned:
+                renames[p] = arg  # the caller's name itself
             else:
                 renames[p] = ast.Name(id=f"{prefix}.{p}", ctx=ast.Load())
                 lines.append(_at(ast.Assign(targets=[_store(renames[p].id)], value=arg), where))
         for name in assigned:
             renames.setdefault(name, ast.Name(id=f"{prefix}.{name}", ctx=ast.Load()))
+        if closure is not None:
+            renames.update(_closed_over(fn, closure, set(renames) | set(names), call))
         rename = _Rename(renames)
         lines += [rename.visit(copy.deepcopy(s)) for s in body]
         value = ast.Constant(None) if ret is None else rename.visit(copy.deepcopy(ret))
         return lines, _at(value, call)
 
 
-def _check_body(fn, body):
+def _check_body(fn, body, ret):
     """A body the inlining reads as Python runs it: no return but the last line's, no yield,
-    no nested def or class, no global / nonlocal."""
-    for s in body:
-        for n in ast.walk(s):
-            if isinstance(n, ast.Return):
-                raise Unsupported(
-                    f"{fn.name}() returns from inside its lines: the importer reads one return, "
-                    "its last line (set a variable and return it at the end)"
-                )
-            if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)):
-                raise Unsupported(f"{fn.name}() is a generator: write a function that returns")
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                raise Unsupported(f"{fn.name}() defines a function inside: write it at the top")
-            if isinstance(n, (ast.Global, ast.Nonlocal)):
-                raise Unsupported(f"{fn.name}() declares global names: pass them as arguments")
+    no global / nonlocal, no class or lambda; a nested def only called (never passed on or
+    returned: the importer holds no function made of the lines it reads)."""
+    nested = set()
+    for n in own_scope(body):
+        if isinstance(n, ast.Return):
+            raise Unsupported(
+                f"{fn.name}() returns from inside its lines: the importer reads one return, "
+                "its last line (set a variable and return it at the end)"
+            )
+        if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)):
+            raise Unsupported(f"{fn.name}() is a generator: write a function that returns")
+        if isinstance(n, (ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            raise Unsupported(f"{fn.name}() defines a class or lambda inside: write it at the top")
+        if isinstance(n, ast.FunctionDef):
+            nested.add(n.name)
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            raise Unsupported(f"{fn.name}() declares global names: pass them as arguments")
+    if nested:
+        _called_only(fn, body, ret)
+
+
+def _called_only(fn, body, ret):
+    """Refused: a def inside `fn` (at any depth) named other than to call it."""
+    lines = [*body, ast.Expr(ret)] if ret is not None else body
+    nodes = [n for s in lines for n in ast.walk(s)]
+    nested = {n.name for n in nodes if isinstance(n, ast.FunctionDef)}
+    called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+    for n in nodes:
+        if isinstance(n, ast.Name) and n.id in nested and id(n) not in called:
+            raise Unsupported(
+                f"{fn.name}() passes on its inner function {n.id}(): the importer reads such "
+                "a function only where it is called inside, or where its result is constants "
+                "(numbers, tuples)"
+            )
 
 
 def _assigned(body):
-    """The plain names a function's lines bind (its locals); `self.<name>` is the instance's."""
+    """The plain names a function's lines bind (its locals, its nested defs' names);
+    `self.<name>` is the instance's."""
     out = []
-    for s in body:
-        for n in ast.walk(s):
-            stored = isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
-            if stored and "." not in n.id and n.id not in out:
-                out.append(n.id)
+    for n in own_scope(body):
+        stored = isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+        name = n.id if stored else n.name if isinstance(n, ast.FunctionDef) else None
+        if name is not None and "." not in name and name not in out:
+            out.append(name)
     return out
+
+
+def _closed_over(fn, held, bound, where):
+    """{name: the expression written in} for each name a function made by another's call
+    reads of that call's (its closure): a constant's literal, a layer class as written."""
+    out = {}
+    for n in ast.walk(fn):
+        if not (isinstance(n, ast.Name) and n.id in held.closure) or n.id in bound | set(out):
+            continue
+        v = held.closure[n.id]
+        if isinstance(v, LayerClass):
+            out[n.id] = v.func(where)
+        elif v is None or isinstance(v, (bool, int, float, str)) or _literal_seq(v):
+            out[n.id] = literal_node(v, where)
+        else:
+            raise Unsupported(
+                f"{fn.name}() (made by {held.made_by}()) reads its '{n.id}', which the "
+                "importer holds as no value it can write in"
+            )
+    return out
+
+
+def _literal_seq(v):
+    return isinstance(v, (list, tuple)) and all(
+        x is None or isinstance(x, (bool, int, float, str)) or _literal_seq(x) for x in v
+    )
 
 
 def _own_fields(stmt):
@@ -242,7 +323,8 @@ def _key(node):
 
 
 class _Rename(ast.NodeTransformer):
-    """A function's own names as the inlined call names them."""
+    """A function's own names as the inlined call names them (a nested def's own names are
+    its own: only the names it reads of the lines around it are renamed inside it)."""
 
     def __init__(self, renames):
         self.renames = renames
@@ -254,3 +336,15 @@ class _Rename(ast.NodeTransformer):
         if isinstance(new, ast.Name):
             return ast.copy_location(ast.Name(id=new.id, ctx=node.ctx), node)
         return ast.copy_location(copy.deepcopy(new), node)
+
+    def visit_FunctionDef(self, node):
+        new = self.renames.get(node.name)
+        if isinstance(new, ast.Name):
+            node.name = new.id
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        node.args.defaults = [self.visit(d) for d in node.args.defaults]
+        node.args.kw_defaults = [d if d is None else self.visit(d) for d in node.args.kw_defaults]
+        own = local_names(node)
+        inner = _Rename({k: v for k, v in self.renames.items() if k not in own})
+        node.body = [inner.visit(s) for s in node.body]
+        return node

@@ -7,7 +7,7 @@ is a problem there), and said in a note."""
 import ast
 
 from .problems import Unsupported
-from .python_values import STRING, math_value
+from .python_values import stdlib_value
 from .syntax import dotted
 
 # module path -> the kind of name it binds
@@ -24,7 +24,12 @@ _ALLOWED = {
     "dataclasses": "other",  # @dataclass configs: python_values.py
     "dataclasses.dataclass": "other",
     "dataclasses.field": "other",
+    "collections": "other",  # isinstance(x, collections.abc.Iterable): python_values.py
+    "collections.abc": "other",
+    "itertools": "other",  # itertools.repeat(x, n)
 }
+# modules whose names are constants' (python_values.py): imported one by one, no note
+_CONSTANTS_OF = ("math", "collections", "collections.abc", "itertools")
 # a module whose names, imported one by one, keep their meaning: `from torch.nn import Linear`
 _NAMES_OF = {
     "engine": "lib",
@@ -82,7 +87,7 @@ class ModuleNames:
                 raise Unsupported(f"from {mod} import * is not read: import the names used")
             if kind is None and not stmt.level and mod in _NAMES_OF:
                 self.aliases[a.asname or a.name] = (_NAMES_OF[mod], a.name)
-            elif kind is None and not stmt.level and mod == "math":
+            elif kind is None and not stmt.level and mod in _CONSTANTS_OF:
                 pass  # its names are constants' (python_values.py)
             elif kind is None:
                 others.append(f"{'.' * stmt.level}{mod}.{a.name}")
@@ -93,13 +98,18 @@ class ModuleNames:
 
     def python_values(self, stmt):
         """[(name, value)] of the constants an import binds: `import math` (as m), `from
-        math import sqrt, pi`, `import string` (python_values.py)."""
+        math import sqrt, pi`, `import string`, `import collections.abc`, `from itertools
+        import repeat` (python_values.py)."""
         if isinstance(stmt, ast.Import):
-            values = {"math": math_value("math"), "string": STRING}
-            return [(a.asname or a.name, values[a.name]) for a in stmt.names if a.name in values]
-        if stmt.module != "math" or stmt.level:
+            # (`import collections.abc` binds collections; `... as abc` the module itself)
+            paths = [(a.asname, a.name) if a.asname else (a.name.partition(".")[0],) * 2
+                     for a in stmt.names]  # fmt: skip
+            out = [(name, stdlib_value(path)) for name, path in paths]
+            return [(name, v) for name, v in out if v is not None]
+        if stmt.level or stmt.module is None:
             return []
-        return [(a.asname or a.name, math_value(a.name)) for a in stmt.names]
+        out = [(a.asname or a.name, stdlib_value(stmt.module, a.name)) for a in stmt.names]
+        return [(name, v) for name, v in out if v is not None]
 
     def _other(self, name):
         """A name bound to a module the importer has no meaning for (`import torch.utils.data`

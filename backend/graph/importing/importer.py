@@ -82,8 +82,6 @@ _Unsupported = Unsupported  # the name this module used to define
 _HELPER_DEFS = frozenset({"show", "init_like_engine"} | set(DATA))
 _NOT_READ = {
     "While": "while loops are not supported: write `for i in range(n):` (unrolled)",
-    "FunctionDef": "function definitions are not supported: write the lines of its body "
-    "(or an nn.Module class)",
     "ClassDef": "a class is read at the top of the script only",
 }
 _BACKWARD_ARGS = (
@@ -322,8 +320,8 @@ class _Importer:
 
     def statement(self, stmt, top):
         """Read one statement; the variable it binds, or None."""
-        if isinstance(stmt, ast.FunctionDef) and top and stmt.name not in _HELPER_DEFS:
-            return self.functions.define(stmt)
+        if isinstance(stmt, ast.FunctionDef) and not (top and stmt.name in _HELPER_DEFS):
+            return self.functions.define(stmt, top)  # (inside a function: inlined there)
         if self.skipped.read(stmt):
             return None
         if self.attention_init.claims(stmt):  # (before the other readers of such calls)

@@ -18,10 +18,13 @@ compute otherwise. math's functions are those that cost little whatever their ar
 expression unread, as for the builtins."""
 
 import ast
+import collections.abc
 import math
 
 from .problems import Unsupported
 from .syntax import dotted
+
+NOT = object()  # what a constant's value is where the expression is no constant
 
 # math's functions of one or two numbers, cheap for any argument; and its constants
 _MATH_FUNCTIONS = {
@@ -92,8 +95,11 @@ class ClassAttributes(PyObject):
 
     def attribute(self, name):
         if name not in self.attrs:
-            raise Unsupported(f"{self.name}.{name} is not read: its class attributes are")
+            raise Unsupported(f"{self.name}.{name} is not read: {self.read_names()}")
         return self.attrs[name]
+
+    def read_names(self):
+        return "its class attributes are"
 
 
 class ModuleArg(PyObject):
@@ -125,6 +131,71 @@ class StringModule(PyObject):
 STRING = StringModule()
 # methods of a constant string worked out while reading (each cheap for any argument)
 STR_METHODS = ("find", "index", "count", "lower", "upper", "strip", "startswith", "endswith")
+
+
+class AbcType(PyObject):
+    """One of collections.abc's classes (`Iterable`), for isinstance() on constants."""
+
+    def __init__(self, name):
+        self.name = name
+        self.abc = getattr(collections.abc, name)
+
+    def __repr__(self):
+        return f"collections.abc.{self.name}"
+
+
+class Iterated(PyObject):
+    """An iterator's values (itertools.repeat(x, n)), read by tuple() and list()."""
+
+    def __init__(self, items):
+        self.items = items
+
+    def __repr__(self):
+        return f"<iterator of {len(self.items)} values>"
+
+
+class Repeat(PyObject):
+    """itertools.repeat(x, n): n times x (an endless repeat is no constant)."""
+
+    def __repr__(self):
+        return "itertools.repeat"
+
+    def call(self, args, kwargs):
+        if "times" in kwargs:
+            args = [*args, kwargs.pop("times")]
+        if kwargs or len(args) != 2 or type(args[1]) is not int or not 0 <= args[1] <= 10_000:
+            return None
+        return Iterated((args[0],) * args[1])
+
+
+class PyModule(ClassAttributes):
+    """A module of Python's standard library of which constants read a few names."""
+
+    def read_names(self):
+        return ", ".join(self.attrs) + " are"
+
+
+# collections.abc's classes isinstance() is worked out against, on constants
+_ABC = ("Iterable", "Sequence", "Sized", "Container", "Collection", "Hashable", "Mapping")
+ABC_MODULE = PyModule("collections.abc", {name: AbcType(name) for name in _ABC})
+_STDLIB = {
+    "string": STRING,
+    "collections": PyModule("collections", {"abc": ABC_MODULE}),
+    "collections.abc": ABC_MODULE,
+    "itertools": PyModule("itertools", {"repeat": Repeat()}),
+}
+
+
+def stdlib_value(module, name=None):
+    """The module at dotted path `module` (math, string, collections, collections.abc,
+    itertools), or the constant `from <module> import <name>` binds; None where it binds no
+    constant."""
+    if module == "math":
+        return math_value("math" if name is None else name)
+    m = _STDLIB.get(module)
+    if name is None or m is None:
+        return m
+    return m.attrs.get(name) if isinstance(m, PyModule) else None
 
 
 def _number(v):
