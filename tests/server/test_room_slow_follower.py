@@ -154,3 +154,24 @@ def test_a_follower_that_keeps_up_is_sent_every_packet(server, client):  # noqa:
     assert fast.raw_records(run_id) == owner.raw_records(run_id)
     assert len(fast.packets(run_id, "trace")) == len(owner.packets(run_id, "trace"))
     assert manager.skipped == before
+
+
+def test_a_followers_queue_counts_binary_frames_in_its_bytes():
+    """Typed arrays go as binary frames (typed_wire.py): the mark in bytes counts them as it
+    counts text, or a run of big previews would pass the mark unseen."""
+    import queue
+    from types import SimpleNamespace
+
+    from engineio import packet
+
+    from backend.server.room_delivery import LatestWinsManager
+
+    q = queue.Queue()
+    for data in ('451-["trace",{"run_id":"r"},{"_placeholder":true,"num":0}]', bytes(1 << 20)):
+        q.put(packet.Packet(packet.MESSAGE, data))
+    manager = LatestWinsManager()
+    manager.server = SimpleNamespace(eio=SimpleNamespace(sockets={"e": SimpleNamespace(queue=q)}))
+    n, size = manager.waiting("e")
+    assert n == 2 and size > 1 << 20
+    q.put(packet.Packet(packet.MESSAGE, bytes(BEHIND_BYTES)))
+    assert manager._over("e")
