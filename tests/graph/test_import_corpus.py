@@ -27,9 +27,6 @@ SCRIPTS = sorted(p.name for p in CORPUS.glob("*.py"))
 
 # script -> (line, words of the problem) where the importer stops today
 NOT_YET = {
-    # a layer class as a constructor's argument: act_layer=nn.GELU, norm_layer=nn.LayerNorm
-    "timm_mlp.py": (51, "the default of Mlp's act_layer must be a constant"),
-    "timm_patch_embed.py": (54, "argument norm_layer must be a constant"),
     # block()'s list of layers (built with append), unpacked into nn.Sequential(*block())
     "gan_mlp_generator_step.py": (31, "'nn.Linear' is not a function of the op registry"),
     # the RNN module (two nn.Linear) called once per letter: a layer node's weights are its own

@@ -206,6 +206,26 @@ SCRIPTS = {
         loss = net(x).pow(2).mean()
         loss.backward()
     """,
+    "a layer class as a class's argument": """
+        import torch
+        import torch.nn as nn
+
+        class Mlp(nn.Module):
+            def __init__(self, d, act_layer=nn.GELU, norm_layer=None):
+                super().__init__()
+                self.fc = nn.Linear(d, d)
+                self.act = act_layer()
+                self.norm = norm_layer(d) if norm_layer else nn.Identity()
+
+            def forward(self, x):
+                return self.norm(self.act(self.fc(x)))
+
+        a = Mlp(3)
+        b = Mlp(3, act_layer=nn.Tanh, norm_layer=nn.LayerNorm)
+        x = (torch.arange(6, dtype=torch.float32).reshape(2, 3) - 2.5) / 2.0
+        loss = (b(a(x)) * torch.arange(3, dtype=torch.float32)).sum()
+        loss.backward()
+    """,
 }
 
 
@@ -284,6 +304,12 @@ REFUSED = {
         "def f(n):\n    return f(n + 1)\nm = f(1)\n",
         7,
         "calls functions more than 16 deep",
+    ),
+    "a layer class's argument that is no layer": (
+        "class B(nn.Module):\n    def __init__(self, act=nn.functional):\n"
+        "        super().__init__()\n    def forward(self, x):\n        return x\nb = B()\n",
+        10,
+        "the default of B's act must be a constant",
     ),
     "a class attribute that is no constant": (
         "class B(nn.Module):\n    w = torch.ones(2)\n    def forward(self, x):\n        return x\n",

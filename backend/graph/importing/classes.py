@@ -37,7 +37,7 @@ import ast
 import copy
 
 from .. import registry
-from .constants import NOT, Constants, constant_or_refused, literal_node
+from .constants import NOT, Constants, constant_or_refused, layer_class, literal_node
 from .module_modes import moded, unused_unmoded
 from .nodes import renamed_ref, split_ref
 from .port_comments import meta_id, ports_of
@@ -134,7 +134,8 @@ class ClassReader:
             if isinstance(n, ast.Name) and n.id in self.imp.nn.made and n.id in self.imp.nn.declared
         }
         constants = self.imp.constants.with_values(made) if made else self.imp.constants
-        args = _arguments(cls, self.classes[cls][1].get("__init__"), call, constants)
+        init = self.classes[cls][1].get("__init__")
+        args = _arguments(cls, init, call, constants, self.imp.modules)
         key = (cls, repr(sorted(args.items())))
         before = len(self.imp.problems)
         try:
@@ -334,9 +335,10 @@ class ClassReader:
         ]
 
 
-def _arguments(cls, init, call, constants):
+def _arguments(cls, init, call, constants, modules):
     """{argument: value} of `cls(...)`'s call, bound to __init__'s arguments as Python binds
-    them (defaults included); each must be a constant."""
+    them (defaults included); each must be a constant (a layer class or torch function named
+    as a value is one: python_values.LayerClass)."""
     if init is None:
         if call.args or call.keywords:
             raise Unsupported(f"{cls}() takes no arguments: its class has no __init__")
@@ -348,10 +350,13 @@ def _arguments(cls, init, call, constants):
     names, given, defaults = bound_arguments(f"{cls}()", init.args, call, method=True)
     args = {}
     for n in names:
-        if n in given:
-            args[n] = constant_or_refused(constants, given[n], f"{cls}()'s argument {n}")
-        elif n in defaults:
-            args[n] = constant_or_refused(Constants(), defaults[n], f"the default of {cls}'s {n}")
+        if n in given or n in defaults:
+            # (a layer class, act_layer=nn.GELU: called where __init__ calls the argument)
+            node = given[n] if n in given else defaults[n]
+            held = layer_class(modules, node) if constants.value(node) is NOT else None
+            what = f"{cls}()'s argument {n}" if n in given else f"the default of {cls}'s {n}"
+            where = constants if n in given else Constants()
+            args[n] = held or constant_or_refused(where, node, what)
         else:
             raise Unsupported(f"{cls}() needs its argument '{n}'")
     return args

@@ -6,6 +6,7 @@
     model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), ...)           its layers one after another
     nn.Sequential(Block(4), *[Block(8) for _ in range(3)])           instances of the script's
                                                                      classes: module nodes
+    norm = nn.Identity()                                             its input, no node
 
 A declaration makes no node; each call of it (`h = act(x)`) makes its op's node. Which op an
 `nn.<Class>` is comes from the registry: a layer op's LayerForm.classes, else the op whose
@@ -67,6 +68,8 @@ class NnLayers:
                 raise Unsupported("nn.Sequential takes its layers as arguments")
             layers = elements(self.imp.constants, ast.List(elts=call.args, ctx=ast.Load()))
             return {"kind": "seq", "layers": [self._element(a) for a in layers]}
+        if cls == "Identity":  # (its arguments are PyTorch's to ignore): its input itself
+            return {"kind": "seq", "layers": []}
         if cls == "Linear":
             return {"kind": "linear", "call": call}
         if op_of_class(cls) is not None:
@@ -171,7 +174,7 @@ class NnLayers:
         if layer["kind"] == "seq":
             if len(args) != 1:
                 raise Unsupported(f"'{name}' (nn.Sequential) takes one tensor")
-            value = args[0]
+            value = args[0] if layer["layers"] else self._operand(args[0])  # (Identity)
             for i, inner in enumerate(layer["layers"]):
                 last = i == len(layer["layers"]) - 1
                 value = self._apply(inner, f"{name}[{i}]", [value], meta if last else None)
