@@ -31,8 +31,6 @@ NOT_YET = {
     "gan_mlp_generator_step.py": (31, "'nn.Linear' is not a function of the op registry"),
     # the RNN module (two nn.Linear) called once per letter: a layer node's weights are its own
     "char_rnn_classification.py": (67, "'rnn' is called a second time"),
-    # a tuple of tensors: init_rnn_state() returns (H,)
-    "d2l_rnn_scratch.py": (57, "Tuple expressions are not supported"),
     # every tensor line is inside the training loop, which is read as training settings
     "classic_training_loop.py": (0, "nothing to draw"),
 }

@@ -26,6 +26,26 @@ SCRIPTS = {
         loss = y.pow(2).sum() / len(outs) + z.mean()
         loss.backward()
     """,
+    "tuples of tensors": """
+        import torch
+
+        def init_state(batch, hidden):
+            return (torch.zeros((batch, hidden)),)
+
+        def step(x, state, w):
+            H, = state
+            H = torch.tanh(x @ w + H)
+            return H * 2, (H,)
+
+        w = torch.tensor([[0.5, -1.0], [2.0, 0.1]], requires_grad=True)
+        x = torch.tensor([[1.0, 0.5], [-0.5, 2.0]])
+        state = init_state(x.shape[0], 2)
+        y, state = step(x, state, w)
+        y2, (h,) = step(y, state, w)
+        pair = (y, h)
+        loss = torch.cat(pair, dim=1).pow(2).sum() + y2.sum()
+        loss.backward()
+    """,
     "a list written out and a loop over it": """
         import torch
         W1 = torch.tensor([[0.5, -1.0], [2.0, 0.1]], requires_grad=True)

@@ -5,6 +5,7 @@
         outs.append(x * i)                     each item's node, bound to a name of its own
     y = torch.cat(outs, dim=-1)                the list read as [outs[0], outs[1], outs[2]]
     params = [W1, b1, W2]                      a list written out
+    state = (torch.zeros(2, 4),)               a tuple of tensors, read as a list of them
     h = outs[-1]; n = len(outs)                an item, its length
     for t in outs: ...                         a loop over the items (loops.py)
     torch.cat([h(x) for h in self.heads], -1)  a comprehension over a module list, a list of
@@ -105,7 +106,8 @@ class TensorLists:
             raise Unsupported(f"a list of more than {_MAX_ITEMS:,} tensors is not read")
         var = item(name, len(items))
         imp = self.imp
-        value = self.substituted_expr(value)
+        # (the constants it reads written in, as in any line: torch.zeros((n, h)))
+        value = imp.constants.substituted(self.substituted_expr(value))
         if isinstance(value, ast.Name) and value.id in imp.env:
             imp.env[var] = imp.ref_name(value.id)  # the same node, another name
         else:
@@ -117,9 +119,11 @@ class TensorLists:
         items.append(var)
 
     def _is_tensor_list(self, value):
-        """A list written out (a list of tensors or a comprehension over one, once read as
-        their items) that is no constant: it holds a tensor."""
-        return isinstance(value, ast.List) and self.imp.constants.value(value) is NOT
+        """A list or tuple written out (a list of tensors or a comprehension over one, once
+        read as their items) that is no constant: it holds a tensor. (A tuple is read as the
+        list of its items: nothing here changes a list but append / extend / +=, which a
+        tuple has not, so Python would stop there.)"""
+        return isinstance(value, (ast.List, ast.Tuple)) and self.imp.constants.value(value) is NOT
 
     def _list_name(self, node):
         return isinstance(node, ast.Name) and node.id in self.lists
