@@ -1,9 +1,10 @@
 """Frames the Socket.IO transport refuses before anything reads them further.
 
-The protocol is JSON text only (docs/protocol.md). python-socketio would otherwise keep a
-binary event's attachments until the last of them arrives (a header can announce billions),
-each up to the transport's buffer size, for as long as the connection lasts; and a frame that
-does not parse would log a full traceback (2 KB for a 28-byte frame). Here a binary frame, or
+What a client sends is JSON text only (docs/protocol.md; only the server sends binary, its
+typed arrays: typed_wire.py). python-socketio would otherwise keep a binary event's
+attachments until the last of them arrives (a header can announce billions), each up to the
+transport's buffer size, for as long as the connection lasts; and a frame that does not parse
+would log a full traceback (2 KB for a 28-byte frame). Here a binary frame, or
 a text header announcing binary attachments, closes its connection at once, and each refused
 frame logs one line."""
 

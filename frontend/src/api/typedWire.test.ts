@@ -42,6 +42,10 @@ describe("typed arrays from the wire", () => {
     expect(m.d.at(0)).toBe(1 / 3);
     expect(m.h.dtype).toBe("float32");
     expect(m.h.at(0)).toBe(1.5);
+    // as numbers for a viewer: the view itself where JavaScript numbers hold the dtype
+    expect(m.f.numbers()).toBe(m.f.data);
+    expect(Array.from(m.b.numbers())).toEqual([1, 0, 1]);
+    expect(Array.from(m.i.numbers())).toEqual([2 ** 53, -5]);
   });
 
   it("writes nested values as the JSON wire did: rows, NaN and infinities spelled", () => {

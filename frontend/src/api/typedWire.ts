@@ -66,6 +66,15 @@ export class Typed {
     return typeof v === "bigint" ? Number(v) : v;
   }
 
+  /** The elements as numbers, flat and row-major, for a viewer that reads many (a table, a
+   * heatmap): the view itself for float and up-to-32-bit integer arrays (bool's 0 and 1
+   * included), a Float64Array copy of int64 and uint64 (exact up to 2^53). */
+  numbers(): ArrayLike<number> {
+    const d = this.data;
+    if (d instanceof BigInt64Array || d instanceof BigUint64Array) return Float64Array.from(d, Number);
+    return d;
+  }
+
   /** Row k of the first axis, as a view of the same buffer. */
   row(k: number): Typed {
     const inner = this.shape.slice(1);
