@@ -79,8 +79,6 @@ def follower_worker(url, code, n, decode, pipe):
     on ("stop", last_run_id) wait for that run's end everywhere and send the arrivals back."""
     import threading
 
-    import socketio
-
     arrivals = [[] for _ in range(n)]
     done = threading.Condition()
     clients = []
@@ -88,7 +86,7 @@ def follower_worker(url, code, n, decode, pipe):
         for i in range(n):
             rec = connect(url, record=False)
             if not decode:
-                socketio.packet.Packet.json = _HeadOnlyJSON  # (connect sets it, for all)
+                rec.client.packet_class.json = _HeadOnlyJSON  # (connect sets it, for all)
 
             def on(data, event, i=i):
                 with done:
