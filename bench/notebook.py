@@ -12,7 +12,8 @@ of them, then a Linear head and cross-entropy: about 700 nodes once its modules 
     the API app), after the first import. The page's own drawing is not timed here
     (e2e/test_notebook_widget.py opens it in JupyterLab).
 (c) a backward run of the document in the kernel, every record packed for the page as the
-    widget sends it (orjson into one binary buffer per packet), against (d) the same run with
+    widget sends it (the server's wire: its JSON and its arrays' bytes in two binary
+    buffers per packet, backend/server/typed_wire.py), against (d) the same run with
     its records appended to a list (`backend.graph.run` with `emit`): the channel's cost.
     Target (issue #33): c <= 1.5x d.
 
