@@ -13,9 +13,7 @@ import type {
 import { type RunAck, RunSender } from "./edits";
 import { hostChannel } from "./host";
 import { SummaryRows } from "./summaryRows";
-import { decodeTyped, materialize, Typed, WIRE_VERSION } from "./typedWire";
-
-type Blob = ArrayBuffer | ArrayBufferView | undefined;
+import { decodeTyped, materialize, Typed, WIRE_VERSION, type WireBuffer } from "./typedWire";
 
 export interface RunHandlers {
   // adopt: a run the page did not ask for that it shows (the kernel's `w.run` in a notebook)
@@ -104,7 +102,7 @@ export class Connection {
   }
 
   private listen<T>(event: string, handler: (payload: T) => void, typed: boolean): () => void {
-    const h = ((payload: T, blob: Blob) => {
+    const h = ((payload: T, blob?: WireBuffer) => {
       if (blob == null) handler(payload); // no buffer, no arrays: nothing to read or write out
       else handler(typed ? decodeTyped(payload, blob) : materialize(decodeTyped(payload, blob)));
     }) as (...args: unknown[]) => void;
@@ -120,7 +118,7 @@ export class Connection {
         reject(new Error("not connected to the server"));
         return;
       }
-      const ack = (err: Error | null, reply: T, blob?: Blob) => {
+      const ack = (err: Error | null, reply: T, blob?: WireBuffer) => {
         if (err) reject(new Error(`the server did not answer '${event}' in time`));
         else {
           try {

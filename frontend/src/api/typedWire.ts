@@ -43,6 +43,10 @@ const VIEWS: Record<string, ViewClass> = {
   uint64: BigUint64Array,
 };
 
+/** A message's arrays' bytes as they come: an ArrayBuffer (socket.io-client in a browser), a
+ * Uint8Array (in Node) or a DataView (Jupyter's buffers). */
+export type WireBuffer = ArrayBuffer | ArrayBufferView;
+
 /** A message whose typed arrays do not fit its buffer: a broken or foreign server. */
 export class WireError extends Error {}
 
@@ -114,7 +118,7 @@ interface Bytes {
   length: number;
 }
 
-function bytesOf(blob: ArrayBuffer | ArrayBufferView): Bytes {
+function bytesOf(blob: WireBuffer): Bytes {
   if (blob instanceof ArrayBuffer) return { buffer: blob, start: 0, length: blob.byteLength };
   const { buffer, byteOffset, byteLength } = blob;
   if (byteOffset % 8 === 0 && buffer instanceof ArrayBuffer) return { buffer, start: byteOffset, length: byteLength };
@@ -141,7 +145,7 @@ function view(desc: Record<string, unknown>, bytes: Bytes): Typed {
 
 /** `value` (a message's JSON) with its descriptors replaced by Typed views of `blob`; without
  * a blob (a message with no arrays, an exported page's stored packets) it is returned as is. */
-export function decodeTyped<T>(value: T, blob?: ArrayBuffer | ArrayBufferView | null): T {
+export function decodeTyped<T>(value: T, blob?: WireBuffer | null): T {
   if (blob == null) return value;
   const bytes = bytesOf(blob);
   const walk = (x: unknown): unknown => {
