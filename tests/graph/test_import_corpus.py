@@ -27,8 +27,6 @@ SCRIPTS = sorted(p.name for p in CORPUS.glob("*.py"))
 
 # script -> (line, words of the problem) where the importer stops today
 NOT_YET = {
-    # block()'s list of layers (built with append), unpacked into nn.Sequential(*block())
-    "gan_mlp_generator_step.py": (31, "'nn.Linear' is not a function of the op registry"),
     # the RNN module (two nn.Linear) called once per letter: a layer node's weights are its own
     "char_rnn_classification.py": (67, "'rnn' is called a second time"),
     # every tensor line is inside the training loop, which is read as training settings

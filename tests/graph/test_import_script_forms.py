@@ -134,6 +134,35 @@ SCRIPTS = {
         loss = F.cross_entropy(y, torch.tensor([[2, 0]]).T.reshape(-1))
         loss.backward()
     """,
+    "a list of layers made by a function inside __init__, unpacked into nn.Sequential": """
+        import numpy as np
+        import torch
+        import torch.nn as nn
+
+        out_shape = (2, 3)
+
+        class Decoder(nn.Module):
+            def __init__(self, width):
+                super().__init__()
+
+                def stage(n_in, n_out, norm=False):
+                    parts = []
+                    parts.append(nn.Linear(n_in, n_out))
+                    if norm:
+                        parts += [nn.LayerNorm(n_out)]
+                    return parts + [nn.ELU()]
+
+                tail = [nn.Linear(width, int(np.prod(out_shape)))]
+                self.net = nn.Sequential(*stage(4, width), *stage(width, width, norm=True), *tail)
+
+            def forward(self, h):
+                return self.net(h).reshape(h.shape[0], *out_shape)
+
+        dec = Decoder(5)
+        h = (torch.arange(12, dtype=torch.float32).reshape(3, 4) - 6.0) / 6.0
+        loss = dec(h).pow(2).mean()
+        loss.backward()
+    """,
 }
 
 
@@ -173,6 +202,17 @@ REFUSED = {
         "def f(t):\n    g = lambda u: u * 2\n    return g(t)\ny = f(x)\n",
         7,
         "defines a class or lambda inside",
+    ),
+    "a list of layers taken twice": (
+        "layers = [nn.Linear(2, 2), nn.ReLU()]\n"
+        "a = nn.Sequential(*layers)\nb = nn.Sequential(*layers)\n",
+        6,
+        "are taken a second time",
+    ),
+    "a list of layers changed after it is taken": (
+        "layers = [nn.Linear(2, 2)]\na = nn.Sequential(*layers)\nlayers.append(nn.Tanh())\n",
+        6,
+        "changed after a Sequential took its modules",
     ),
 }
 

@@ -434,8 +434,21 @@ class _Fold(ast.NodeTransformer):
         if isinstance(node.func, ast.Name) and node.func.id not in folded:
             node.args = [self.visit(a) for a in node.args]
             node.keywords = [self.visit(k) for k in node.keywords]
-            return node
-        return self.generic_visit(node)
+            return _spliced(node)
+        node = self.generic_visit(node)
+        return _spliced(node) if isinstance(node, ast.Call) else node
+
+
+def _spliced(call):
+    """`x.view(n, *shape)` with shape a constant: its items as arguments of their own."""
+    args = []
+    for a in call.args:
+        if isinstance(a, ast.Starred) and isinstance(a.value, (ast.Tuple, ast.List)):
+            args += a.value.elts
+        else:
+            args.append(a)
+    call.args = args
+    return call
 
 
 def element(name, i):

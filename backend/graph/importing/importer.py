@@ -330,6 +330,8 @@ class _Importer:
         if expanded is not None:
             return self.functions.read(expanded)
         stmt = self.shapes.substituted(stmt)
+        if self.lists.read_value(stmt):  # layers = [nn.Linear(...)]; layers.append(...)
+            return None
         if self.tensor_lists.read(stmt):
             return None
         stmt = self.tensor_lists.substituted(stmt)  # outs: [outs[0], outs[1], ...]

@@ -113,6 +113,20 @@ class ModuleArg(PyObject):
         return ast.unparse(self.expr)
 
 
+class ModuleExprs(PyObject):
+    """A Python list of modules (`layers = [nn.Linear(a, b)]; layers.append(nn.ReLU())`): the
+    expressions that make them, made where nn.Sequential(*layers) or nn.ModuleList(layers)
+    takes the list, once (a second use would share the same modules, which it cannot)."""
+
+    def __init__(self, exprs, line):
+        self.exprs = exprs
+        self.line = line  # where the list was made
+        self.used = False
+
+    def __repr__(self):
+        return "[" + ", ".join(ast.unparse(e) for e in self.exprs) + "]"
+
+
 class StringModule(PyObject):
     """Python's `string` module: its constant strings (string.ascii_letters ...)."""
 
@@ -175,6 +189,34 @@ class PyModule(ClassAttributes):
         return ", ".join(self.attrs) + " are"
 
 
+class NumpyProd(PyObject):
+    """np.prod of a constant list or tuple of numbers (`int(np.prod(img_shape))`)."""
+
+    def __repr__(self):
+        return "numpy.prod"
+
+    def call(self, args, kwargs):
+        seq = args[0] if len(args) == 1 and not kwargs else None
+        if not isinstance(seq, (list, tuple)) or not all(_number(v) for v in seq):
+            return None
+        if not seq:
+            return 1.0  # (numpy's product of nothing is a float)
+        out = 1
+        for v in seq:
+            out *= v
+            if isinstance(out, int) and abs(out) >= 2**63:
+                return None  # (numpy's int64 would wrap round)
+        return out
+
+
+class NumpyModule(PyModule):
+    """numpy as a constant reads it: its few functions of constants; any other name is no
+    constant (numpy's arrays and random numbers are the tensor lines' to read)."""
+
+    def attribute(self, name):
+        return self.attrs.get(name, NOT)
+
+
 # collections.abc's classes isinstance() is worked out against, on constants
 _ABC = ("Iterable", "Sequence", "Sized", "Container", "Collection", "Hashable", "Mapping")
 ABC_MODULE = PyModule("collections.abc", {name: AbcType(name) for name in _ABC})
@@ -183,12 +225,13 @@ _STDLIB = {
     "collections": PyModule("collections", {"abc": ABC_MODULE}),
     "collections.abc": ABC_MODULE,
     "itertools": PyModule("itertools", {"repeat": Repeat()}),
+    "numpy": NumpyModule("numpy", {"prod": NumpyProd()}),
 }
 
 
 def stdlib_value(module, name=None):
     """The module at dotted path `module` (math, string, collections, collections.abc,
-    itertools), or the constant `from <module> import <name>` binds; None where it binds no
+    itertools, numpy), or the constant `from <module> import <name>` binds; None where it binds no
     constant."""
     if module == "math":
         return math_value("math" if name is None else name)
