@@ -109,7 +109,7 @@ class _InOrderEngineIO(engineio.Client):
         return ok
 
 
-class _WirePacket(socketio.packet.Packet):
+class WirePacket(socketio.packet.Packet):
     """The client's packets: the server's binary messages carry one attachment, placed as the
     last argument (typed_wire.SocketPacket), so it is put back there without walking the
     payload as python-socketio does (the page's socket.io-client walks it, in JavaScript)."""
@@ -153,7 +153,7 @@ def connect(url, origin=None, record=True, materialize=True, wire=typed_wire.VER
     if origin:
         options["origin"] = origin
     client = InOrderClient(
-        reconnection=False, websocket_extra_options=options, json=fastjson, serializer=_WirePacket
+        reconnection=False, websocket_extra_options=options, json=fastjson, serializer=WirePacket
     )
     client.materialize = materialize
     rec = Recorder(client)

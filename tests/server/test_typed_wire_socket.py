@@ -9,10 +9,21 @@ import json
 import numpy as np
 import pytest
 import torch
-from _server_helpers import RawClient, connect, edge, graph, node, tensor
+from _server_helpers import (
+    EVENTS,
+    InOrderClient,
+    RawClient,
+    Recorder,
+    WirePacket,
+    connect,
+    edge,
+    graph,
+    node,
+    tensor,
+)
 
 from backend.graph.running.records import expand_records
-from backend.server import typed_wire
+from backend.server import fastjson, typed_wire
 from engine.watch import array_of
 
 X = [[0.1, -2.5], [3.0, 1e-8]]
@@ -205,3 +216,24 @@ def test_a_client_of_another_wire_is_told_and_sent_nothing(server, wire):
         assert old.received == []
     finally:
         old.client.disconnect()
+
+
+def test_typed_arrays_arrive_over_long_polling_too(server):
+    """Engine.IO's polling transport (the page's fallback) carries the attachment as base64:
+    the same bytes arrive."""
+    client = InOrderClient(reconnection=False, json=fastjson, serializer=WirePacket)
+    client.materialize = False
+    rec = Recorder(client)
+    for event in EVENTS:
+        client.on(event, lambda data, event=event: rec.on(event, data))
+    client.connect(server.url, transports=["polling"], auth={"wire": typed_wire.VERSION})
+    try:
+        assert client.transport() == "polling"
+        run_id, finished, records = rec.run_to_end(mixed_dtypes(), "backward")
+        assert finished["status"] == "ok"
+        (i,) = [r for r in records if r["kind"] == "value" and r["node"] == "i"]
+        same(np.asarray(i["summary"]["preview"]), torch.tensor([BIG, -5]))
+        reply = rec.call("tensor", {"run_id": run_id, "node": "x", "kind": "grad"})
+        same(reply["values"], torch_expected()[("grad", "x")])
+    finally:
+        client.disconnect()
