@@ -1,7 +1,8 @@
 """A leaf made from a computed value (importing/leaf_values.py): `w = <computed>;
 w.requires_grad_()`, `w.requires_grad = True`, `(<computed>).requires_grad_()` and
 `nn.Parameter(<computed>)` become tensor nodes of the values PyTorch's leaf starts from; the
-import gives PyTorch's loss and gradients, and the nodes only the leaf read are gone."""
+import gives PyTorch's loss and gradients, and the nodes only the leaf read are gone. A leaf
+frozen by requires_grad_(False) (or `= False`) needs no gradient, as in PyTorch."""
 
 import pytest
 from test_import_corpus import (  # noqa: F401
@@ -55,6 +56,43 @@ def test_leaves_of_computed_values_give_pytorchs_numbers(fixed_layers):  # noqa:
     assert "line 7: W: a leaf made from a computed value" in doc.description
 
 
+FROZEN = """
+    import torch
+    import torch.nn as nn
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.ones(2) * 0.5)
+            self.b = nn.Parameter(torch.zeros(2))
+            self.b.requires_grad_(False)
+
+        def forward(self, x):
+            return x * self.w + self.b
+
+
+    a = torch.ones(2, requires_grad=True)
+    a.requires_grad_(False)
+    c = torch.ones(2) * 0.5
+    c.requires_grad = True
+    c.requires_grad = False
+    d = torch.arange(2.0).requires_grad_(False)
+    e = torch.tensor([1.0, -2.0], requires_grad=True)
+    net = Net()
+    loss = net(a * c + d * e).pow(2).sum()
+    loss.backward()
+"""
+
+
+def test_frozen_leaves_give_pytorchs_numbers(fixed_layers):  # noqa: F811
+    want = pytorch_numbers_of({"frozen": FROZEN})["frozen"]
+    doc = from_python(script_text(FROZEN))
+    assert_same_numbers(doc, want)
+    frozen = {n.id: n.params.get("requires_grad", False) for n in doc.nodes if n.id in "acd"}
+    assert frozen == {"a": False, "c": False, "d": False}
+
+
 HEAD = "import torch\nw = torch.ones(2, requires_grad=True)\n"
 
 
@@ -63,6 +101,9 @@ HEAD = "import torch\nw = torch.ones(2, requires_grad=True)\n"
     [
         ("v = w * 2\nv.requires_grad = True\n", 4, "only change requires_grad flags of leaf"),
         ("v = torch.arange(3) * 2\nv.requires_grad_()\n", 4, "floating point dtype"),
+        ("v = w * 2\nv.requires_grad_(False)\n", 4, "only change requires_grad flags of leaf"),
+        ("v = w * 2\nw.requires_grad_(False)\n", 4, "w.requires_grad_(False) after w is used"),
+        ("w.requires_grad_(w.sum() > 0)\n", 3, "write w.requires_grad_(True) or (False)"),
     ],
 )
 def test_a_leaf_pytorch_refuses_is_a_problem_at_its_line(lines, line, words):

@@ -38,10 +38,19 @@ def on_device(call):
 
 def _sets_true(call):
     """x.requires_grad_() / x.requires_grad_(True) / requires_grad=True."""
+    return requires_grad_flag(call) is True
+
+
+def requires_grad_flag(call):
+    """The flag of x.requires_grad_(<flag>) (True where none is given); None where it is not
+    written as True or False."""
     given = [*call.args, *(k.value for k in call.keywords if k.arg == "requires_grad")]
     if len(given) != len(call.args) + len(call.keywords) or len(given) > 1:
-        return False
-    return not given or (isinstance(given[0], ast.Constant) and given[0].value is True)
+        return None
+    if not given:
+        return True
+    flag = given[0]
+    return flag.value if isinstance(flag, ast.Constant) and isinstance(flag.value, bool) else None
 
 
 class CallReader:
@@ -201,9 +210,10 @@ class CallReader:
         a number has no gradient) and eg.arange(n).reshape(shape): their node; None for any
         other method."""
         func = node.func
-        if func.attr == "requires_grad_" and _sets_true(node):
+        flag = requires_grad_flag(node) if func.attr == "requires_grad_" else None
+        if flag is not None:  # (False: a leaf that stops requiring grad)
             inner = self.imp.exprs.expr(func.value, meta)
-            self.imp.mark_requires_grad(inner, self.imp.current_var)
+            self.imp.mark_requires_grad(inner, self.imp.current_var, flag=flag)
             return inner
         dtype = self._cast_to(node) if func.attr in ("to", "type") else None
         if dtype is not None:  # x.to(torch.float64), x.type(torch.float32)

@@ -47,7 +47,7 @@ from ..limits import DEFAULT
 from . import no_grad_lines
 from .attention_init import AttentionInit
 from .branches import IfReader
-from .calls import CallReader, on_device
+from .calls import CallReader, on_device, requires_grad_flag
 from .classes import ClassReader
 from .constants import ConstantLines, Constants
 from .dataset_lines import DATA, DatasetReader
@@ -56,7 +56,7 @@ from .functions import Functions
 from .import_lines import ModuleNames
 from .inplace_lines import InplaceLines
 from .layers import LayerReader
-from .leaf_values import make_leaf
+from .leaf_values import clear_requires_grad, make_leaf
 from .loops import LoopReader
 from .model_graph import MARK, inlined
 from .module_lists import ModuleLists
@@ -135,12 +135,13 @@ def _moved(call):
 
 
 def _sets_requires_grad(target, value):
+    """`p.requires_grad = True` or `= False`."""
     return (
         isinstance(target, ast.Attribute)
         and target.attr == "requires_grad"
         and isinstance(target.value, ast.Name)
         and isinstance(value, ast.Constant)
-        and value.value is True
+        and isinstance(value.value, bool)
     )
 
 
@@ -218,9 +219,12 @@ class _Importer:
     def operand(self, node):
         return self.exprs.operand(node)
 
-    def mark_requires_grad(self, nid, name=None, attribute=False):
+    def mark_requires_grad(self, nid, name=None, attribute=False, flag=True):
         """x.requires_grad_() (x.requires_grad = True where `attribute`): on a tensor source,
-        its requires_grad param; a computed x, a leaf of its values (leaf_values.py)."""
+        its requires_grad param; a computed x, a leaf of its values (leaf_values.py). With
+        `flag` False, x.requires_grad_(False): a leaf that stops requiring grad."""
+        if not flag:
+            return clear_requires_grad(self, nid, name or nid)
         n = self.graph.nodes.get(nid)
         if n is not None and n["op"] == "tensor":
             n["params"]["requires_grad"] = True
@@ -401,8 +405,8 @@ class _Importer:
         if isinstance(target, (ast.Tuple, ast.List)):
             return self.tuples.assign(target, stmt)
         if _sets_requires_grad(target, stmt.value):  # p.requires_grad = True
-            name = target.value.id
-            return self.mark_requires_grad(self.ref_name(name), name, attribute=True)
+            name, flag = target.value.id, stmt.value.value
+            return self.mark_requires_grad(self.ref_name(name), name, attribute=True, flag=flag)
         if not isinstance(target, ast.Name):
             raise Unsupported("assign to one plain variable name (x = ...)")
         self.assign(target.id, stmt.value, stmt)
@@ -601,7 +605,10 @@ class _Importer:
             if attr in ("eval", "train") and rname in self.classes.instances:
                 return set_instance_mode(self.classes, rname, attr, call)
             if attr == "requires_grad_" and rname is not None:
-                return self.mark_requires_grad(self.ref_name(rname), rname)
+                flag = requires_grad_flag(call)
+                if flag is None:
+                    raise Unsupported(f"write {rname}.requires_grad_(True) or (False)")
+                return self.mark_requires_grad(self.ref_name(rname), rname, flag=flag)
             if self.modules.func_kind(d) == ("lib", "manual_seed"):
                 return None  # random sources carry their own seeds
         raise Unsupported("a call whose result is not assigned")

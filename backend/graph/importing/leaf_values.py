@@ -12,7 +12,8 @@ reading (never the script: the registry's ops on the values the graph already ho
 those that nothing else reads go. Where the computation needs a gradient itself (a tensor with
 requires_grad, a layer), the tensor is no leaf: requires_grad_() changes nothing, as in
 PyTorch, and `x.requires_grad = True` is PyTorch's error. nn.Parameter(t) is read as
-t.detach().requires_grad_(): always a leaf."""
+t.detach().requires_grad_(): always a leaf. requires_grad_(False) on a leaf that requires grad
+makes it one that does not (clear_requires_grad)."""
 
 import engine as eg
 
@@ -93,6 +94,38 @@ def make_leaf(imp, nid, name, attribute=False):
         f"{name}: a leaf made from a computed value: the {value.numel():,} values the "
         "computation gives are its starting values (a tensor node), as in PyTorch",
     )
+
+
+def clear_requires_grad(imp, nid, name):
+    """`name.requires_grad_(False)` (or `name.requires_grad = False`): a leaf that requires
+    grad stops requiring it (its source node's requires_grad, as PyTorch's flag; a parameter
+    node becomes a tensor node of the same values); on a tensor that needs no gradient nothing
+    changes; on a computed one that does, PyTorch's error. Refused once the leaf is used: the
+    lines before read it requiring grad, which one node cannot say."""
+    graph = imp.graph
+    node = None if PORT in nid else graph.nodes.get(nid)
+    spec = registry.get(node["op"]) if node is not None else None
+    frees = spec is not None and spec.source and spec.name in ("tensor", "parameter")
+    if frees and (spec.name == "parameter" or node["params"].get("requires_grad")):
+        if any(src == nid for src, _, _ in graph.edges):
+            raise Unsupported(
+                f"{name}.requires_grad_(False) after {name} is used: the lines before read "
+                f"it requiring grad, which the graph cannot say; stop it requiring grad before "
+                "it is used"
+            )
+        node["op"] = "tensor"
+        node["params"] = {**node["params"], "requires_grad": False}
+        return
+    incoming = {}
+    for src, dst, port in graph.edges:
+        incoming.setdefault(dst, []).append((port, src))
+    reached = _ancestors(nid, incoming, graph.nodes, cut="detach")
+    if node is None or any(_needs_grad(graph.nodes.get(n)) for n in reached):
+        raise Unsupported(
+            "you can only change requires_grad flags of leaf variables. If you want to use a "
+            f"computed variable in a subgraph that doesn't require differentiation use "
+            f"{name}_no_grad = {name}.detach()."
+        )
 
 
 def _ancestors(nid, incoming, nodes, cut=None):
