@@ -15,10 +15,13 @@ statements): each module reads one kind of line or expression into nodes.
     nn_layers.py     nn.ReLU() / nn.MSELoss() / nn.Sequential(...) / layer classes, and calls
     classes.py       nn.Module classes as module definitions, their instances as module nodes
     constants.py     the constants the script and its classes work out; `if` on them
-    module_lists.py  nn.ModuleList elements, and the lists nn.Sequential / comprehensions stand for
+    module_lists.py  nn.ModuleList elements, and the lists nn.Sequential / comprehensions stand for;
+                     a Python list of modules, made where nn.Sequential(*layers) takes it
     shared_calls.py  an instance called more than once: its parameters shared by the calls
     skipped.py       lines that touch no tensor (print, manual_seed, assert): skipped, noted
-    functions.py     the script's functions and a class's extra methods, inlined where called
+    functions.py     the script's functions, defs inside them and a class's extra methods,
+                     inlined where called
+    pure_functions.py a function's call on constants worked out (to_2tuple = _ntuple(2): a closure)
     shapes.py        x.size(0), x.shape[-1], B, T, C = x.size(): their numbers at read time
     unpacking.py     a, b = b, a; mu, logvar = self.encode(x); q, k, v = t.split(n, dim=2)
     python_values.py math on numbers, @dataclass / plain config classes and their instances
