@@ -96,8 +96,9 @@ INIT_SCRIPT = r"""
       super(...a);
       this.addEventListener("message", (ev) => {
         const now = performance.now(), text = typeof ev.data === "string";
-        const trace = text && ev.data.startsWith('42["trace"');
-        B.ws.push([now, text ? ev.data.length : 0, trace]);
+        // a trace packet with typed arrays is a binary event ("451-"), its bytes the next frame
+        const trace = text && /^(42|451-)\["trace"/.test(ev.data);
+        B.ws.push([now, text ? ev.data.length : ev.data.byteLength ?? ev.data.size ?? 0, trace]);
         if (trace) B.trace.push(ev.data);
       });
     }
@@ -358,7 +359,7 @@ def run_case(browser, url, n_nodes, n_edges, zoom=None):
                  frames: __bench.frames, longtasks: __bench.longtasks,
                  ws: __bench.ws, ro: __bench.ro,
                  // records per packet, a pack counted as the records it stands for
-                 packets: __bench.trace.map((m) => JSON.parse(m.slice(m.indexOf("["))).at(-1)
+                 packets: __bench.trace.map((m) => JSON.parse(m.slice(m.indexOf("[")))[1]
                    .records.reduce((n, r) => n + (r.kind === "values" ? r.nodes.length
                      : r.kind === "grads" ? r.items.length : 1), 0)),
                  status: document.querySelector('[aria-label="run status"]').dataset.status,
