@@ -61,7 +61,29 @@ def _not_a_document(graph):
         parse(graph)
     except Exception as exc:  # pydantic's ValidationError
         return {"error": f"invalid graph document: {invalid_text(exc)}"}
+    if _holds_placeholder(graph):
+        # socket.io's page reads such an object in a binary packet (one with typed arrays,
+        # typed_wire.py) as an attachment: the followers' pages would fail to read the packet
+        return {
+            "error": "invalid graph document: it holds an object with the key "
+            "'_placeholder', which Socket.IO reserves for binary attachments"
+        }
     return None
+
+
+def _holds_placeholder(value):
+    """Whether any object in `value` (decoded JSON, already bounded by the message's size) has
+    the key `_placeholder`."""
+    stack = [value]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            if "_placeholder" in x:
+                return True
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    return False
 
 
 class _LastRun:

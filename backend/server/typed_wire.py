@@ -3,12 +3,15 @@
 Every numpy array in a message the server sends (a summary table's previews, stats and
 NaN/Inf counts, a tensor page's values) travels as little-endian bytes, not as JSON
 numbers: a message is its JSON text, in which each array is a descriptor
-`{"$typed": dtype, "shape": [...], "offset": n}`, and one binary buffer, the arrays' bytes
-one after another, each at an offset that is a multiple of 8 (so the page reads each as a
-typed-array view of the buffer, without a copy). Over Socket.IO the buffer is the packet's
-one binary attachment, handed to the handler as the last argument; in a notebook
-(wiregrad/widget.py) it is the custom message's second buffer. One encoding, both carriers;
-the page's reader is frontend/src/api/typedWire.ts.
+`{"$typed": dtype, "shape": [...], "offset": n, "tag": t}`, and one binary buffer, the arrays'
+bytes one after another, each at an offset that is a multiple of 8 (so the page reads each as a
+typed-array view of the buffer, without a copy). The buffer's first 8 bytes are the message's
+tag, drawn at random for each message, and a descriptor counts only when its `tag` is their hex:
+an object shaped like a descriptor that came from a user (a room owner's graph param) cannot
+name the bytes of a message it has never seen, so it stays the object it was. Over Socket.IO
+the buffer is the packet's one binary attachment, handed to the handler as the last argument;
+in a notebook (wiregrad/widget.py) it is the custom message's second buffer. One encoding, both
+carriers; the page's reader is frontend/src/api/typedWire.ts.
 
 Why: JSON numbers cost 10-25 bytes each and a parse; a float32 costs 4 bytes and no parse.
 Arrays are found by orjson's `default` hook (orjson hands it every numpy array when
@@ -18,6 +21,7 @@ Only the server sends binary: a client's binary frame is still refused at the tr
 (transport.py), so the limits on what a client may send are those of JSON text."""
 
 import base64
+import secrets
 
 import numpy as np
 import orjson
@@ -54,8 +58,10 @@ class _Packer:
     """The arrays of one message, as orjson meets them."""
 
     def __init__(self):
-        self.parts = []
-        self.size = 0
+        tag = secrets.token_bytes(_ALIGN)  # the buffer's head (see the module's docstring)
+        self.tag = tag.hex()
+        self.parts = [tag]
+        self.size = _ALIGN
 
     def default(self, obj):
         if isinstance(obj, np.ndarray):
@@ -80,7 +86,7 @@ class _Packer:
         data = np.ascontiguousarray(a)
         self.parts.append(data)
         self.size += data.nbytes
-        return {"$typed": name, "shape": list(a.shape), "offset": offset}
+        return {"$typed": name, "shape": list(a.shape), "offset": offset, "tag": self.tag}
 
 
 def encode(obj):
@@ -90,7 +96,7 @@ def encode(obj):
         text = orjson.dumps(obj, default=packer.default).decode()
     except TypeError:  # what orjson declines (integers past 64 bits): the JSON module, no arrays
         return fastjson.dumps(obj), None
-    if not packer.parts:
+    if len(packer.parts) == 1:  # (the tag alone: no array)
         return text, None
     return text, b"".join(packer.parts)
 
@@ -103,10 +109,11 @@ def decode(obj, blob, materialize=False):
     if blob is None:
         return obj
     view = memoryview(blob)
+    tag = bytes(view[:_ALIGN]).hex() if len(view) >= _ALIGN else None
 
     def walk(x):
         if type(x) is dict:
-            if "$typed" in x:
+            if "$typed" in x and tag is not None and x.get("tag") == tag:
                 return _read(x, view, materialize)
             items = x.items()
         else:

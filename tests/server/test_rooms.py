@@ -139,6 +139,11 @@ def test_a_graph_that_is_not_a_graph_document_is_refused_and_not_relayed(client)
     join(follower, code)
     ack = owner.call("room_update", {"code": code, "graph": {"nodes": "x"}})
     assert ack["error"].startswith("invalid graph document: "), ack
+    # an object Socket.IO's page would read as a binary attachment in a packet with typed
+    # arrays, deep in a param: refused, as the followers could not read the packet
+    odd = {"nodes": [{"id": "t", "op": "tensor", "params": {"value": [{"_placeholder": True}]}}]}
+    ack = owner.call("room_update", {"code": code, "graph": odd})
+    assert ack["error"].startswith("invalid graph document: ") and "_placeholder" in ack["error"]
     # a graph with problems that keep it from running is still a document: relayed as it is
     unfinished = {"nodes": [{"id": "s", "op": "sum"}], "edges": []}
     assert owner.call("room_update", {"code": code, "graph": unfinished}) == {"ok": True}

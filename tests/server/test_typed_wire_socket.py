@@ -237,3 +237,16 @@ def test_typed_arrays_arrive_over_long_polling_too(server):
         same(reply["values"], torch_expected()[("grad", "x")])
     finally:
         client.disconnect()
+
+
+def test_an_object_shaped_like_a_descriptor_stays_the_object_it_is():
+    # a room owner's graph param made to look like an array of the message's buffer: only a
+    # descriptor carrying the message's random tag (its buffer's first 8 bytes) is read
+    forged = {"$typed": "float32", "shape": [1], "offset": 8}
+    guessed = {**forged, "tag": "00" * 8}
+    message = {"graph": {"p": forged, "q": guessed}, "values": np.arange(3, dtype=np.float32)}
+    text, blob = typed_wire.encode(message)
+    back = typed_wire.decode(json.loads(text), blob)
+    assert back["graph"] == {"p": forged, "q": guessed}
+    np.testing.assert_array_equal(back["values"], np.arange(3, dtype=np.float32))
+    assert typed_wire.encode(message)[1][:8] != blob[:8]  # a tag of its own for each message

@@ -4,15 +4,33 @@ import { decodeTyped, materialize, Typed, WireError } from "./typedWire";
 import type { WireRecord } from "./types";
 import { WidgetChannel, type WidgetModel } from "./widgetChannel";
 
-// Written by the server's encoder (backend/server/typed_wire.py encode) for
+// Written by the server's encoder (backend/server/typed_wire.py encode, its random tag drawn as
+// 0123456789abcdef) for
 // {f: float32 [[0.1, -0], [nan, -inf]], i: int64 [2^53 + 1, -5], b: bool [T, F, T],
 //  d: float64 [1/3], h: float16 [1.5] (sent as float32), s: "x"}
-const TEXT =
-  '{"f":{"$typed":"float32","shape":[2,2],"offset":0},"i":{"$typed":"int64","shape":[2],"offset":16},' +
-  '"b":{"$typed":"bool","shape":[3],"offset":32},"d":{"$typed":"float64","shape":[1],"offset":40},' +
-  '"h":{"$typed":"float32","shape":[1],"offset":48},"s":"x"}';
+const TAG = "0123456789abcdef";
+const TEXT = (
+  '{"f":{"$typed":"float32","shape":[2,2],"offset":8,"tag":"T"},' +
+  '"i":{"$typed":"int64","shape":[2],"offset":24,"tag":"T"},' +
+  '"b":{"$typed":"bool","shape":[3],"offset":40,"tag":"T"},' +
+  '"d":{"$typed":"float64","shape":[1],"offset":48,"tag":"T"},' +
+  '"h":{"$typed":"float32","shape":[1],"offset":56,"tag":"T"},"s":"x"}'
+).replaceAll('"T"', `"${TAG}"`);
 const HEX =
+  TAG +
   "cdcccc3d000000800000c07f000080ff0100000000002000fbffffffffffffff0100010000000000555555555555d53f0000c03f";
+
+/** `size` bytes that begin with the tag: a buffer as the server writes one, arrays from byte 8. */
+function tagged(size: number): ArrayBuffer {
+  const buf = new ArrayBuffer(size);
+  new Uint8Array(buf, 0, 8).set(bytes(TAG));
+  return buf;
+}
+
+/** A descriptor of the tagged buffer. */
+function desc(dtype: string, shape: number[], offset: number) {
+  return { $typed: dtype, shape, offset, tag: TAG };
+}
 
 function bytes(hex: string): Uint8Array {
   return new Uint8Array(hex.match(/../g)!.map((h) => parseInt(h, 16)));
@@ -76,28 +94,41 @@ describe("typed arrays from the wire", () => {
   });
 
   it("leaves a message without a buffer as it is", () => {
-    const plain = { values: [1, 2], x: { $typed: "float32", shape: [1], offset: 0 } };
+    const plain = { values: [1, 2], x: desc("float32", [1], 8) };
     expect(decodeTyped(plain, undefined)).toBe(plain);
   });
 
+  it("reads an object shaped like a descriptor without the message's tag as the object it is", () => {
+    // a room owner's graph param in a message that has a buffer: not the message's arrays
+    const { blob } = message();
+    const forged = { $typed: "float32", shape: [1], offset: 8 };
+    const guessed = { ...forged, tag: "0000000000000000" };
+    const m = decodeTyped({ p: forged, q: guessed, r: [{ ...forged }] }, blob) as Record<string, unknown>;
+    expect(m.p).toEqual(forged);
+    expect(m.q).toEqual(guessed);
+    expect(m.r).toEqual([forged]);
+    // a buffer too short for a tag holds no arrays
+    expect(decodeTyped({ p: desc("float32", [1], 8) }, new ArrayBuffer(4))).toEqual({ p: desc("float32", [1], 8) });
+  });
+
   it("refuses descriptors that do not fit the buffer", () => {
-    const blob = new ArrayBuffer(16);
+    const blob = tagged(24);
     const bad = (d: unknown) => () => decodeTyped({ a: d }, blob);
-    expect(bad({ $typed: "float32", shape: [5], offset: 0 })).toThrow(WireError);
-    expect(bad({ $typed: "float32", shape: [1], offset: 4 })).toThrow(/does not fit/);
-    expect(bad({ $typed: "float32", shape: [1], offset: 16 })).toThrow(WireError);
-    expect(bad({ $typed: "complex64", shape: [1], offset: 0 })).toThrow(/unknown dtype/);
-    expect(bad({ $typed: "float32", shape: [-1], offset: 0 })).toThrow(WireError);
+    expect(bad(desc("float32", [5], 8))).toThrow(WireError);
+    expect(bad(desc("float32", [1], 12))).toThrow(/does not fit/);
+    expect(bad(desc("float32", [1], 24))).toThrow(WireError);
+    expect(bad(desc("complex64", [1], 8))).toThrow(/unknown dtype/);
+    expect(bad(desc("float32", [-1], 8))).toThrow(WireError);
   });
 });
 
 describe("a typed summary table", () => {
   // two rows of shape [2] float32: previews [[1.5, 2], [-3, 0.25]]
   function typedTable(): WireRecord {
-    const buf = new ArrayBuffer(112); // previews at 0, stats at 16, NaN/Inf counts at 96
-    new Float32Array(buf, 0, 4).set([1.5, 2, -3, 0.25]);
-    new Float64Array(buf, 16, 10).set([1.5, 2, 1.75, 0.25, 2.5, -3, 0.25, -1.375, 1.625, 3.0104]);
-    new BigInt64Array(buf, 96, 2).set([0n, 0n]);
+    const buf = tagged(120); // previews at 8, stats at 24, NaN/Inf counts at 104
+    new Float32Array(buf, 8, 4).set([1.5, 2, -3, 0.25]);
+    new Float64Array(buf, 24, 10).set([1.5, 2, 1.75, 0.25, 2.5, -3, 0.25, -1.375, 1.625, 3.0104]);
+    new BigInt64Array(buf, 104, 2).set([0n, 0n]);
     const wire = {
       kind: "summaries",
       first: 0,
@@ -107,10 +138,10 @@ describe("a typed summary table", () => {
       numel: 2,
       requires_grad: [true, false],
       grad_fn: [null, "AddBackward0"],
-      nan: { $typed: "int64", shape: [2], offset: 96 },
-      inf: { $typed: "int64", shape: [2], offset: 96 },
-      stats: { $typed: "float64", shape: [2, 5], offset: 16 },
-      preview: { $typed: "float32", shape: [2, 2], offset: 0 },
+      nan: desc("int64", [2], 104),
+      inf: desc("int64", [2], 104),
+      stats: desc("float64", [2, 5], 24),
+      preview: desc("float32", [2, 2], 8),
     };
     return decodeTyped(wire, new Uint8Array(buf)) as unknown as WireRecord;
   }
@@ -221,9 +252,9 @@ describe("the connection", () => {
 
   it("gives a tensor reply's values as a view, written out only when read", async () => {
     const { conn, answerWith } = await connection();
-    const buf = new ArrayBuffer(16);
-    new BigInt64Array(buf).set([2n ** 53n + 1n, -5n]);
-    answerWith({ run_id: "r", kind: "value", shape: [2], dtype: "int64", values: { $typed: "int64", shape: [2], offset: 0 } }, buf);
+    const buf = tagged(24);
+    new BigInt64Array(buf, 8).set([2n ** 53n + 1n, -5n]);
+    answerWith({ run_id: "r", kind: "value", shape: [2], dtype: "int64", values: desc("int64", [2], 8) }, buf);
     const reply = await conn.tensor("r", { node: "i" }, "value");
     expect(reply.typed).toBeInstanceOf(Typed);
     expect(reply.typed!.data.buffer).toBe(buf);
@@ -233,7 +264,7 @@ describe("the connection", () => {
 
   it("refuses a reply whose arrays do not fit its buffer", async () => {
     const { conn, answerWith } = await connection();
-    answerWith({ run_id: "r", values: { $typed: "float64", shape: [4], offset: 0 } }, new ArrayBuffer(8));
+    answerWith({ run_id: "r", values: desc("float64", [4], 8) }, tagged(16));
     await expect(conn.tensor("r", { node: "x" }, "value")).rejects.toThrow(WireError);
   });
 
@@ -243,16 +274,16 @@ describe("the connection", () => {
     conn.onRuns({ onStarted: () => {}, onRecords: (_id, records) => got.push(...records), onFinished: () => {} });
     const snapshots: unknown[] = [];
     conn.on("train_snapshot", (m) => snapshots.push(m));
-    const buf = new ArrayBuffer(8);
-    new Float32Array(buf).set([0.5, -1]);
+    const buf = tagged(16);
+    new Float32Array(buf, 8).set([0.5, -1]);
     const table = {
       kind: "summaries", first: 0, rows: 1, shape: [2], dtype: "float32", numel: 2,
       requires_grad: [false], grad_fn: [null], nan: [0], inf: [0], stats: [null],
-      preview: { $typed: "float32", shape: [1, 2], offset: 0 },
+      preview: desc("float32", [1, 2], 8),
     };
     push("trace", { run_id: "r", records: [table, { kind: "values", nodes: ["a"], summary: [0] }] }, buf);
     expect(got).toEqual([{ kind: "value", node: "a", summary: expect.objectContaining({ preview: [0.5, -1] }) }]);
-    push("train_snapshot", { train_id: "t", boundary: { values: { $typed: "float32", shape: [1, 2], offset: 0 } } }, buf);
+    push("train_snapshot", { train_id: "t", boundary: { values: desc("float32", [1, 2], 8) } }, buf);
     expect(snapshots).toEqual([{ train_id: "t", boundary: { values: [[0.5, -1]] } }]);
   });
 });

@@ -1,7 +1,10 @@
 // Arrays as typed binary buffers (docs/protocol.md, "Typed arrays"; the server's side is
 // backend/server/typed_wire.py). A message is its JSON, in which each array is a descriptor
-// {"$typed": dtype, "shape": [...], "offset": n}, and one binary buffer holding the arrays'
-// little-endian bytes, each at an offset that is a multiple of 8. Over Socket.IO the buffer is
+// {"$typed": dtype, "shape": [...], "offset": n, "tag": t}, and one binary buffer holding the
+// arrays' little-endian bytes, each at an offset that is a multiple of 8. The buffer's first 8
+// bytes are the message's random tag: only a descriptor whose `tag` is their hex is read as an
+// array, so an object a user made in that shape (a room owner's graph param) stays what it was.
+// Over Socket.IO the buffer is
 // the message's last argument (its one binary attachment); from the notebook's kernel it is the
 // custom message's second buffer (widgetChannel.ts). Here a descriptor becomes a `Typed`: a
 // typed-array view of the buffer, made without copying or converting anything; numbers are
@@ -105,8 +108,21 @@ function spell(v: number | boolean): Nested {
   return Number.isNaN(v) ? "nan" : v > 0 ? "inf" : "-inf";
 }
 
-function isDescriptor(x: Record<string, unknown>): boolean {
-  return typeof x.$typed === "string" && Array.isArray(x.shape) && typeof x.offset === "number";
+function isDescriptor(x: Record<string, unknown>, tag: string | null): boolean {
+  return (
+    tag !== null &&
+    x.tag === tag &&
+    typeof x.$typed === "string" &&
+    Array.isArray(x.shape) &&
+    typeof x.offset === "number"
+  );
+}
+
+/** The message's tag: its buffer's first 8 bytes in hex (null for a buffer too short). */
+function tagOf(bytes: Bytes): string | null {
+  if (bytes.length < 8) return null;
+  const head = new Uint8Array(bytes.buffer, bytes.start, 8);
+  return Array.from(head, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** Where the message's bytes lie: an ArrayBuffer and the 8-aligned byte the message starts at,
@@ -148,6 +164,7 @@ function view(desc: Record<string, unknown>, bytes: Bytes): Typed {
 export function decodeTyped<T>(value: T, blob?: WireBuffer | null): T {
   if (blob == null) return value;
   const bytes = bytesOf(blob);
+  const tag = tagOf(bytes);
   const walk = (x: unknown): unknown => {
     if (Array.isArray(x)) {
       for (let i = 0; i < x.length; i++) {
@@ -158,7 +175,7 @@ export function decodeTyped<T>(value: T, blob?: WireBuffer | null): T {
     }
     if (x !== null && typeof x === "object") {
       const o = x as Record<string, unknown>;
-      if (isDescriptor(o)) return view(o, bytes);
+      if (isDescriptor(o, tag)) return view(o, bytes);
       for (const k of Object.keys(o)) {
         const v = o[k];
         if (v !== null && typeof v === "object") o[k] = walk(v);
