@@ -14,6 +14,7 @@ import { type CSSProperties, type DragEvent, type MouseEvent, useCallback, useEf
 import type { OpNode, WireEdge } from "../doc/convert";
 import { useEditor } from "../store/editor";
 import { useFaceType } from "../store/faceType";
+import { useMinimapCorner } from "../store/minimapCorner";
 import { useRun } from "../store/run";
 import { type Detail, DetailLevel, levelOfDetail } from "./detail";
 import MakeModuleDialog from "../panels/dialogs/MakeModuleDialog";
@@ -40,6 +41,7 @@ export default function Canvas({ presenter = false }: { presenter?: boolean }) {
   const connect = useEditor((s) => s.connect);
   const readOnly = useEditor((s) => s.readOnly);
   // one string, so that the canvas re-renders only when the level or the font changes
+  const minimapCorner = useMinimapCorner((s) => s.corner); // canvas/fit.ts keeps it off the graph
   // presenting, no face larger than the nodes are sized for (store/faceType.ts)
   const cap = useFaceType((s) => (presenter ? s.type.font : undefined));
   const lod = useStore((s) => {
@@ -177,7 +179,7 @@ export default function Canvas({ presenter = false }: { presenter?: boolean }) {
           proOptions={{ hideAttribution: true }}
         >
           <Background gap={24} />
-          {!presenter && <MiniMap pannable zoomable ariaLabel="minimap" />}
+          {!presenter && <MiniMap pannable zoomable ariaLabel="minimap" position={minimapCorner} />}
           <Controls showInteractive={false} />
         </ReactFlow>
         <OverlayPanel />

@@ -3,13 +3,15 @@
 // keeps the text at 11 px on screen by growing its font as the zoom shrinks) is shown from
 // its start (top left) at READABLE_ZOOM, and the rest is a pan away. A view of specks that
 // "fits" is no view of the graph. What is drawn over the canvas is kept clear of the graph: a
-// panel over its left side (the overlay's), and the minimap in its corner (a graph shown whole
-// is fitted beside or above it when it would lie under it). Presenting, the graph is fitted
-// whole, with its nodes sized for the projector's type (presenterType.ts).
+// panel over its left side (the overlay's), and the minimap (drawn in the bottom right, or the
+// top right where a node would lie under the bottom right; under both, a graph shown whole is
+// fitted beside or above it). Presenting, the graph is fitted whole, with its nodes sized for
+// the projector's type (presenterType.ts).
 import { getViewportForBounds, useReactFlow, useStoreApi } from "@xyflow/react";
 import { useCallback } from "react";
 import { useEditor } from "../store/editor";
 import { useFaceType } from "../store/faceType";
+import { type MinimapCorner, useMinimapCorner } from "../store/minimapCorner";
 import { usePace } from "../store/pace";
 import { READABLE_ZOOM } from "./detail";
 import { NODE_WIDTH } from "./nodeSize";
@@ -43,13 +45,36 @@ function coveredLeft(dom: HTMLElement | null | undefined): number {
   return covered;
 }
 
-/** The minimap's box in the canvas's px (React Flow's element as origin), or null. */
-function minimapBox(dom: HTMLElement | null | undefined) {
+type Rect4 = { left: number; top: number; right: number; bottom: number };
+
+/** The minimap's box in the canvas's px (React Flow's element as origin), and that box moved
+ * to the other corner on the right (the same margins); null without a minimap. */
+function minimapBoxes(dom: HTMLElement | null | undefined, corner: MinimapCorner) {
   const map = dom?.querySelector<HTMLElement>(".react-flow__minimap");
   if (!dom || !map) return null;
   const o = dom.getBoundingClientRect();
   const r = map.getBoundingClientRect();
-  return r.width && r.height ? { left: r.left - o.left, top: r.top - o.top, right: r.right - o.left, bottom: r.bottom - o.top } : null;
+  if (!r.width || !r.height) return null;
+  const top = r.top - o.top;
+  const bottom = o.bottom - r.bottom; // the margin below it
+  const here = { left: r.left - o.left, right: r.right - o.left, top, bottom: r.bottom - o.top };
+  const [low, high] =
+    corner === "bottom-right"
+      ? [here, { ...here, top: bottom, bottom: bottom + r.height }]
+      : [{ ...here, top: o.height - top - r.height, bottom: o.height - top }, here];
+  return { "bottom-right": low, "top-right": high } as Record<MinimapCorner, Rect4>;
+}
+
+/** Whether something drawn over the canvas (the breadcrumbs of an opened module, a lesson, a
+ * question) lies in `box` (canvas px): the minimap does not go there. */
+function taken(dom: HTMLElement, box: Rect4) {
+  const canvas = dom.parentElement;
+  if (!canvas) return false;
+  const o = dom.getBoundingClientRect();
+  return [...canvas.querySelectorAll<HTMLElement>(".breadcrumbs, .lesson, .quiz, .overlay-panel")].some((el) => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.left - o.left < box.right && box.left < r.right - o.left && r.top - o.top < box.bottom && box.top < r.bottom - o.top;
+  });
 }
 
 /** Whether a node, drawn at `view` (shifted right by `inset`), lies under `box`. */
@@ -111,14 +136,23 @@ export function useReadableFit() {
       const bounds = getNodesBounds(nodes);
       const fitIn = (w: number, h: number) => getViewportForBounds(bounds, w, h, 0.05, opts.maxZoom ?? 2, opts.padding);
       let whole = fitIn(width, height);
-      const map = minimapBox(domNode);
-      if (map && covers(nodes, whole, inset, map)) {
-        // beside the minimap, or above it: whichever shows the graph larger
-        // (not where that would take it below the readable zoom: a graph a pan away is worse)
-        const beside = fitIn(Math.max(map.left - inset, 1), height);
-        const above = fitIn(width, Math.max(map.top, 1));
-        const clear = beside.zoom >= above.zoom ? beside : above;
-        if (clear.zoom >= READABLE_ZOOM || whole.zoom < READABLE_ZOOM) whole = clear;
+      const corners = minimapBoxes(domNode, useMinimapCorner.getState().corner);
+      if (corners && domNode) {
+        // the minimap where no node lies at this view: its bottom right corner, or the top
+        // right; under both, the graph fitted beside it or above it in the bottom right,
+        // whichever draws it larger (not where that would take it below the readable zoom:
+        // a graph a pan away is worse)
+        const free = (["bottom-right", "top-right"] as const).find(
+          (c) => !covers(nodes, whole, inset, corners[c]) && (c === "bottom-right" || !taken(domNode, corners[c])),
+        );
+        useMinimapCorner.getState().set(free ?? "bottom-right");
+        if (!free) {
+          const map = corners["bottom-right"];
+          const beside = fitIn(Math.max(map.left - inset, 1), height);
+          const above = fitIn(width, Math.max(map.top, 1));
+          const clear = beside.zoom >= above.zoom ? beside : above;
+          if (clear.zoom >= READABLE_ZOOM || whole.zoom < READABLE_ZOOM) whole = clear;
+        }
       }
       if (whole.zoom >= READABLE_ZOOM)
         return void setViewport({ ...whole, x: whole.x + inset }, { duration: opts.duration });

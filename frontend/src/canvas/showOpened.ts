@@ -30,6 +30,14 @@ export interface ShowOpened {
   dropFirstFit(): void;
 }
 
+/** The canvas's size as laid out now (React Flow's own comes from a resize observer, and
+ * under load was a frame or more late: a long chain then wrapped into rows for another size,
+ * one time in a few). */
+function frameOf(rf: { domNode: Element | null; width: number; height: number }) {
+  const r = rf.domNode?.getBoundingClientRect();
+  return r?.width && r.height ? { width: r.width, height: r.height } : { width: rf.width, height: rf.height };
+}
+
 /** Lays out and fits each opened document. */
 export function useShowOpened(): ShowOpened {
   const opened = useEditor((s) => s.opened);
@@ -50,8 +58,7 @@ export function useShowOpened(): ShowOpened {
     if (!waits) return;
     let current = true; // another document may open before this layout is done
     const { nodes, edges } = useEditor.getState();
-    const { width, height } = store.getState(); // long chains wrap to the canvas's shape
-    layoutPositions(nodes, edges, { width, height })
+    layoutPositions(nodes, edges, frameOf(store.getState())) // long chains wrap to the canvas's shape
       .then((positions) => current && useEditor.getState().placeOpened(positions))
       .catch((e: Error) => useEditor.getState().notify(`cannot lay out the graph: ${e.message}`, "error"))
       .finally(() => current && setOpen({ opened, waits: false }));
@@ -63,9 +70,8 @@ export function useShowOpened(): ShowOpened {
   // before the paint: the long row is never seen
   useLayoutEffect(() => {
     if (waits) return;
-    const { width, height } = store.getState();
     const { nodes, edges } = useEditor.getState();
-    const wrapped = wrappedIfUnreadable(nodes, edges, { width, height }, READABLE_ZOOM);
+    const wrapped = wrappedIfUnreadable(nodes, edges, frameOf(store.getState()), READABLE_ZOOM);
     if (wrapped) useEditor.getState().placeOpened(wrapped);
   }, [opened, waits, store]);
 
