@@ -1,8 +1,9 @@
 """The fit view leaves the minimap's corner free (issue 34): the minimap is drawn over the
-canvas's bottom right, and a graph fitted whole could have a node under it (a layered
-layout's last nodes sit at the right, the bottom row of a wrapped one too). Every template,
-on a laptop's page and a smaller one, fitted: no node's box meets the minimap's box, measured
-in the page; where it would, the graph is fitted beside or above the minimap instead."""
+canvas's bottom right, and a graph fitted whole could have a node under it (lenet-digits' loss
+did: a layered layout's last nodes sit at the right, the bottom row of a wrapped one too).
+Every template, on a laptop's page and a smaller one, fitted: no node's box meets the
+minimap's box, measured in the page, wherever the fit put it (the top right where the bottom
+right would cover a node; under both, the graph fitted beside or above it)."""
 
 import pytest
 import requests
