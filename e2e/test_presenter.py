@@ -1,6 +1,7 @@
 """Presenter mode on a projector, measured as drawn: at 1024x768 (and 1920x1080) a 15-node
-graph is fitted with the side panels and minimap tucked away, the toolbar in one row, and every
-node's name and value drawn at 16 px or more on the screen (font size x the canvas's zoom)."""
+graph is fitted with the side panels and minimap tucked away, the toolbar in one row, every
+node's name and value drawn at 16 px or more on the screen (font size x the canvas's zoom), and
+no node under the notice of the run's end."""
 
 import json
 import os
@@ -29,7 +30,13 @@ MEASURE = """() => {
       const r = b.getBoundingClientRect();
       return Math.round((r.top + r.height / 2) / 4);  // centres, to 4 px
     });
-  return {zoom, nodes: nodes.length, names: document.querySelectorAll('.lod-name').length,
+  // the nodes under the run's notice (null: no notice)
+  const note = document.querySelector('.notice');
+  const nr = note && note.getBoundingClientRect();
+  const covered = nr && nodes.filter((n) => { const r = n.getBoundingClientRect();
+    return r.left < nr.right && nr.left < r.right && r.top < nr.bottom && nr.top < r.bottom;
+  }).length;
+  return {zoom, nodes: nodes.length, names: document.querySelectorAll('.lod-name').length, covered,
           smallest: Math.min(...texts), inside, rows: new Set(buttons).size,
           toolbar: document.querySelector('.toolbar').getBoundingClientRect().height};
 }"""
@@ -62,6 +69,8 @@ def test_presenter_mode_draws_node_text_at_16px_on_a_projector(page, size):
     # every node keeps its name and value, drawn at 16 px or more
     assert m["names"] == 15, m
     assert m["smallest"] >= 16, m
+    # the run's notice over the canvas's top covers no node (the fit leaves it a band)
+    assert m["covered"] == 0, m
     expect(page.get_by_test_id("value-L")).to_be_visible()
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"presenter-{size[0]}.png"))

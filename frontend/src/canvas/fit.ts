@@ -45,6 +45,16 @@ function coveredLeft(dom: HTMLElement | null | undefined): number {
   return covered;
 }
 
+/** Presenting without a lesson's band, the run's notice and the teacher's "Ask the class…"
+ * are drawn over the canvas's top (styles.css .notice: 10 px down, about 34 px tall;
+ * lesson.css .quiz.closed): the graph is fitted below them, so that a run's end covers no
+ * node's name on the projector. With a lesson, the notice sits in its header line. */
+const NOTICE_BAND = 48;
+function noticeBand(dom: HTMLElement | null | undefined) {
+  const centre = dom?.parentElement?.parentElement;
+  return centre?.querySelector(":scope > .lesson") ? 0 : NOTICE_BAND;
+}
+
 type Rect4 = { left: number; top: number; right: number; bottom: number };
 
 /** The minimap's box in the canvas's px (React Flow's element as origin), and that box moved
@@ -128,10 +138,12 @@ export function useReadableFit() {
         const ed = useEditor.getState();
         const fit = { padding: opts.whole ? opts.padding : PRESENTER_FIT.padding, maxZoom: opts.maxZoom ?? 1.25 };
         const shown = { nodes: ed.nodes, edges: ed.edges, ops: ed.ops, target: ed.meta.target };
-        const p = presenterFit(shown, { width, height }, fit, was.width);
+        const band = noticeBand(domNode);
+        const p = presenterFit(shown, { width, height: height - band }, fit, was.width);
         useFaceType.getState().setType(p.type);
         if (Object.keys(p.moved).length) ed.placeOpened(p.moved);
-        return void setViewport({ ...p.viewport, x: p.viewport.x + inset }, { duration: opts.duration });
+        const at = { ...p.viewport, x: p.viewport.x + inset, y: p.viewport.y + band };
+        return void setViewport(at, { duration: opts.duration });
       }
       const bounds = getNodesBounds(nodes);
       const fitIn = (w: number, h: number) => getViewportForBounds(bounds, w, h, 0.05, opts.maxZoom ?? 2, opts.padding);
