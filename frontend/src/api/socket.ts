@@ -102,8 +102,10 @@ export class Connection {
   }
 
   private listen<T>(event: string, handler: (payload: T) => void, typed: boolean): () => void {
-    const h = ((payload: T, blob?: WireBuffer) => {
-      if (blob == null) handler(payload); // no buffer, no arrays: nothing to read or write out
+    const h = ((payload: T, blob?: unknown) => {
+      // no buffer, no arrays: nothing to read or write out (Socket.IO's own events, such as
+      // "disconnect" with its reason and details, are handed on as they come)
+      if (!isBuffer(blob)) handler(payload);
       else handler(typed ? decodeTyped(payload, blob) : materialize(decodeTyped(payload, blob)));
     }) as (...args: unknown[]) => void;
     this.socket.on(event, h);
@@ -118,12 +120,13 @@ export class Connection {
         reject(new Error("not connected to the server"));
         return;
       }
-      const ack = (err: Error | null, reply: T, blob?: WireBuffer) => {
+      const ack = (err: Error | null, reply: T, blob?: unknown) => {
         if (err) reject(new Error(`the server did not answer '${event}' in time`));
         else {
           try {
-            const decoded = decodeTyped(reply, blob);
-            resolve(typed || blob == null ? decoded : materialize(decoded));
+            const buffer = isBuffer(blob) ? blob : null;
+            const decoded = decodeTyped(reply, buffer);
+            resolve(typed || buffer == null ? decoded : materialize(decoded));
           } catch (e) {
             reject(e as Error);
           }
@@ -163,6 +166,11 @@ export class Connection {
     if (reply.error) throw new Error(reply.error);
     return typedValues(reply);
   }
+}
+
+/** Whether a message's last argument is its arrays' buffer (typedWire.ts). */
+function isBuffer(x: unknown): x is WireBuffer {
+  return x instanceof ArrayBuffer || ArrayBuffer.isView(x);
 }
 
 /** A tensor reply whose values came typed: `typed` is the view, and `values` the nested

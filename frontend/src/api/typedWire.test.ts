@@ -262,6 +262,14 @@ describe("the connection", () => {
     expect(reply.values).toEqual([2 ** 53, -5]);
   });
 
+  it("hands Socket.IO's own events on as they come (a disconnect's details are no buffer)", async () => {
+    const { conn, push } = await connection();
+    const reasons: unknown[] = [];
+    conn.on("disconnect", (reason) => reasons.push(reason));
+    push("disconnect", "transport close", { description: "closed", context: {} });
+    expect(reasons).toEqual(["transport close"]);
+  });
+
   it("refuses a reply whose arrays do not fit its buffer", async () => {
     const { conn, answerWith } = await connection();
     answerWith({ run_id: "r", values: desc("float64", [4], 8) }, tagged(16));
