@@ -63,12 +63,14 @@ export function shownCount(shape: number[]): number {
 
 /** Row-major values and the shape of the reply (its own shape wins over the nesting). */
 function unpack(reply: TensorReply, whole: TensorReply): Loaded {
-  const values: number[] = [];
+  // a page that came typed (api/typedWire.ts) is read where it lies, its nested form never
+  // written out; NaN and infinities are numbers there already
+  const values: number[] = reply.typed ? Array.from(reply.typed.numbers()) : [];
   const walk = (x: Nested) => {
     if (Array.isArray(x)) for (const y of x) walk(y);
     else values.push(toNumber(x));
   };
-  walk(reply.values);
+  if (!reply.typed) walk(reply.values);
   const st = whole.stats;
   const nan = whole.nan ?? 0;
   const inf = whole.inf ?? 0;
