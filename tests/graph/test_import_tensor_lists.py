@@ -46,6 +46,16 @@ SCRIPTS = {
         loss = torch.cat(pair, dim=1).pow(2).sum() + y2.sum()
         loss.backward()
     """,
+    "a list of tuples of tensors": """
+        import torch
+        x = torch.tensor([[0.5, -1.0], [2.0, 0.1]], requires_grad=True)
+        y = torch.tensor([1.0, -1.0])
+        batches = [(x, y), (x * 2, y + 1)]
+        xb, yb = batches[1]
+        first = batches[0]
+        loss = (xb @ yb).sum() + (first[0] * batches[0][1]).sum() + len(batches[1])
+        loss.backward()
+    """,
     "a list written out and a loop over it": """
         import torch
         W1 = torch.tensor([[0.5, -1.0], [2.0, 0.1]], requires_grad=True)

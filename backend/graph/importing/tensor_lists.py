@@ -6,6 +6,7 @@
     y = torch.cat(outs, dim=-1)                the list read as [outs[0], outs[1], outs[2]]
     params = [W1, b1, W2]                      a list written out
     state = (torch.zeros(2, 4),)               a tuple of tensors, read as a list of them
+    batches = [(X, y)]                         a list of lists (or tuples) of tensors
     h = outs[-1]; n = len(outs)                an item, its length
     for t in outs: ...                         a loop over the items (loops.py)
     torch.cat([h(x) for h in self.heads], -1)  a comprehension over a module list, a list of
@@ -108,6 +109,11 @@ class TensorLists:
         imp = self.imp
         # (the constants it reads written in, as in any line: torch.zeros((n, h)))
         value = imp.constants.substituted(self.substituted_expr(value))
+        if self._is_tensor_list(value):  # [(inputs, labels)]: an item that is a list itself
+            self.lists[var] = []
+            self._extend(var, value, stmt)
+            items.append(var)
+            return
         if isinstance(value, ast.Name) and value.id in imp.env:
             imp.env[var] = imp.ref_name(value.id)  # the same node, another name
         else:
@@ -171,11 +177,28 @@ class _Items(ast.NodeTransformer):
         return node
 
     def _written_out(self, name, where):
-        elts = [ast.Name(id=v, ctx=ast.Load()) for v in self.lists[name]]
+        elts = [self._item(v, where) for v in self.lists[name]]
         return ast.copy_location(ast.List(elts=elts, ctx=ast.Load()), where)
+
+    def _item(self, var, where):
+        """An item's variable, or the items of one that is a list itself."""
+        if var in self.lists:
+            return self._written_out(var, where)
+        return ast.copy_location(ast.Name(id=var, ctx=ast.Load()), where)
 
     def visit_Subscript(self, node):
         base = node.value
+        if isinstance(base, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            inner = self.visit(base)  # batches[0][1]: an item of an item that is a list
+            index = self.owner.imp.constants.value(self.visit(node.slice))
+            if isinstance(inner, ast.List) and type(index) is int:
+                if not -len(inner.elts) <= index < len(inner.elts):
+                    raise Unsupported(
+                        f"index {index} is out of range: the list holds {len(inner.elts)}"
+                    )
+                return inner.elts[index]
+            node.value = inner
+            return self.generic_visit(node)
         if isinstance(base, ast.Name) and base.id in self.lists and isinstance(node.ctx, ast.Load):
             items = self.lists[base.id]
             index = self.owner.imp.constants.value(self.visit(node.slice))
@@ -187,25 +210,27 @@ class _Items(ast.NodeTransformer):
                 if any(b is NOT or not (b is None or type(b) is int) for b in bounds):
                     raise Unsupported("slice a list of tensors with constant whole numbers")
                 chosen = items[slice(*bounds)]
-                elts = [ast.Name(id=v, ctx=ast.Load()) for v in chosen]
+                elts = [self._item(v, node) for v in chosen]
                 return ast.copy_location(ast.List(elts=elts, ctx=ast.Load()), node)
             if type(index) is not int:
                 raise Unsupported(f"index the list {base.id} with a constant whole number")
             if not -len(items) <= index < len(items):
                 raise Unsupported(f"index {index} is out of range: {base.id} holds {len(items)}")
-            return ast.copy_location(ast.Name(id=items[index], ctx=ast.Load()), node)
+            return self._item(items[index], node)
         return self.generic_visit(node)
 
     def visit_Call(self, node):
-        # len(outs): its number of items
-        if (
-            isinstance(node.func, ast.Name)
-            and node.func.id == "len"
-            and len(node.args) == 1
-            and isinstance(node.args[0], ast.Name)
-            and node.args[0].id in self.lists
-        ):
-            return literal_node(len(self.lists[node.args[0].id]), node)
+        # len(outs), len(batches[0]): its number of items
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
+            arg = node.args[0]
+            if isinstance(arg, ast.Name) and arg.id in self.lists:
+                return literal_node(len(self.lists[arg.id]), node)
+            if isinstance(arg, ast.Subscript) and _reads_list(arg, self.lists):
+                items = self.visit(arg)
+                if isinstance(items, ast.List):
+                    return literal_node(len(items.elts), node)
+                node.args = [items]
+                return node
         return self.generic_visit(node)
 
     def visit_ListComp(self, node):
@@ -252,6 +277,13 @@ class _Items(ast.NodeTransformer):
         if isinstance(v, (list, tuple, range)) and len(v) <= _MAX_ITEMS:
             return [literal_node(x, it) for x in v]
         return None
+
+
+def _reads_list(node, lists):
+    """Whether an index expression is rooted at a list of tensors (batches[0][1])."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in lists
 
 
 def _put(node, name, value):
