@@ -29,8 +29,6 @@ SCRIPTS = sorted(p.name for p in CORPUS.glob("*.py"))
 NOT_YET = {
     # the RNN module (two nn.Linear) called once per letter: a layer node's weights are its own
     "char_rnn_classification.py": (67, "'rnn' is called a second time"),
-    # every tensor line is inside the training loop, which is read as training settings
-    "classic_training_loop.py": (0, "nothing to draw"),
 }
 
 

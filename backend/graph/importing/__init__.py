@@ -19,6 +19,7 @@ statements): each module reads one kind of line or expression into nodes.
                      a Python list of modules, made where nn.Sequential(*layers) takes it
     shared_calls.py  an instance called more than once: its parameters shared by the calls
     skipped.py       lines that touch no tensor (print, manual_seed, assert): skipped, noted
+    first_step.py    a training loop computing its loss inside: its first step is the graph
     functions.py     the script's functions, defs inside them and a class's extra methods,
                      inlined where called
     pure_functions.py a function's call on constants worked out (to_2tuple = _ntuple(2): a closure)

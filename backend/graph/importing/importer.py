@@ -49,9 +49,10 @@ from .attention_init import AttentionInit
 from .branches import IfReader
 from .calls import CallReader, on_device, requires_grad_flag
 from .classes import ClassReader
-from .constants import ConstantLines, Constants
+from .constants import NOT, ConstantLines, Constants
 from .dataset_lines import DATA, DatasetReader
 from .expressions import ExpressionReader
+from .first_step import forward_inside, read_first_step
 from .functions import Functions
 from .import_lines import ModuleNames
 from .inplace_lines import InplaceLines
@@ -241,6 +242,8 @@ class _Importer:
         self.current_line = 0
         body, loop = self.training.split(body)  # a training loop: settings, not nodes
         self.statements(body, top=True)
+        if loop is not None and not self.problems and forward_inside(loop[-1], self.env):
+            self.first_step(loop)  # (its forward inside: the graph is its first step)
         if self.problems:
             raise ImportFailed(self.problems, self.partial(loop))
         if not self.graph.nodes and self.notes.items:
@@ -250,6 +253,29 @@ class _Importer:
             summary = "nothing to draw: no line of the script makes a tensor"
             raise ImportFailed([ImportProblem(0, summary), *problems])
         return self.training.settle(self.document(), loop)
+
+    def first_step(self, section):
+        """A training loop that computes its loss inside: its first step read as the graph
+        (first_step.py), said in a note."""
+        loop = section[-1]
+        self.current_line = loop.lineno
+        self.notes.add(
+            loop.lineno,
+            f"lines {section[0].lineno}-{loop.end_lineno}: the training loop computes its loss "
+            "inside, so the graph is its first step (the forward, loss and backward before the "
+            "first step() of the optimizer)",
+        )
+        try:
+            runs = read_first_step(section, self.constants, self._holds_values, self.statements)
+        except Unsupported as exc:
+            return self.problem(loop, str(exc))
+        if not runs:
+            self.notes.add(loop.lineno, "the training loop never runs: nothing of it is read")
+
+    def _holds_values(self, name):
+        """Whether a name holds a tensor, a list of them or a constant read so far."""
+        held = self.env.get(name) or name in self.tensor_lists.lists
+        return bool(held) or self.constants.lookup(name) is not NOT
 
     def document(self):
         """The graph read, flat where the script says its graph as one model (the training

@@ -19,7 +19,9 @@ only the section reads (`steps`, `params`).
 What code export writes there is read back exactly (a `# training {json}` comment on the
 optimizer's line carries what the code does not say: the output node, a full batch's size and
 seed). A loop that cannot be read (another optimizer, batches of a loop inside, a loss that is no
-node) is left out with a note in the document's description, and the rest still imports.
+node) is left out with a note in the document's description, and the rest still imports. A
+loop that computes its loss inside only (the tutorials' loop) is also read as its first step,
+which is then the graph (first_step.py).
 
 What follows the loop and only evaluates the trained model is skipped with a note: a run of
 `model.eval()` / `model.train()` calls, prints, and blocks under `torch.no_grad()` or
