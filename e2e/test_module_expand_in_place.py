@@ -3,7 +3,7 @@ instance's ▸ expands it where it stands, its definition's nodes drawn inside i
 last run gave them in this instance, the nodes it grew over moved below it; ▾ collapses it to
 the size it had. Measured in the page: where the instance stands, that the inner nodes lie
 inside it, that no node lies on another, and that its output node inside shows the value its
-collapsed port showed."""
+collapsed port showed, and that the view was panned to show it whole."""
 
 import os
 import re
@@ -18,6 +18,10 @@ SHOTS = Path(os.environ.get("WIREGRAD_SHOTS", "/tmp/wiregrad-shots"))
 NUMBER = re.compile(r"\d")
 BOX = """(el) => { const r = el.getBoundingClientRect();
   return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; }"""
+# the instance's place and size on the canvas (flow units: the view may pan to show it)
+FLOW_BOX = r"""(el) => { const n = el.closest('.react-flow__node');
+  const m = /translate\(([-\d.]+)px, ?([-\d.]+)px\)/.exec(n.style.transform);
+  return {x: +m[1], y: +m[2], width: n.offsetWidth, height: n.offsetHeight}; }"""
 NODES = """() => [...document.querySelectorAll('.react-flow__node')].map((n) => {
   const r = n.getBoundingClientRect();
   return {id: n.getAttribute('data-id'),
@@ -60,16 +64,19 @@ def test_a_module_instance_expands_in_place_and_collapses_again(page):
 
     # collapsed by default: no inner node drawn
     expect(page.get_by_role("group", name="inside block1")).to_have_count(0)
-    before = block.evaluate(BOX)
+    before = block.evaluate(FLOW_BOX)
     block.get_by_role("button", name="expand block1").click()
     inner = page.get_by_role("group", name="inside block1")
     expect(inner).to_be_visible()
     page.wait_for_timeout(300)  # (the nodes it grew over are moved a frame after)
 
-    # where it stood, grown around its inner nodes, each with this instance's records
+    # where it stood, grown around its inner nodes, each with this instance's records, and
+    # whole in view (it was expanded at full detail, part of it past the canvas's edge)
+    grown = block.evaluate(FLOW_BOX)
+    assert abs(grown["x"] - before["x"]) < 1 and abs(grown["y"] - before["y"]) < 1
+    assert grown["width"] > before["width"] + 100 and grown["height"] > before["height"] + 50
     now = block.evaluate(BOX)
-    assert abs(now["left"] - before["left"]) < 1 and abs(now["top"] - before["top"]) < 1
-    assert now["right"] > before["right"] + 100 and now["bottom"] > before["bottom"] + 50, now
+    assert inside(now, page.locator(".react-flow").evaluate(BOX)), now
     assert inside(inner.evaluate(BOX), now)
     for node in (
         "block1/layer1_input",
@@ -93,8 +100,8 @@ def test_a_module_instance_expands_in_place_and_collapses_again(page):
     # collapsed again: the instance alone, at its size and place
     block.get_by_role("button", name="collapse block1").click()
     expect(inner).to_have_count(0)
-    again = block.evaluate(BOX)
-    for side in ("left", "top", "right", "bottom"):
+    again = block.evaluate(FLOW_BOX)
+    for side in ("x", "y", "width", "height"):
         assert abs(again[side] - before[side]) < 1, (side, again, before)
     # and the node menu does the same
     block.locator(".op-node-title").click(button="right")

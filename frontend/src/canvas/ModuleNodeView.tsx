@@ -3,7 +3,7 @@
 // output ports (the run's `<instance>/<port>` nodes). Double-click opens the definition (Canvas.tsx);
 // its ▸ button (or the node menu) expands it in place, its inner nodes drawn inside it
 // (ModuleInside.tsx), the nodes it then grew over moved down below it.
-import { Handle, type NodeProps, Position, useReactFlow } from "@xyflow/react";
+import { Handle, type NodeProps, Position, useReactFlow, useStoreApi } from "@xyflow/react";
 import { memo, useEffect } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { OpNode } from "../doc/convert";
@@ -12,6 +12,7 @@ import { useEditor } from "../store/editor";
 import { useExpanded } from "../store/expandedModules";
 import { boxOf } from "./nodeSize";
 import { separated } from "./layout";
+import { inView } from "./showBox";
 import ModuleInside from "./ModuleInside";
 import { useRunKey } from "../store/modules";
 import { useShapes } from "../store/shapes";
@@ -135,9 +136,11 @@ function ModuleNodeView({ id, data, selected }: NodeProps<OpNode>) {
 
 /** Once an expanded instance has been drawn at its new size, the nodes it grew over moved
  * down below it (and those they then meet, layout.ts separated), the instance kept where it
- * stands. A view's change, as an opened document's layout is: no undo step. */
+ * stands, and the view panned to show it whole (zoomed out only where it does not fit at the
+ * zoom it was expanded at). A view's change, as an opened document's layout is: no undo step. */
 function useMakeRoom(id: string, expanded: boolean) {
-  const { getNode, getNodes } = useReactFlow();
+  const { getNode, getNodes, getViewport, setViewport } = useReactFlow();
+  const flow = useStoreApi();
   useEffect(() => {
     if (!expanded) return;
     let frame = requestAnimationFrame(() => {
@@ -160,10 +163,13 @@ function useMakeRoom(id: string, expanded: boolean) {
           nodes.filter((n) => placed[n.id].y !== n.position.y || placed[n.id].x !== n.position.x).map((n) => [n.id, placed[n.id]]),
         );
         if (Object.keys(changed).length) useEditor.getState().placeOpened(changed);
+        const { width, height } = flow.getState();
+        const view = inView(box, getViewport(), width, height);
+        if (view) void setViewport(view, { duration: 200 });
       });
     });
     return () => cancelAnimationFrame(frame);
-  }, [expanded, id, getNode, getNodes]);
+  }, [expanded, id, getNode, getNodes, getViewport, setViewport, flow]);
 }
 
 /** An output port's name, its shape (inferred before a run) in its title. */
