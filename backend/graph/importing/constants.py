@@ -21,7 +21,7 @@ import math
 import operator
 
 from .problems import Unsupported
-from .pure_functions import MAX_STEPS, UserFunction
+from .pure_functions import MAX_STEPS, MAX_TOTAL_STEPS, UserFunction
 from .python_values import (
     NOT,
     STR_METHODS,
@@ -100,9 +100,10 @@ class Constants:
         self.lengths = lengths if lengths is not None else {}  # name -> number of modules
         self.globals = globals  # the top walker's values (None: this is the top walker)
         self.hidden = set(hidden)
-        # [steps left, calls deep] of the script's functions worked out (pure_functions.py),
-        # shared by the calls that one value() makes; None between values
-        self.budget = None
+        # [steps left in all, calls deep, steps left for this value] of the script's functions
+        # worked out (pure_functions.py): shared by the frames and copies of these constants,
+        # so that a walker's whole reading works out at most MAX_TOTAL_STEPS lines and calls
+        self.budget = [MAX_TOTAL_STEPS, 0, MAX_STEPS]
 
     def frame(self, values, globals, hidden):
         """The constants of a call of a script's function worked out (pure_functions.py):
@@ -113,7 +114,9 @@ class Constants:
 
     def with_values(self, values):
         """These constants with `values` bound too (a comprehension's variable)."""
-        return Constants({**self.values, **values}, self.lengths, self.globals, self.hidden)
+        c = Constants({**self.values, **values}, self.lengths, self.globals, self.hidden)
+        c.budget = self.budget
+        return c
 
     def lookup(self, name):
         """The constant a name reads, else NOT."""
@@ -130,16 +133,12 @@ class Constants:
 
     def value(self, node):
         """The value of `node` when it is a constant, else NOT."""
-        fresh = self.budget is None
-        if fresh:
-            self.budget = [MAX_STEPS, 0]
+        if self.budget[1] == 0:  # (a value of its own, not one inside a function's call)
+            self.budget[2] = MAX_STEPS
         try:
             v = self._value(node)
         except (ArithmeticError, TypeError, ValueError, IndexError, KeyError, RecursionError):
             return NOT  # Python would raise here at run time: the line is read as it stands
-        finally:
-            if fresh:
-                self.budget = None
         return v if v is NOT or _plain(v) else NOT
 
     def _value(self, node):

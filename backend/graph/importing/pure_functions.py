@@ -16,9 +16,10 @@ worked out here when its arguments are constants and its lines are only: assignm
 constants to plain names, `if` on constants, `return` (anywhere), nested `def`s (closures over
 its names, read when they are called, as Python binds them late), docstrings and `pass`. Any
 other line, or a value that is no constant, and the call is read as before: its lines inlined
-where it is called (functions.py), or refused there. Calls nest at most MAX_DEPTH deep and
-one value may take at most MAX_STEPS lines and calls (each line's values bounded as
-constants.py bounds them), so a recursion or a long function cannot hold the import."""
+where it is called (functions.py), or refused there. Calls nest at most MAX_DEPTH deep, one
+value may take at most MAX_STEPS lines and calls and one walker's reading MAX_TOTAL_STEPS in
+all (each line's values bounded as constants.py bounds them), so neither a recursion nor a
+line calling a long function many times can hold the import."""
 
 import ast
 
@@ -27,6 +28,7 @@ from .python_values import NOT, LayerClass, PyObject
 
 MAX_DEPTH = 16
 MAX_STEPS = 1_000  # lines run and calls made, for one value
+MAX_TOTAL_STEPS = 100_000  # for all the values one walker (the script's, a class's) works out
 
 
 class Unknown(Exception):
@@ -52,9 +54,10 @@ class UserFunction(PyObject):
         """The value of a call on constant `args`/`kwargs` (values), read with `caller`'s
         constants (its budget of calls); NOT where it is not worked out here."""
         budget = caller.budget
-        if budget is None or budget[0] <= 0 or budget[1] >= MAX_DEPTH:
+        if min(budget[0], budget[2]) <= 0 or budget[1] >= MAX_DEPTH:
             return NOT
         budget[0] -= 1
+        budget[2] -= 1
         budget[1] += 1
         try:
             names = self._bound(args, kwargs)
@@ -110,8 +113,10 @@ def _run(fn, frame, globals):
 
 def _lines(body, frame, scope):
     for s in body:
-        frame.budget[0] -= 1
-        if frame.budget[0] < 0:
+        budget = frame.budget
+        budget[0] -= 1
+        budget[2] -= 1
+        if min(budget[0], budget[2]) < 0:
             raise Unknown
         if isinstance(s, ast.Pass) or (
             isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
