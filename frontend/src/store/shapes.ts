@@ -8,6 +8,7 @@
 // missing inputs are left out of those: they are the graph being built, not a mistake. The
 // problems of a refused run that the answer no longer has were fixed by the edit: they go.
 import { create } from "zustand";
+import { apiFetch } from "../api/http";
 import type { GraphDocument, NodeProblem } from "../api/types";
 import { STALE_VALUES, withoutStaleInside } from "../doc/stale";
 import { useEditor } from "./editor";
@@ -55,11 +56,9 @@ const WAIT_MS = 250; // after the last edit: typing in a field asks once
 
 async function fetchShapes(doc: GraphDocument): Promise<Answer | null> {
   try {
-    const res = await fetch("/api/validate?shapes=1", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(doc),
-    });
+    // (apiFetch: in a notebook widget the kernel answers; a fetch would ask the page's own
+    // server, Jupyter's or marimo's, which refuses it)
+    const res = await apiFetch("POST", "/validate?shapes=1", doc);
     if (!res.ok) return null;
     const body = (await res.json()) as { node_errors: NodeProblem[]; shapes?: Record<string, number[]> };
     if (!body.shapes) return null;
