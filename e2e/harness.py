@@ -69,6 +69,22 @@ def stop_process(proc):
             proc.kill()
 
 
+def wait_until_up(proc, url, what, log, seconds=90):
+    """Wait for `url` to answer 200 from the server `proc` starts; stop it and raise with the
+    end of its `log` if it exits or `seconds` pass first."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if requests.get(url, timeout=2).ok:
+                return
+        except requests.ConnectionError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop_process(proc)
+            raise RuntimeError(f"{what} did not start: {log.read_text()[-2000:]}")
+        time.sleep(0.3)
+
+
 class JupyterLab:
     """A real JupyterLab (from PyPI) on a free loopback port with a token, its settings and
     runtime files in `root`, its kernels this Python with this checkout importable, and
@@ -106,21 +122,48 @@ class JupyterLab:
             stderr=self.log.open("wb"),  # a file: a pipe nobody reads would fill and stall it
         )
         base = f"http://127.0.0.1:{self.port}"
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                if requests.get(f"{base}/api/status", params={"token": self.token}, timeout=2).ok:
-                    break
-            except requests.ConnectionError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"JupyterLab did not start: {self.log.read_text()[-2000:]}")
-            time.sleep(0.3)
+        wait_until_up(self.proc, f"{base}/api/status?token={self.token}", "JupyterLab", self.log)
         self.base = base
 
     def url(self, notebook):
         return f"{self.base}/lab/tree/{notebook}?token={self.token}"
+
+    def stop(self):
+        stop_process(self.proc)
+
+
+class Marimo:
+    """A real marimo (from PyPI) serving `notebook` (a marimo .py file) as an app (`marimo
+    run`: its cells run when a page opens, read-only) on a free loopback port, headless, no
+    token (marimo's default for `run`; it listens on 127.0.0.1 only). Its kernel is this
+    Python with this checkout importable, Wiregrad's data directory in the notebook's folder."""
+
+    def __init__(self, notebook):
+        notebook = Path(notebook)
+        root = notebook.parent
+        self.port = free_port()
+        self.log = root / "marimo.log"
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+            "WIREGRAD_DATA": str(root / "wiregrad-data"),
+            "HOME": str(root),  # (marimo's config and caches, not the user's)
+            "XDG_CONFIG_HOME": str(root / ".config"),
+            "XDG_CACHE_HOME": str(root / ".cache"),
+            "XDG_STATE_HOME": str(root / ".state"),
+        }
+        exe = Path(sys.executable).with_name("marimo")
+        self.proc = subprocess.Popen(
+            [str(exe), "run", "--headless", "--no-token", "--no-sandbox"]
+            + ["--host", "127.0.0.1", "--port", str(self.port), str(notebook)],
+            cwd=root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log.open("wb"),  # a file: a pipe nobody reads would fill and stall it
+        )
+        self.url = f"http://127.0.0.1:{self.port}/"
+        wait_until_up(self.proc, f"{self.url}health", "marimo", self.log)
 
     def stop(self):
         stop_process(self.proc)
