@@ -116,6 +116,7 @@ def create_app(settings: Settings | None = None):
     runs = RunManager(socketio, settings)
     app.extensions["wiregrad.runs"] = runs
     versions = ClientVersions()  # which wire each client reads (client_version.py)
+    runs.for_client = versions.for_client
     _register_events(socketio, runs, settings, versions)
     # owners' packets go to their rooms too (docs/training.md); rooms live in Redis when
     # there is a message queue, so that every process sees them

@@ -153,6 +153,9 @@ class RunManager:
         # mirror(sid, event, payload), called after each packet sent to a client (from the
         # run's thread): rooms.py's RoomManager.mirror copies an owner's packets to its room
         self.mirror = None
+        # for_client(sid, payload): a packet as its client reads it (client_version.py: JSON
+        # numbers for a client that announced no wire); set by the app
+        self.for_client = lambda sid, payload: payload
 
     def client(self, sid):
         with self.lock:
@@ -229,7 +232,7 @@ class RunManager:
         sid = client.sid
 
         def send(event, data):
-            self.socketio.emit(event, data, to=sid)
+            self.socketio.emit(event, self.for_client(sid, data), to=sid)
             if self.mirror is not None:
                 self.mirror(sid, event, data)
 

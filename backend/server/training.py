@@ -91,7 +91,7 @@ class _Session:
 
     def emit(self, event, payload):
         m = self.manager
-        m.socketio.emit(event, payload, to=self.sid)
+        m.socketio.emit(event, m.runs.for_client(self.sid, payload), to=self.sid)
         mirror = m.mirror if m.mirror is not None else getattr(m.runs, "mirror", None)
         if mirror is not None:
             mirror(self.sid, event, payload)

@@ -101,6 +101,16 @@ def encode(obj):
     return text, b"".join(packer.parts)
 
 
+def as_json(obj):
+    """`obj` with its arrays written out as nested JSON numbers (a float32 as its shortest
+    decimal, non-finite numbers spelled "nan", "inf", "-inf"): wire 1, for a client that reads
+    no typed arrays (client_version.py); `obj` itself where it holds none."""
+    text, blob = encode(obj)
+    if blob is None:
+        return obj
+    return decode(orjson.loads(text), blob, materialize=True)
+
+
 def decode(obj, blob, materialize=False):
     """`obj` (decoded JSON, changed in place) with its descriptors replaced by numpy arrays read
     from `blob` (read-only views; with `materialize`, nested lists of the numbers the JSON wire
