@@ -28,7 +28,9 @@ def test_a_weights_grad_opens_from_its_node_line(page):
     expect(viewer).to_contain_text("8×1×3×3")
     page.screenshot(path="e2e/artifacts/weight-grad-one-click.png")
 
-    # the inspector: the layer's parameters and their gradients, beside its output
+    # the inspector: the layer's parameters and their gradients, beside its output (the whole
+    # graph in view again: zoomed in on its middle, conv1's title lies above the canvas)
+    page.get_by_role("button", name="Fit view", exact=True).click()
     select_node(page, "conv1")
     inspector = page.get_by_label("inspector")
     inspector.get_by_role("button", name="view bias.grad").click()
