@@ -70,7 +70,8 @@ def test_a_model_at_the_fit_view_shows_every_face_whole_at_11px(page, template, 
     )
     ys = sorted(b[1] for b in boxes)
     canvas = page.get_by_label("graph canvas").bounding_box()
-    assert ys[-1] - ys[0] > canvas["height"] * 0.4
+    # (the thin row spanned under a tenth of it; two rows at the readable zoom, about 0.38)
+    assert ys[-1] - ys[0] > canvas["height"] * 0.3
     assert not [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :] if overlap(a, b)]
     page.screenshot(path=f"e2e/artifacts/model-faces-{template}.png")
 
