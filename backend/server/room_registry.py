@@ -49,6 +49,7 @@ class MemoryRegistry:
                 "records": [],
                 "run_finished": None,
                 "truncated": False,
+                "seq": 0,
                 "training": None,
                 "selected": None,
                 "quiz": None,
@@ -114,17 +115,24 @@ class MemoryRegistry:
         with self.lock:
             room = self.rooms.get(code)
             if room is not None:
-                room.update(run_started=payload, records=[], run_finished=None, truncated=False)
+                room.update(
+                    run_started=payload, records=[], run_finished=None, truncated=False, seq=0
+                )
 
-    def run_records(self, code, records, truncated):
+    def run_records(self, code, records, truncated, seq=0):
+        """Add a trace packet's records; `seq` is the packet's number in its run (rooms.py)."""
         with self.lock:
             room = self.rooms.get(code)
             if room is not None:
                 room["records"].extend(records)
                 room["truncated"] = room["truncated"] or truncated
+                room["seq"] = seq
 
-    def run_finished(self, code, payload):
-        self.set(code, "run_finished", payload)
+    def run_finished(self, code, payload, seq=0):
+        with self.lock:
+            room = self.rooms.get(code)
+            if room is not None:
+                room.update(run_finished=payload, seq=seq)
 
     def snapshot(self, code):
         """What a joiner is sent: graph, step and the last run (None when there is no room)."""
@@ -146,6 +154,7 @@ class MemoryRegistry:
             snap = {k: room[k] for k in keys}
             snap["records"] = list(room["records"])
             snap["truncated"] = room["truncated"]
+            snap["seq"] = room["seq"]
             return snap
 
 
@@ -261,23 +270,27 @@ class RedisRegistry:
         _, run, records = self._keys(code)
         pipe = self.redis.pipeline()
         pipe.delete(run, records)
-        pipe.hset(run, mapping={"started": _dump(payload), "finished": "null", "truncated": "0"})
+        pipe.hset(
+            run,
+            mapping={"started": _dump(payload), "finished": "null", "truncated": "0", "seq": "0"},
+        )
         self._touch(pipe, code)
         pipe.execute()
 
-    def run_records(self, code, records, truncated):
+    def run_records(self, code, records, truncated, seq=0):
         _, run, key = self._keys(code)
-        pipe = self.redis.pipeline()
+        pipe = self.redis.pipeline(transaction=True)  # the records and their seq at once
         if records:
             pipe.rpush(key, *(_dump(r) for r in records))
         if truncated:
             pipe.hset(run, "truncated", "1")
+        pipe.hset(run, "seq", str(seq))
         pipe.expire(key, ROOM_TTL)
         pipe.execute()
 
-    def run_finished(self, code, payload):
+    def run_finished(self, code, payload, seq=0):
         run = self._keys(code)[1]
-        self.redis.hset(run, "finished", _dump(payload))
+        self.redis.hset(run, mapping={"finished": _dump(payload), "seq": str(seq)})
 
     def snapshot(self, code):
         room, run, records = self._keys(code)
@@ -297,6 +310,7 @@ class RedisRegistry:
             "run_finished": _load(last.get("finished")),
             "records": [fastjson.loads(r) for r in recs],
             "truncated": last.get("truncated") == "1",
+            "seq": int(last.get("seq") or 0),
             "training": _load(fields.get("training")),
             "selected": _load(fields.get("selected")),
             "quiz": _load(fields.get("quiz")),

@@ -23,6 +23,7 @@ class TrainingRecord:
         self.latest = None  # (step, loss): the newest point, kept or not
         self.snapshot = None
         self.finished = None
+        self.seq = 0  # the training's packets folded in after its start (room_delivery.py)
 
     @property
     def train_id(self):
@@ -32,6 +33,7 @@ class TrainingRecord:
         """Fold in a packet of this training; False when it is not one of its packets."""
         if payload.get("train_id") != self.train_id:
             return False
+        self.seq += 1
         if event == "train_progress":
             self._progress(payload.get("steps") or (), payload.get("losses") or ())
         elif event == "train_snapshot":
@@ -67,4 +69,5 @@ class TrainingRecord:
             "progress": {"steps": steps, "losses": losses},
             "snapshot": self.snapshot,
             "finished": self.finished,
+            "seq": self.seq,
         }

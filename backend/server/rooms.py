@@ -38,6 +38,7 @@ from ..graph.document.format import invalid_text
 from ..graph.running.records import count as record_count
 from . import room_quiz
 from .auth import key_hash
+from .room_delivery import SEQ
 from .room_registry import MemoryRegistry
 from .room_training import TrainingRecord
 
@@ -93,6 +94,7 @@ class _LastRun:
         self.run_id = started.get("run_id")
         self.kept = 0  # the records they stand for (see backend/graph/running/records.py)
         self.truncated = False
+        self.seq = 0  # the run's packets so far after its start (room_delivery.py's marks)
 
 
 class Room:
@@ -482,7 +484,9 @@ class RoomManager:
             with room.lock:
                 if room.closed:
                     return
-                self._remember(room, event, payload)
+                seq = self._remember(room, event, payload)
+                if seq is not None:  # its place in the state a follower may catch up from
+                    payload = {**payload, SEQ: seq}
                 self._emit(room, event, payload)
         except Exception:  # a bug of ours, or Redis gone: keep the run going
             log.exception("mirroring %s to room %s", event, room.code)
@@ -504,6 +508,7 @@ class RoomManager:
             "run_started": snap["run_started"],
             "records": snap["records"],
             "run_finished": snap["run_finished"] if snap["run_started"] else None,
+            "seq": snap["seq"],
         }
         if snap["truncated"]:
             payload["records_truncated"] = True
@@ -540,16 +545,18 @@ class RoomManager:
 
     # -- internals -----------------------------------------------------------------------------
     def _remember(self, room, event, payload):
+        """Fold an owner's packet into the room's state; returns the packet's number in its
+        run or training (what the state holds up to), None for a packet it does not keep."""
         if event.startswith("train_"):
-            self._remember_training(room, event, payload)
-            return
+            return self._remember_training(room, event, payload)
         if event == "run_started":
             room.run = _LastRun(payload)
             self.registry.run_started(room.code, payload)
-            return
+            return 0
         run = room.run
         if run is None or payload.get("run_id") != run.run_id:
-            return  # another run's (say a cancelled one's) late packet, or not a run's
+            return None  # another run's (say a cancelled one's) late packet, or not a run's
+        run.seq += 1
         if event == "trace":
             keep = []
             for rec in payload.get("records", ()):
@@ -560,20 +567,21 @@ class RoomManager:
                     break
                 keep.append(rec)
                 run.kept += weight
-            self.registry.run_records(room.code, keep, run.truncated)
+            self.registry.run_records(room.code, keep, run.truncated, run.seq)
         elif event == "run_finished":
-            self.registry.run_finished(room.code, payload)
+            self.registry.run_finished(room.code, payload, run.seq)
             if self.archive is not None:  # the run as the room has it, for after a restart
                 snap = self.registry.snapshot(room.code) or {}
                 keys = ("run_started", "records", "run_finished", "truncated")
                 self.archive.put(room.code, "run", {k: snap.get(k) for k in keys})
+        return run.seq
 
     def _remember_training(self, room, event, payload):
         """The owner's last training, bounded, in the registry for late joiners."""
         if event == "train_started":
             room.training = TrainingRecord(payload)
         elif room.training is None or not room.training.add(event, payload):
-            return  # an older training's late packet
+            return None  # an older training's late packet
         # Written through at most every TRAINING_WRITE_SECONDS: with Redis each write is the
         # whole record (up to ~20 KB), and a fast training sends hundreds of packets a second.
         # The start and the end are always written, so a joiner never sees a finished training
@@ -585,6 +593,7 @@ class RoomManager:
             self.registry.set(room.code, "training", room.training.to_json())
         if event == "train_finished":
             self._archive(room.code, "training", room.training.to_json())
+        return room.training.seq
 
     def _emit(self, room, event, payload):
         # followers on other processes are reached through the message queue

@@ -9,12 +9,15 @@ import json
 import socket
 import threading
 import time
+from types import SimpleNamespace
 
+import socketio
 import websocket
 from _server_helpers import typed_args, wide_graph
 from test_rooms import client, create, join  # noqa: F401
 
-from backend.server.room_delivery import BEHIND, BEHIND_BYTES
+from backend.server import room_delivery
+from backend.server.room_delivery import BEHIND, BEHIND_BYTES, SEQ, _LatestWins
 
 RUNS = 4
 
@@ -160,7 +163,6 @@ def test_a_followers_queue_counts_binary_frames_in_its_bytes():
     """Typed arrays go as binary frames (typed_wire.py): the mark in bytes counts them as it
     counts text, or a run of big previews would pass the mark unseen."""
     import queue
-    from types import SimpleNamespace
 
     from engineio import packet
 
@@ -175,3 +177,105 @@ def test_a_followers_queue_counts_binary_frames_in_its_bytes():
     assert n == 2 and size > 1 << 20
     q.put(packet.Packet(packet.MESSAGE, bytes(BEHIND_BYTES)))
     assert manager._over("e")
+
+
+class _Delivered(socketio.Manager):
+    """Stands below the latest-wins delivery: records what would go to each follower."""
+
+    def emit(self, event, data, namespace=None, room=None, skip_sid=None, **kw):
+        self.sent.append((event, data, room, list(skip_sid or [])))
+
+
+class _OneFollower(_LatestWins, _Delivered):
+    """Latest wins for one follower `f` of `room:r`, whose queue length the test sets."""
+
+    def __init__(self, state, reading=0.0):
+        super().__init__()
+        self.sent, self.queue_length = [], 0
+        self.server = SimpleNamespace(eio=SimpleNamespace(sockets={"e": "the follower's"}))
+
+        def catch_up(room, what):
+            got = state[0]
+            time.sleep(reading)  # (the registry's read: Redis is a round trip away)
+            return got
+
+        self.catch_up = catch_up
+
+    def get_participants(self, namespace, room):
+        yield from [("f", "e")] if room == "room:r" else []
+
+    def waiting(self, eio_sid):
+        return self.queue_length, 0
+
+    def is_connected(self, sid, namespace):
+        return True
+
+    def to_follower(self):
+        """The trace packets' seqs and the catch-ups' seqs the follower was sent, in order."""
+        out = []
+        for event, data, room, skip in self.sent:
+            if event == "room_catch_up" and room == "f":
+                out.append(("state", data["seq"]))
+            elif room == "room:r" and "f" not in skip:
+                assert SEQ not in data  # followers get the owner's packet as it was
+                out.append((event, data["n"]))
+        return out
+
+
+def _packet(seq, run="a"):
+    return {"run_id": run, "records": [], "n": seq, SEQ: seq}
+
+
+def _state(seq, run="a"):
+    return {"code": "r", "run_started": {"run_id": run}, "records": [], "seq": seq}
+
+
+def test_a_state_ahead_of_the_packets_is_not_followed_by_the_packets_it_holds():
+    """The room's state is written before its packets are handed on (and with Redis read from
+    Redis while they travel): a follower caught up with a state that holds packets 1..3 while
+    packet 1 is being delivered is sent the state, then 4 and on, never 2 and 3 again."""
+    state = [_state(3)]
+    m = _OneFollower(state)
+    m.queue_length = BEHIND + 1
+    m.emit("trace", _packet(0), "/", room="room:r")  # over the mark: skipped from here
+    assert ("room:r", "f", "run") in m.behind
+    m.queue_length = 0
+    for seq in (1, 2, 3, 4, 5):
+        m.emit("trace", _packet(seq), "/", room="room:r")
+    assert m.to_follower() == [("state", 3), ("trace", 4), ("trace", 5)]
+    # a new run is not covered by the old run's state
+    m.emit("run_started", _packet(0, run="b"), "/", room="room:r")
+    assert m.to_follower()[-1] == ("run_started", 0)
+    assert not m.marks
+
+
+def test_a_state_behind_the_packet_at_hand_is_followed_by_it():
+    """With Redis a training's state is written through at intervals, so it can hold less
+    than the packet that catches the follower up: that packet follows the state."""
+    state = [_state(1)]
+    m = _OneFollower(state)
+    m.queue_length = BEHIND + 1
+    m.emit("trace", _packet(1), "/", room="room:r")
+    m.queue_length = 0
+    m.emit("trace", _packet(2), "/", room="room:r")
+    assert m.to_follower() == [("state", 1), ("trace", 2)]
+
+
+def test_the_sweeper_and_a_delivery_keep_one_order(monkeypatch):
+    """The sweeper catches up a drained follower while the owner's packets keep coming: the
+    packets handed on while it reads the state wait for the state, and those it holds are not
+    sent after it."""
+    monkeypatch.setattr(room_delivery, "SWEEP_SECONDS", 0.001)
+    state = [_state(0)]
+    m = _OneFollower(state, reading=0.05)
+    reading = threading.Event()
+    read = m.catch_up
+    m.catch_up = lambda room, what: reading.set() or read(room, what)
+    m.queue_length = BEHIND + 1
+    m.emit("trace", _packet(0), "/", room="room:r")
+    m.queue_length = 0  # drained: the sweeper catches it up
+    assert reading.wait(5)
+    for seq in range(1, 4):  # (the state read above already holds these)
+        m.emit("trace", _packet(seq), "/", room="room:r")
+        state[0] = _state(seq + 1)
+    assert m.to_follower() == [("state", 0), ("trace", 1), ("trace", 2), ("trace", 3)]

@@ -168,9 +168,10 @@ def test_a_flushed_redis_gets_its_rooms_back_and_nobody_takes_them(processes, cl
 def test_processes_share_one_data_dir(processes):
     a, b = processes
     r = requests.post(f"{a}/api/graphs", json=times_k(4.0))
-    assert r.status_code == 201
+    assert r.status_code == 201, r.text
     gid = r.json()["id"]
     r = requests.put(f"{b}/api/graphs/{gid}", json=times_k(5.0))
+    assert r.status_code == 200, r.text
     assert r.json()["revision"] == 2
     assert requests.get(f"{a}/api/graphs/{gid}").json()["name"] == "x times 5.0"
     revisions = requests.get(f"{b}/api/graphs/{gid}/revisions").json()["revisions"]
