@@ -15,6 +15,9 @@ packets in the order they arrive.
 (c) a forward run after editing the leaf `b` of (a)'s graph, end to end as in (a), with the
     client's forward cache warm: the whole graph sent, against the edit sent as the node `b`
     alone (`run` with `edit`, as the page sends it), based on the run just before.
+
+The server runs with its garbage collector settled (backend/server/collector.py); so does this
+process, so that the in-process run it is compared with is timed the same way.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from _server_helpers import connect, wide_graph  # noqa: E402
 
 from backend.graph import parse, run  # noqa: E402
 from backend.graph.running.records import expand_records  # noqa: E402
+from backend.server import collector  # noqa: E402
 
 
 def graph_bench_module():
@@ -114,6 +118,7 @@ def main(argv=None):
 
     doc, _ = graph_bench_module().make_graph()
     doc_dict = doc.model_dump(mode="json")
+    collector.settle()
 
     with tempfile.TemporaryDirectory() as data_dir:
         proc, url = start_server(data_dir)

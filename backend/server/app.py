@@ -5,7 +5,7 @@ from pathlib import Path
 from flask import Flask, abort, current_app, jsonify, request, send_from_directory
 from flask_socketio import ConnectionRefusedError, SocketIO
 
-from . import auth, fastjson
+from . import auth, collector, fastjson
 from . import training as trainings
 from .api import api
 from .client_version import ClientVersions
@@ -231,6 +231,7 @@ def serve(settings: Settings):
 
         print(exc, file=sys.stderr, flush=True)
         raise SystemExit(1) from None
+    collector.settle()
     teacher, students = auth.urls(settings)
     if settings.teacher_token is None:
         print(f"Wiregrad is running: open {teacher}", flush=True)

@@ -30,6 +30,15 @@ def dumps(obj, **_kwargs):
         return json.dumps(obj, separators=(",", ":"), default=_default)
 
 
+def encoded_size(obj):
+    """Bytes of `obj` as compact JSON (a message's size, checked against its cap): orjson's
+    UTF-8, or the json module's ASCII where orjson declines."""
+    try:
+        return len(orjson.dumps(obj, default=_default, option=_OPTIONS))
+    except TypeError:
+        return len(json.dumps(obj, separators=(",", ":"), default=_default))
+
+
 def loads(s, **_kwargs):
     try:
         return orjson.loads(s)

@@ -3,7 +3,6 @@
 Every message is validated here before anything acts on it; a message that does not fit gets
 an error reply, and the connection and the server go on."""
 
-import json
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -16,6 +15,7 @@ from pydantic import (
 )
 
 from ..graph.limits import StructureError, capped, check_message_lists
+from . import fastjson
 
 ID = r"^[A-Za-z0-9_.:-]{1,64}$"
 
@@ -208,7 +208,7 @@ def parse(model, data, max_bytes=None):
         return None, {"error": f"expected a JSON object, got {type(data).__name__}"}
     if max_bytes is not None:
         try:
-            size = len(json.dumps(data, separators=(",", ":")))
+            size = fastjson.encoded_size(data)
         except (ValueError, RecursionError):
             return None, {"error": "the message is not valid JSON (too deep, or NaN)"}
         if size > max_bytes:

@@ -46,3 +46,22 @@ def test_a_packet_with_nan_runs_nothing_and_the_server_goes_on(server, sio_clien
     assert c.received == []
     ack = c.call("run", {"graph": {"nodes": [], "edges": []}, "mode": "forward"})
     assert "run_id" in ack, ack
+
+
+def test_a_messages_size_is_its_compact_json_in_bytes():
+    """The size a message's cap is checked against (protocol.parse): UTF-8 bytes of compact
+    JSON, and where orjson declines (a lone surrogate), the json module's escaped text."""
+    assert fastjson.encoded_size({"a": [1, 2.5], "b": "x"}) == len('{"a":[1,2.5],"b":"x"}')
+    assert fastjson.encoded_size({"name": "é"}) == len('{"name":"é"}'.encode())
+    lone = fastjson.loads(f"[{LONE}]")
+    assert fastjson.encoded_size(lone) == len('["\\ud800"]')
+
+
+def test_a_message_over_its_cap_is_refused_with_its_size():
+    from backend.server.protocol import CancelRequest, parse
+
+    msg, err = parse(CancelRequest, {"run_id": "a" * 12, "pad": "é" * 600}, max_bytes=1000)
+    size = len(('{"run_id":"' + "a" * 12 + '","pad":"' + "é" * 600 + '"}').encode())
+    assert msg is None and err["error"] == f"the message has {size:,} bytes; the limit is 1,000"
+    msg, err = parse(CancelRequest, {"run_id": "a" * 12}, max_bytes=1000)
+    assert err is None and msg.run_id == "a" * 12
