@@ -21,6 +21,12 @@ sharing a redis-server (Debian's, on a free port) through `--message-queue`, the
 first and the follower processes on the others, as behind a proxy with sticky sessions:
 
     .venv/bin/python bench/rooms.py --followers 300 --procs 6 --servers 3
+
+Where the machine has two CPUs or more, the servers (and Redis) are pinned to the first half
+of them and the owner's and followers' client processes to the rest (`--no-pin` to share
+them all): the followers' Python clients then cannot take the servers' CPU, and the lag is the
+servers' own. Beside the lag, the servers' CPU time over the measured runs (all processes,
+/proc), per packet delivered to a follower, says what each delivery costs them.
 """
 
 from __future__ import annotations
@@ -74,10 +80,35 @@ class _HeadOnlyJSON:
         return fastjson.loads(s, **kwargs)
 
 
-def follower_worker(url, code, n, decode, pipe):
+def split_cpus(pin):
+    """(the servers' CPUs, the clients' CPUs), or (None, None) when not pinned."""
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if not pin or len(cpus) < 2:
+        return None, None
+    half = (len(cpus) + 1) // 2
+    return set(cpus[:half]), set(cpus[half:])
+
+
+def pin(pid, cpus):
+    if cpus:
+        os.sched_setaffinity(pid, cpus)
+
+
+def cpu_seconds(pids):
+    """User + system CPU time of processes `pids` so far (Linux /proc), all their threads."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime (clock ticks)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def follower_worker(url, code, n, decode, pipe, cpus=None):
     """Connect `n` followers, join the room, record (time, event, run_id) of every run packet;
     on ("stop", last_run_id) wait for that run's end everywhere and send the arrivals back."""
     import threading
+
+    pin(0, cpus)
 
     arrivals = [[] for _ in range(n)]
     done = threading.Condition()
@@ -175,7 +206,8 @@ def pct(values, q):
 
 def start_servers(n, data_dir, stack):
     """`n` `wiregrad serve` processes on one redis-server (Debian's, on a free loopback port)
-    sharing `data_dir`: their URLs. `stack` is an ExitStack that stops them all."""
+    sharing `data_dir`: (their URLs, the pids of Redis and of them). `stack` is an ExitStack
+    that stops them all."""
     import shutil
     import subprocess
 
@@ -190,6 +222,7 @@ def start_servers(n, data_dir, stack):
     cmd = [exe, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly"]
     rproc = subprocess.Popen([*cmd, "no"], stdout=subprocess.DEVNULL, cwd=data_dir)
     stack.callback(lambda: (rproc.terminate(), rproc.wait(10)))
+    pids = [rproc.pid]
     queue = f"redis://127.0.0.1:{redis_port}/0"
     deadline = time.monotonic() + 20
     while True:
@@ -210,6 +243,7 @@ def start_servers(n, data_dir, stack):
         )
         stack.callback(lambda proc=proc: (proc.terminate(), proc.wait(10)))
         urls.append(f"http://127.0.0.1:{port}")
+        pids.append(proc.pid)
     for url in urls:
         deadline = time.monotonic() + 30
         while True:
@@ -221,14 +255,18 @@ def start_servers(n, data_dir, stack):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{url} did not start")
             time.sleep(0.05)
-    return urls
+    return urls, pids
 
 
-def measure(urls, doc, args, runs):
+def measure(urls, doc, args, runs, server_pids):
     """The owner on urls[0], the followers' worker processes spread over `urls`: per packet,
     the slowest follower's lag, every follower's lags, missing packets, and the run shape."""
     ctx = mp.get_context("spawn")
     workers = []
+    server_cpus, client_cpus = args.cpus
+    for pid in server_pids:
+        pin(pid, server_cpus)
+    pin(0, client_cpus)  # the owner's client
     try:
         owner = connect(urls[0])
         code = owner.call("room_create", {"graph": doc})["code"]
@@ -241,7 +279,9 @@ def measure(urls, doc, args, runs):
             url = urls[i % len(urls)] if len(urls) == 1 else urls[(i + 1) % len(urls)]
             follower_urls.append(url)
             p = ctx.Process(
-                target=follower_worker, args=(url, code, n, args.decode, there), daemon=True
+                target=follower_worker,
+                args=(url, code, n, args.decode, there, client_cpus),
+                daemon=True,
             )
             p.start()
             workers.append((p, here))
@@ -249,7 +289,8 @@ def measure(urls, doc, args, runs):
             if not pipe.poll(180) or (msg := pipe.recv()) != "ready":
                 raise RuntimeError(f"a follower process did not join: {msg!r}")
         owner.run_to_end(doc, "backward")  # warm up
-        run_ids, records = [], 0
+        run_ids, records, computing = [], 0, 0.0
+        cpu0 = cpu_seconds(server_pids)
         t0 = time.perf_counter()
         for i in range(runs):
             time.sleep(max(0.0, t0 + i * args.interval - time.perf_counter()))
@@ -257,14 +298,19 @@ def measure(urls, doc, args, runs):
             assert finished["status"] == "ok", finished
             run_ids.append(run_id)
             records = len(recs)
+            computing += finished["timings"]["server_ms"] / 1e3
         wall = time.perf_counter() - t0
-        followers, where = [], []
         for _, pipe in workers:
             pipe.send(("stop", run_ids[-1]))
-        for w, (p, pipe) in enumerate(workers):
+        answers = []
+        for _, pipe in workers:
             if not pipe.poll(180):
                 raise RuntimeError("a follower process did not answer")
-            got = pipe.recv()
+            answers.append(pipe.recv())
+        # every follower has had every packet: what the servers spent on the runs since
+        server_cpu = cpu_seconds(server_pids) - cpu0
+        followers, where = [], []
+        for w, ((p, _), got) in enumerate(zip(workers, answers, strict=True)):
             if isinstance(got, str):
                 raise RuntimeError(got)
             followers.extend(got)
@@ -294,6 +340,10 @@ def measure(urls, doc, args, runs):
             slowest.append(max(lags))
             every.extend(lags)
     return {
+        "server_cpu": server_cpu,
+        "computing": computing,
+        "delivered": len(every),
+        "pinned": server_cpus is not None,
         "slowest": slowest,
         "every": every,
         "per_follower": per_follower(owner_times, follower_times, where),
@@ -331,8 +381,15 @@ def main(argv=None):
         help="followers decode every packet in full (30 decodes share this machine's CPUs)",
     )
     ap.add_argument("--quick", action="store_true", help="10 runs")
+    ap.add_argument(
+        "--no-pin",
+        dest="pin",
+        action="store_false",
+        help="let the servers and the clients share every CPU",
+    )
     args = ap.parse_args(argv)
     runs = 10 if args.quick else args.runs
+    args.cpus = split_cpus(args.pin)  # (before this process is pinned to the clients' half)
     if args.graph == "wide200":
         doc = wide_graph(200)
     else:
@@ -344,15 +401,15 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as data_dir:
         proc, url = server_bench_module().start_server(data_dir)
         try:
-            results.append(("1 process", measure([url], doc, args, runs)))
+            results.append(("1 process", measure([url], doc, args, runs, [proc.pid])))
         finally:
             proc.terminate()
             proc.wait(10)
     if args.servers > 1:
         with tempfile.TemporaryDirectory() as data_dir, contextlib.ExitStack() as stack:
-            urls = start_servers(args.servers, data_dir, stack)
+            urls, pids = start_servers(args.servers, data_dir, stack)
             name = f"{args.servers} processes + Redis"
-            results.append((name, measure(urls, doc, args, runs)))
+            results.append((name, measure(urls, doc, args, runs, pids)))
 
     def ms(v, q=None):
         return (statistics.median(v) if q is None else pct(v, q)) * 1e3
@@ -370,16 +427,25 @@ def main(argv=None):
         f"- {args.followers} followers in {args.procs} client processes + the owner; followers "
         + ("decode every packet" if args.decode else "read each run packet's event and run_id")
     )
+    server_cpus, client_cpus = args.cpus
+    print(
+        f"- servers (and Redis) on CPUs {sorted(server_cpus)}, clients on {sorted(client_cpus)}"
+        if server_cpus
+        else "- servers and clients share every CPU"
+    )
     print(
         "\n| servers | packets x followers | missing | slowest follower per packet, ms: "
-        "median | p95 | max | every follower, p95 ms |"
+        "median | p95 | max | every follower, p95 ms | servers' CPU per delivered packet "
+        "(runs aside), µs |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for name, r in results:
+        # the runs themselves (their server_ms, wall time on the owner's server) aside
+        per = max(0.0, r["server_cpu"] - r["computing"]) / max(1, r["delivered"]) * 1e6
         print(
             f"| {name} | {r['packets']} x {args.followers} | {r['missing']} | "
             f"{ms(r['slowest']):.1f} | {ms(r['slowest'], 95):.1f} | {max(r['slowest']) * 1e3:.1f} "
-            f"| {ms(r['every'], 95):.1f} |"
+            f"| {ms(r['every'], 95):.1f} | {per:.0f} |"
         )
     for name, r in results:
         print_per_follower(name, r["per_follower"])
