@@ -82,9 +82,17 @@ def _parser():
         help="the script prints every value and gradient, one line each (default: the loss, "
         "the accuracy and a training's curve)",
     )
-    e.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+    e.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write here instead of stdout; a trained graph's weights go to the .safetensors "
+        "file of its name beside it (to stdout: written in the script)",
+    )
     i = sub.add_parser("import", help="read a Python script (without running it) into a graph")
-    i.add_argument("script", metavar="SCRIPT.py")
+    i.add_argument(
+        "script", metavar="SCRIPT.py", help="its weights: the SCRIPT.safetensors beside it, if any"
+    )
     i.add_argument("-o", "--output", metavar="GRAPH.json", help="write here instead of stdout")
     sub.add_parser("demo", help="walk through the engine's first examples")
     return p
@@ -207,11 +215,22 @@ def cmd_run(args):
 
 
 def cmd_export(args):
-    from backend.graph.export import to_python
+    """The script to -o FILE, and the values no seed gives (a trained model's) to the
+    `.safetensors` file of its name beside it; to stdout, one text with every value inline."""
+    from backend.graph.export import export_python
 
     doc = _load(args.graph)
-    text = to_python(doc, "torch" if args.to == "torch" else "engine", trace=args.trace)
-    _write(text, args.output)
+    flavor = "torch" if args.to == "torch" else "engine"
+    out = export_python(doc, flavor, trace=args.trace, inline=args.output is None)
+    _write(out.text, args.output)
+    data = out.weights
+    if data is not None:
+        path = Path(args.output).with_suffix(".safetensors")
+        try:
+            path.write_bytes(data)
+        except OSError as exc:
+            raise _Fail(f"wiregrad: {path}: cannot write it ({exc.strerror or exc})") from exc
+        print(f"wrote {path} (the weights the script loads)", file=sys.stderr)
     return 0
 
 
@@ -220,13 +239,29 @@ def cmd_import(args):
 
     text = _read(args.script)
     try:
-        doc = from_python(text)
+        doc = from_python(text, weights=_weights_beside(args.script))
     except ImportFailed as exc:
         lines = [f"wiregrad: {args.script}: cannot import it ({len(exc.problems)} problems):"]
         lines += [f"  {args.script}:{p.line}: {p.message}" for p in exc.problems]
         raise _Fail(*lines) from exc
     _write(doc.model_dump_json(indent=2, exclude_none=False) + "\n", args.output)
     return 0
+
+
+def _weights_beside(script):
+    """The bytes of the `.safetensors` file of the script's name beside it (what an exported
+    script loads), None where there is none; its size checked before it is read."""
+    from backend.graph.importing.weights_file import MAX_WEIGHTS_BYTES
+
+    path = Path(script).with_suffix(".safetensors")
+    if not path.is_file():
+        return None
+    try:
+        if path.stat().st_size > MAX_WEIGHTS_BYTES:
+            raise _Fail(f"wiregrad: {path}: over {MAX_WEIGHTS_BYTES // 1024**2} MiB, not read")
+        return path.read_bytes()
+    except OSError as exc:
+        raise _Fail(f"wiregrad: {path}: cannot read it ({exc.strerror or exc})") from exc
 
 
 def cmd_serve(args):

@@ -50,6 +50,7 @@ from ..ops.sources import tensor_code
 from . import layers as export_layers
 from . import printout
 from .lines import node_comment, retain_lines
+from .sidecar import stored_source as sidecar_source
 
 _MODULE_ATTRS = {a for a in dir(eg.nn.Module()) if not a.startswith("__")} | {"self"}
 
@@ -285,7 +286,9 @@ class ClassWriter:
                 params = resolved_params(spec, n.params)
                 if spec.source:
                     names[nid] = f"self.{attrs[nid]}"
-                    code = _source_code(lib, spec, params)
+                    code = self._stored(name, f"self.{attrs[nid]}", spec, params)
+                    # (each object its own tensor: the loaded one is shared by every call)
+                    code = f"{code}.clone()" if code else _source_code(lib, spec, params)
                     if self.ex.rg[flat]:
                         code = f"nn.Parameter({code})"
                     note = self.comment((name, nid), n, hints)
@@ -293,7 +296,11 @@ class ClassWriter:
                 elif spec.layer is not None:
                     x = self.ex._layer_input(flat)
                     layer = f"self.{attrs[nid]}"
-                    init += export_layers.declaration(lib, spec, params, x, layer)
+                    self.ex.sidecar.scope = self.scope(name)
+                    try:
+                        init += export_layers.declaration(lib, spec, params, x, layer, self.sidecar)
+                    finally:
+                        self.ex.sidecar.scope = ""
                     arg = self._args(level, names, nid, [p.name for p in spec.inputs])[0]
                     names[nid] = attrs[nid]
                     call = export_layers.call(spec, params, x, layer, arg)
@@ -315,6 +322,26 @@ class ClassWriter:
         lines += ["", f"    def forward({ins}):{ports}"] + ["        " + s for s in body]
         return tuple(lines)
 
+    @property
+    def sidecar(self):
+        return self.ex.sidecar
+
+    def scope(self, name):
+        """The prefix of the names of definition `name`'s own values in the weights file (a
+        model's none: its names are the model's state_dict keys)."""
+        return f"{self.cls[name]}."
+
+    def _stored(self, name, expr, spec, params):
+        """The weights file's tensor for a source of definition `name` (None: inline)."""
+        found = sidecar_source(spec, params)
+        if found is None:
+            return None
+        self.sidecar.scope = self.scope(name) if name is not None else ""
+        try:
+            return self.sidecar.ref(expr, *found)
+        finally:
+            self.sidecar.scope = ""
+
     # -- an instance's own values -------------------------------------------------------------
     def adjustments(self, obj, name, actual, flat_prefix):
         """The lines that give the object `obj` (a `name()` just made) the values `actual`
@@ -332,6 +359,7 @@ class ClassWriter:
                 if _stand_in(spec, params) != _stand_in(spec, made):
                     raise Unwritable(f"{flat_prefix}{rel} has another shape than {name}() makes")
                 if code != _source_code(lib, spec, made):
+                    code = self._stored(None, path, spec, params) or code
                     copies.append(f"{path}.copy_({code})")
             elif spec.layer is not None:
                 x = self.ex._layer_input(flat_prefix + rel)
@@ -342,6 +370,7 @@ class ClassWriter:
                 new = export_layers.after_made(lib, spec, params, x, path)
                 old = export_layers.after_made(lib, spec, made, x, path)
                 if new != old:  # (eval() again only where its mode differs from the class's)
+                    new = export_layers.after_made(lib, spec, params, x, path, self.sidecar)
                     lines += [s for s in new if not s.startswith(f"{path}.eval()")]
                     evals = [any(s.startswith(f"{path}.eval()") for s in d) for d in (new, old)]
                     if evals[0] != evals[1]:

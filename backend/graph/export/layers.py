@@ -20,8 +20,6 @@ forward and backward run) gets `layer.eval()`.
 
 import inspect
 
-import numpy as np
-
 import engine as eg
 
 from ..op_context import OpContext
@@ -101,9 +99,9 @@ def constructor(lib, cls, args, dtype="float32"):
     return f"nn.{cls}({', '.join(parts)})"
 
 
-def declaration(lib, spec, params, x, name):
+def declaration(lib, spec, params, x, name, sidecar=None):
     """The lines that declare layer `name` of node params `params` on input stand-in `x`:
-    seed, constructor, stored state, eval()."""
+    seed, constructor, stored state (from `sidecar`'s file where it takes them), eval()."""
     form = spec.layer
     cls = form.cls(x, params)
     dtype = str(x.dtype).split(".")[-1] if x.dtype.is_floating_point else "float32"
@@ -115,11 +113,12 @@ def declaration(lib, spec, params, x, name):
         lines = [made_line, *seed_lines(lib, cls, name, params.get("seed") or 0, True, bias)]
     else:
         lines = [*seed_lines(lib, cls, name, params.get("seed") or 0, False), made_line]
-    return lines + after_made(lib, spec, params, x, name)
+    return lines + after_made(lib, spec, params, x, name, sidecar)
 
 
-def after_made(lib, spec, params, x, name):
-    """The lines after layer `name` is made and seeded: its stored state, eval()."""
+def after_made(lib, spec, params, x, name, sidecar=None):
+    """The lines after layer `name` is made and seeded: its stored state (a literal, or the
+    tensor of `sidecar`'s file: export/sidecar.py), eval()."""
     form = spec.layer
     dtype = str(x.dtype).split(".")[-1] if x.dtype.is_floating_point else "float32"
     lines = []
@@ -132,25 +131,15 @@ def after_made(lib, spec, params, x, name):
         t = attribute(module, keys[param]) if module is not None else None
         if t is None:
             continue
-        if params.get(param) is not None:
-            values = as_floats(params[param])  # as the document holds them
-        else:
-            values = _shortest(t.detach().numpy())
-        stored.append(f"    {name}.{keys[param]}.copy_({lib}.tensor({values!r}{dt}))")
+        values = as_floats(params[param])  # as the document holds them
+        code = sidecar.ref(f"{name}.{keys[param]}", values, dtype) if sidecar else None
+        stored.append(f"    {name}.{keys[param]}.copy_({code or f'{lib}.tensor({values!r}{dt})'})")
     if stored:
         lines.append(f"with {lib}.no_grad():  # the layer's values stored in the graph")
         lines += stored
     if form.modes and not training_mode(None, params):
         lines.append(f"{name}.eval()  # as in a forward or backward run (its mode: auto)")
     return lines
-
-
-def _shortest(a):
-    """Nested lists of the values of `a`, a float32 value each written as its shortest decimal
-    (0.1, not 0.10000000149011612: the same float32 when read back)."""
-    if a.dtype == np.float32:
-        return np.vectorize(lambda v: float(str(v)), otypes=[object])(a).tolist()
-    return a.tolist()
 
 
 def call(spec, params, x, layer, arg):

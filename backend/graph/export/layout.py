@@ -21,12 +21,13 @@ from .style import EXEMPT, styled
 _KINDS = ("# node ", "# ports ", "# training ")
 
 
-def out_of_the_way(source):
+def out_of_the_way(source, weights=None):
     """`source` (styled) with its node, ports and training comments in a layout block; `source`
-    itself where the block would not read back the same."""
+    itself where the block would not read back the same. `weights`: the tensors of the file the
+    script loads (export/sidecar.py)."""
     try:
         tree = ast.parse(source)
-        reference = _read(source)
+        reference = _read(source, weights)
     except (SyntaxError, ValueError, ImportFailed):
         return source
     found = comments(source)
@@ -44,9 +45,9 @@ def out_of_the_way(source):
         return source
     code = _without(source, {ln: found[ln] for ln in moved})
     full = _with_block(code, _compact(scopes))
-    if _read(full) != reference:
+    if _read(full, weights) != reference:
         return source
-    return _placed_by_layout(code, scopes, reference) or full
+    return _placed_by_layout(code, scopes, reference, weights) or full
 
 
 def _entry(key, text):
@@ -79,7 +80,7 @@ def _num(text):
     return int(v) if v.is_integer() and abs(v) < 1e15 else v
 
 
-def _placed_by_layout(code, scopes, reference):
+def _placed_by_layout(code, scopes, reference, weights=None):
     """The script whose entries keep a position only where the import's own layout would not
     give it (and lose an entry with nothing else to say); None where no such script reads back
     as `reference`."""
@@ -91,7 +92,7 @@ def _placed_by_layout(code, scopes, reference):
     for _ in range(4):
         script = _with_block(code, _compact(dropped))
         try:
-            back = _read(script)
+            back = _read(script, weights)
         except ImportFailed:
             return None
         if back == reference:
@@ -135,10 +136,10 @@ def _positions(doc):
     return out
 
 
-def _read(source):
+def _read(source, weights=None):
     """The document `source` reads back as, its edges without their ids (an import names
     the edges after the nodes they join: no document keeps an exported edge's id)."""
-    doc = from_python(source).model_dump(mode="json")
+    doc = from_python(source, weights=weights).model_dump(mode="json")
     for graph in (doc, *doc.get("modules", [])):
         ends = ("source", "sourcePort", "target", "targetPort")
         graph["edges"] = sorted(tuple(e[k] for k in ends) for e in graph["edges"])

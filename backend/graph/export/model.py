@@ -186,12 +186,15 @@ def model_writer(doc, ex, names):
             out are placed again (the caller writes the script once more)."""
 
             try:
-                same = _same_flat(doc, from_python(source))
+                same = _same_flat(doc, from_python(source, weights=self.sidecar.tensors))
             except ImportFailed:
                 same = False
             if not same:
                 self.placed = True
             return same
+
+        def scope(self, name):
+            return ""  # (the model's values: named as its state_dict names them)
 
         def original_of(self, key, back=False):
             if back:  # the flat id of the node the output port carries

@@ -37,6 +37,8 @@ import inspect
 import keyword
 import re
 import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import engine as eg
 
@@ -50,7 +52,7 @@ from ..op_context import OpContext
 from ..ops import datasets
 from ..ops.sources import as_floats
 from . import layers as export_layers
-from . import printout
+from . import printout, sidecar
 from .classes import ClassWriter, Unwritable
 from .flat import flat_for_export
 from .layout import out_of_the_way
@@ -62,7 +64,8 @@ from .training_loop import with_training
 FLAVORS = ("engine", "torch")
 WEIGHTS = (None, "initial", "trained")
 _RESERVED = (
-    {"eg", "torch", "F", "nn", "np", "math", "json", "show", "t"}
+    {"eg", "torch", "F", "nn", "np", "math", "json", "show", "t", "Path", sidecar.NAME}
+    | {"load_file", "load_safetensors"}
     | set(dir(builtins))
     | set(keyword.kwlist)
     | set(keyword.softkwlist)
@@ -70,7 +73,41 @@ _RESERVED = (
 _MAYBE = "maybe"  # requires_grad that depends on which branch of an `if` runs
 
 
+@dataclass(frozen=True)
+class Exported:
+    """An exported script and the values it loads from the file beside it: `text`, the
+    script; `tensors`, {name: numpy array} of its `.safetensors` file (empty where every
+    value is in the script); `weights`, that file's bytes (None where there is none)."""
+
+    text: str
+    tensors: dict = field(default_factory=dict)
+
+    @property
+    def weights(self):
+        return sidecar.file_bytes(self.tensors)
+
+    def write(self, path):
+        """Write the script to `path` and, where it loads one, its weights file beside it
+        (`path` with the suffix `.safetensors`); the paths written."""
+        path = Path(path)
+        path.write_text(self.text, encoding="utf-8")
+        written = [path]
+        data = self.weights
+        if data is not None:
+            written.append(path.with_suffix(".safetensors"))
+            written[-1].write_bytes(data)
+        return written
+
+
 def to_python(doc, flavor="engine", training=None, model=True, weights=None, trace=False) -> str:
+    """The script alone, every stored value written in it (export_python's `inline`): what
+    callers that keep one text get."""
+    return export_python(doc, flavor, training, model, weights, trace, inline=True).text
+
+
+def export_python(
+    doc, flavor="engine", training=None, model=True, weights=None, trace=False, inline=False
+) -> Exported:
     """The document as a script; flavor "engine" (import engine as eg) or "torch". A document
     with modules writes each definition as an nn.Module class (export/classes.py; as its flat
     graph where the classes cannot say it exactly). A flat graph whose target is a loss of its
@@ -83,8 +120,10 @@ def to_python(doc, flavor="engine", training=None, model=True, weights=None, tra
     training), "trained" (the values a training wrote into the graph), or None (told from the
     document: stored layer values or not). The script prints what a person prints (the loss,
     the accuracy, the training's curve; export/printout.py); `trace=True` makes it print every
-    value and gradient, one parseable line each. Raises validate.GraphInvalid for a document
-    that cannot run."""
+    value and gradient, one parseable line each. Values no seed gives go into a `.safetensors`
+    file beside the script where the graph stores more than sidecar.INLINE_LIMIT numbers of
+    them (export/sidecar.py); `inline=True` writes them all in the script. Raises
+    validate.GraphInvalid for a document that cannot run."""
     if weights not in WEIGHTS:
         raise ValueError(f"weights must be one of {WEIGHTS}, not {weights!r}")
     if flavor == "python":
@@ -93,9 +132,10 @@ def to_python(doc, flavor="engine", training=None, model=True, weights=None, tra
         raise ValueError(f"flavor must be 'engine' or 'torch', not {flavor!r}")
     check(doc)
     writer = source = None
+    on = not inline and sidecar.stored_numbers(flatten(doc)) > sidecar.INLINE_LIMIT
     names = (_ident, _is_good_name)
     if doc.modules:
-        ex = _Exporter(flatten(doc), flavor, weights, trace)
+        ex = _Exporter(flatten(doc), flavor, weights, trace, on)
         try:
             writer = ClassWriter(doc, ex, names)
             writer.check_target()
@@ -107,7 +147,7 @@ def to_python(doc, flavor="engine", training=None, model=True, weights=None, tra
         note = ""
     else:  # a flat graph: one model class where the model can say it (export/model.py)
         writer, why = model_writer(
-            doc, lambda d: _Exporter(flatten(d), flavor, weights, trace), names
+            doc, lambda d: _Exporter(flatten(d), flavor, weights, trace, on), names
         )
         if writer is not None:
             ex = writer.ex
@@ -116,7 +156,7 @@ def to_python(doc, flavor="engine", training=None, model=True, weights=None, tra
             note = f"written flat, not as a model class: {why}"
     if writer is None:
         flat, _ = flat_for_export(doc)  # with modules: its flat graph, ids made plain
-        ex = _Exporter(flat, flavor, weights, trace)
+        ex = _Exporter(flat, flavor, weights, trace, on)
         ex.note = note
         source = _self_checked(ex)
     if training is not False and doc.training is not None:
@@ -129,7 +169,11 @@ def to_python(doc, flavor="engine", training=None, model=True, weights=None, tra
                 raise
             why = "; ".join(p.message for p in bad.problems)
             source += f"\n\n# -- training: not written, the editor cannot train it: {why}\n"
-    return out_of_the_way(styled(tidy_imports(source)))
+    text = out_of_the_way(styled(tidy_imports(source)), ex.sidecar.tensors)
+    used = ex.sidecar.used(text)
+    if ex.sidecar.on and not used:  # (no value went to the file after all: none to load)
+        return export_python(doc, flavor, training, model, weights, trace, inline=True)
+    return Exported(text, used)
 
 
 def _trains(source, accuracy=False):
@@ -187,18 +231,22 @@ def weights_sentence(doc, weights):
 _IMPORTS = (
     ("json", "import json"),
     ("math", "import math"),
+    ("Path", "from pathlib import Path"),
     (None, ""),
     ("np", "import numpy as np"),
     ("torch", "import torch"),
     ("F", "import torch.nn.functional as F"),
+    ("load_file", "from safetensors.torch import load_file"),
     ("nn", "from torch import nn"),
     (None, ""),
     ("eg", "import engine as eg"),
     ("F", "import engine.nn.functional as F"),
     ("nn", "from engine import nn"),
+    ("load_safetensors", "from engine.serialization import load_safetensors"),
 )
 
 
+_LOADS = ("Path", "load_file", "load_safetensors")
 _IMPORT_LINE = re.compile(r"^(import [\w.]+( as \w+)?|from [\w.]+ import \w+)\s*(#.*)?$")
 
 
@@ -227,7 +275,11 @@ def tidy_imports(source):
             continue
         if name in ("torch", "eg") and lib != name:
             continue
-        if name in ("torch", "eg") or re.search(rf"(?<![\w.]){name}\.", body):
+        if name in _LOADS:  # (the weights file's: where the script loads one)
+            mine = name == "Path" or (name == "load_safetensors") == (lib == "eg")
+            if mine and re.search(rf"^{sidecar.NAME} = ", body, re.M):
+                block.append(line)
+        elif name in ("torch", "eg") or re.search(rf"(?<![\w.]){name}\.", body):
             block.append(line)
     while block and block[-1] == "":
         block.pop()
@@ -241,9 +293,10 @@ def _self_checked(writer):
 
     hints = writer.initial_hints()
     source = writer.script(hints)
+    stored = getattr(writer, "ex", writer).sidecar.tensors
     for _ in range(3):
         try:
-            back = _import(source)
+            back = _import(source, weights=stored)
         except ImportFailed:
             break
         if not writer.add_hints(hints, back):
@@ -284,9 +337,11 @@ def _text_literal(text):
 
 
 class _Exporter(GraphIndex):
-    def __init__(self, doc, flavor, weights=None, trace=False):
+    def __init__(self, doc, flavor, weights=None, trace=False, stored=False):
         super().__init__(doc)
         self.flavor = flavor
+        # the values no seed gives, in the file beside the script (`stored`: they are many)
+        self.sidecar = sidecar.Sidecar(stored)
         self.trace = trace  # every value and gradient printed (export/printout.py)
         self.weights = weights_sentence(doc, weights)
         self.builds = "the graph"  # (a model: "the model and its data", export/model.py)
@@ -465,7 +520,10 @@ class _Exporter(GraphIndex):
         return node_comment(nid, self.nodes[nid].position, hints.get(nid))
 
     def _source_code(self, nid):
-        return self.specs[nid].code(self.lib, [], self.params[nid])
+        spec, p = self.specs[nid], self.params[nid]
+        found = sidecar.stored_source(spec, p)
+        code = self.sidecar.ref(self.var[nid], *found) if found else None
+        return f"{code}.requires_grad_()" if code else spec.code(self.lib, [], p)
 
     def _node_lines(self, nid, hints):
         """The lines that make node `nid` (the last one carries the node comment)."""
@@ -507,12 +565,12 @@ class _Exporter(GraphIndex):
         lines = export_layers.seed_lines(lib, "Linear", layer, seed, made=False)
         lines.append(f"{layer} = nn.Linear({fan_in}, {int(p.get('out_features', 1))}{bias}{dt})")
         stored = []
-        if p.get("weight") is not None:
-            weight = as_floats(p["weight"])
-            stored.append(f"    {layer}.weight.copy_({lib}.tensor({weight!r}{dt}))")
-        if p.get("bias_value") is not None and p.get("bias", True):
-            bias = as_floats(p["bias_value"])
-            stored.append(f"    {layer}.bias.copy_({lib}.tensor({bias!r}{dt}))")
+        for attr, param in (("weight", "weight"), ("bias", "bias_value")):
+            if p.get(param) is None or (attr == "bias" and not p.get("bias", True)):
+                continue
+            values = as_floats(p[param])
+            code = self.sidecar.ref(f"{layer}.{attr}", values, dtype)
+            stored.append(f"    {layer}.{attr}.copy_({code or f'{lib}.tensor({values!r}{dt})'})")
         if stored:
             lines.append(f"with {lib}.no_grad():  # trained values stored in the graph")
             lines += stored
@@ -535,7 +593,7 @@ class _Exporter(GraphIndex):
         """A layer op's node other than linear (export/layers.py): declared, then called."""
         spec, p, layer = self.specs[nid], self.params[nid], self.layer[nid]
         x = self._layer_input(nid)
-        lines = export_layers.declaration(self.lib, spec, p, x, layer)
+        lines = export_layers.declaration(self.lib, spec, p, x, layer, self.sidecar)
         call = export_layers.call(spec, p, x, layer, args[0])
         return lines + [f"{self.var[nid]} = {call}{comment}"]
 
@@ -689,6 +747,8 @@ class _Exporter(GraphIndex):
             lines += ["import torch", "import torch.nn.functional as F"]
             if uses_nn:
                 lines.append("from torch import nn")
+        if self.sidecar.on:
+            lines += sidecar.import_lines(lib)
         kinds = dict.fromkeys(self.params[n]["kind"] for n in self.arrays)
         lines += ["", ""] if then_class or self.trace or kinds else [""]
         if self.trace:
@@ -698,6 +758,8 @@ class _Exporter(GraphIndex):
             for kind in kinds:
                 fn = datasets.FUNCTIONS[kind]
                 lines += inspect.getsource(fn).rstrip("\n").splitlines() + ["", ""]
+        if self.sidecar.on:
+            lines += sidecar.load_lines(lib) + ["", ""]
         return lines
 
     def backward_lines(self, var, retain):

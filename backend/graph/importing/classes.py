@@ -379,6 +379,7 @@ class _Definition:
         sub.random.exact = False  # its draws are read once for every call
         sub.classes.share(self.reader)
         sub.functions.share(imp.functions)
+        sub.weights_file.share(imp.weights_file)  # (a global the methods read)
         sub.functions.methods = {  # self.encode(x): inlined (functions.py)
             f"self.{n}": _Self().visit(copy.deepcopy(fn))
             for n, fn in self.methods.items()

@@ -34,6 +34,10 @@ class ExpressionReader:
         imp = self.imp
         if isinstance(node, ast.Name):
             return imp.ref_name(node.id)
+        if imp.weights_file.loaded and isinstance(node, (ast.Subscript, ast.Call)):
+            found = imp.weights_file.source(node, meta)  # state_dict["w"] (weights_file.py)
+            if found is not None:
+                return found
         if isinstance(node, ast.BinOp):
             return self.binop(node, meta)
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):

@@ -74,6 +74,7 @@ from .syntax import assigned, dotted, is_literal, is_main_guard, literal, only_o
 from .tensor_lists import TensorLists
 from .training_loop import TrainingLoop
 from .unpacking import TupleLines
+from .weights_file import WeightsError, WeightsFile, read_weights
 
 __all__ = ["MAX_SOURCE", "ImportFailed", "ImportProblem", "from_python"]
 
@@ -91,18 +92,26 @@ _BACKWARD_ARGS = (
 )
 
 
-def from_python(source: str, max_seconds: float = DEFAULT.max_import_seconds) -> GraphDocument:
+def from_python(
+    source: str, max_seconds: float = DEFAULT.max_import_seconds, weights=None
+) -> GraphDocument:
     """The graph document a script describes (see the module doc); ImportFailed when a line
     cannot be read, or when reading takes longer than `max_seconds`. A script that says its
-    graph as one model (model_graph.MARK) reads back as its flat graph."""
-    return _import(source, max_seconds, flat=MARK in source.splitlines())
+    graph as one model (model_graph.MARK) reads back as its flat graph. `weights`: the
+    `.safetensors` file the script loads from beside it (its bytes, or {name: array}:
+    importing/weights_file.py); ImportFailed where that file is not one within the limits."""
+    return _import(source, max_seconds, flat=MARK in source.splitlines(), weights=weights)
 
 
-def _import(source, max_seconds=DEFAULT.max_import_seconds, flat=False):
+def _import(source, max_seconds=DEFAULT.max_import_seconds, flat=False, weights=None):
     """The document of `source`; with `flat`, a model class read back as its flat graph
     (importing/model_graph.py) before the training loop is settled against its ids."""
+    try:
+        tensors = read_weights(weights)
+    except WeightsError as bad:
+        raise ImportFailed([ImportProblem(0, f"the weights file: {bad}")]) from None
     tree = _parse(source)  # (before the walker starts its clock: parsing is not in the budget)
-    return _Importer(source, max_seconds, flat).run(tree)
+    return _Importer(source, max_seconds, flat, tensors).run(tree)
 
 
 def _parse(source):
@@ -150,8 +159,9 @@ class _Importer:
     """The statement walker: reads each line with the reader for its kind, and holds what the
     readers share (the variables, the graph being built, the line being read)."""
 
-    def __init__(self, source, max_seconds=DEFAULT.max_import_seconds, flat=False):
+    def __init__(self, source, max_seconds=DEFAULT.max_import_seconds, flat=False, tensors=None):
         self.source = source
+        self.weights_file = WeightsFile(self, tensors)  # state_dict = load_file(...)
         self.flat = flat  # the graph as one model (model_graph.MARK): read back flat
         self.graph = ImportedGraph(source)
         self.env = {}  # variable -> node id (None: defined by a line that failed)
@@ -352,6 +362,10 @@ class _Importer:
         """Read one statement; the variable it binds, or None."""
         if isinstance(stmt, ast.FunctionDef) and not (top and stmt.name in _HELPER_DEFS):
             return self.functions.define(stmt, top)  # (inside a function: inlined there)
+        if self.weights_file.imports(stmt):
+            return None
+        if self.weights_file.claims(stmt):
+            return self.weights_file.read(stmt)
         if self.skipped.read(stmt):
             return None
         if self.attention_init.claims(stmt):  # (before the other readers of such calls)
@@ -589,6 +603,9 @@ class _Importer:
         if len(value.args) != 1 or value.keywords:
             raise Unsupported("write nn.Parameter(torch.tensor(<values>))")
         inner = value.args[0]
+        if self.weights_file.loaded and self.weights_file.key(inner) is not None:
+            func = ast.Attribute(value=inner, attr="requires_grad_", ctx=ast.Load())
+            return ast.Call(func=func, args=[], keywords=[])  # (weights_file.py's leaf)
         kind, fn = self.modules.call_kind(inner) if isinstance(inner, ast.Call) else (None, "")
         if kind != "lib" or fn not in SOURCE_FUNCTIONS:  # a computed value: a leaf of it
             cut = ast.Call(ast.Attribute(inner, "detach", ast.Load()), [], [])  # a leaf

@@ -124,6 +124,10 @@ class LayerReader:
         op, layer = self.layer_of(obj.id)
         param = state_param(registry.get(op), ".".join(parts))
         arg = call.args[0]
+        stored = self.imp.weights_file.values(arg) if param is not None else None
+        if stored is not None:  # state_dict["conv1.weight"]: the weights file's (weights_file.py)
+            layer[param] = stored[0]
+            return
         if param is None or not (self.imp.modules.is_call(arg, "lib", "tensor") and arg.args):
             raise Unsupported(_COPY)
         layer[param] = lists(literal(arg.args[0]))

@@ -134,6 +134,10 @@ class StateLoads:
         param = state_param(spec, ".".join(rest)) if spec.layer is not None else None
         if param is None:
             raise Unsupported(f"{var}.{'.'.join(attrs)} holds no values a node stores")
+        stored = self.imp.weights_file.values(arg)  # state_dict["l2.fc.weight"]
+        if stored is not None:
+            self._store(var, path, {param: stored[0]})
+            return
         if not (self.imp.modules.is_call(arg, "lib", "tensor") and len(arg.args) == 1):
             raise Unsupported("a layer's values are copied from torch.tensor(<values>)")
         self._store(var, path, {param: lists(literal(arg.args[0]))})
