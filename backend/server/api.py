@@ -1,6 +1,9 @@
 """The JSON API under /api: ops, templates, stored graphs with revisions, validation, export and
 import, health. Errors are JSON: {"error": message} and, for graphs, {"node_errors": [...]}."""
 
+import base64
+import binascii
+
 from flask import Blueprint, current_app, jsonify, request
 
 from ..graph import all_ops, parse, validate
@@ -217,7 +220,7 @@ def restore(graph_id, rev):
 # -- code ---------------------------------------------------------------------------------------
 @api.post("/export")
 def export_code():
-    from ..graph.export import to_python
+    from ..graph.export import export_python
 
     data = _json_body()
     flavor = data.get("flavor", "engine") if isinstance(data, dict) else None
@@ -236,8 +239,33 @@ def export_code():
     problems = validate(doc, current_app.config["WIREGRAD"].limits)
     if problems:
         raise ApiError("the graph has problems", node_errors=[p.to_dict() for p in problems])
-    code = to_python(doc, flavor, weights=weights, trace=trace)
-    return jsonify({"flavor": flavor, "code": code})
+    # the values no seed gives, where they are many, in a .safetensors file the script loads
+    # from beside itself: sent as base64 (export/sidecar.py); `inline`: all in the code
+    inline = data.get("inline", False)
+    if not isinstance(inline, bool):
+        raise ApiError("inline must be true or false")
+    out = export_python(doc, flavor, weights=weights, trace=trace, inline=inline)
+    body = {"flavor": flavor, "code": out.text}
+    data = out.weights
+    if data is not None:
+        body["weights"] = base64.b64encode(data).decode("ascii")
+    return jsonify(body)
+
+
+def _weights_field(text):
+    """The bytes of an import's `weights` (the .safetensors file the script loads, base64);
+    None where not given. Its length is checked before it is decoded (the body's own limit
+    bounds it too); what the file holds is checked where the script is read."""
+    if text is None:
+        return None
+    from ..graph.importing.weights_file import MAX_WEIGHTS_BYTES
+
+    if not isinstance(text, str) or len(text) > (MAX_WEIGHTS_BYTES + 2) // 3 * 4:
+        raise ApiError("weights must be the .safetensors file as base64")
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise ApiError("weights must be the .safetensors file as base64") from None
 
 
 @api.post("/import")
@@ -248,6 +276,7 @@ def import_code():
     code = data.get("code") if isinstance(data, dict) else None
     if not isinstance(code, str):
         raise ApiError('expected {"code": "..."}')
+    weights = _weights_field(data.get("weights"))
     settings = current_app.config["WIREGRAD"]
     try:
         # parsed with ast, never executed; in a child process within its own time and memory
@@ -257,6 +286,7 @@ def import_code():
             settings.limits.max_import_seconds,
             settings.max_import_bytes,
             settings.max_imports,
+            weights,
         )
     except ImportBusy as busy:
         raise ApiError(str(busy), 503, code="busy", retry_after=busy.retry_after) from None

@@ -48,24 +48,25 @@ def _slots(max_imports):
         return _SLOTS.setdefault(max_imports, threading.BoundedSemaphore(max_imports))
 
 
-def read_script(code, max_seconds, max_bytes, max_imports):
+def read_script(code, max_seconds, max_bytes, max_imports, weights=None):
     """("ok", document dict) or ("failed", problems, partial document dict or None), the
     script read in a child process that is killed past `max_seconds` (plus the parser's
-    allowance) and cannot grow by more than `max_bytes`. ImportBusy when no slot frees up."""
+    allowance) and cannot grow by more than `max_bytes`. ImportBusy when no slot frees up.
+    `weights`: the bytes of the .safetensors file the script loads (read in the child too)."""
     slots = _slots(max_imports)
     if not slots.acquire(timeout=max_seconds):
         raise ImportBusy(retry_after=max_seconds)
     try:
-        return _in_child(code, max_seconds, max_bytes)
+        return _in_child(code, max_seconds, max_bytes, weights)
     finally:
         slots.release()
 
 
-def _in_child(code, max_seconds, max_bytes):
+def _in_child(code, max_seconds, max_bytes, weights=None):
     ctx = _context()
     receive, send = ctx.Pipe(duplex=False)
     child = ctx.Process(
-        target=_child, args=(send, code, max_seconds, max_bytes), name="wiregrad-import"
+        target=_child, args=(send, code, max_seconds, max_bytes, weights), name="wiregrad-import"
     )
     child.start()
     send.close()  # the child's end: EOF here once the child is gone
@@ -99,13 +100,13 @@ def _memory_problem(max_bytes):
     )
 
 
-def _child(send, code, max_seconds, max_bytes):
+def _child(send, code, max_seconds, max_bytes, weights=None):
     """The child's work: limit its own address space, read, send the outcome back."""
     _limit_memory(max_bytes)
     from backend.graph.importing.importer import ImportFailed, from_python
 
     try:
-        doc = from_python(code, max_seconds)
+        doc = from_python(code, max_seconds, weights=weights)
         outcome = ("ok", doc.model_dump(mode="json"))
     except ImportFailed as exc:
         partial = exc.document.model_dump(mode="json") if exc.document is not None else None
