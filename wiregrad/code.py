@@ -2,6 +2,8 @@
 without running it, a document written as a script. Each loads its part of the graph layer
 when called, so `import wiregrad` needs neither PyTorch nor the importer's readers."""
 
+from pathlib import Path
+
 from .documents import as_document
 
 
@@ -21,20 +23,31 @@ def trace(fn, *example_inputs, name=None):
     return _trace(fn, *example_inputs, name=name)
 
 
-def from_code(text):
-    """The document a PyTorch (or engine) script describes, read without running it. Raises
+def from_code(text, weights=None):
+    """The document a PyTorch (or engine) script describes, read without running it.
+    `weights`: the `.safetensors` file a script exported with its weights beside it loads (a
+    path, the file's bytes, or {name: array}). Raises
     `backend.graph.importing.problems.ImportFailed` with the problem at each line it could not
-    read."""
+    read (a script that loads weights not given: at the line that loads them)."""
     from backend.graph.importing.importer import from_python
 
-    return from_python(text).model_dump(mode="json", exclude_none=False)
+    if isinstance(weights, (str, Path)):
+        weights = Path(weights).read_bytes()
+    return from_python(text, weights=weights).model_dump(mode="json", exclude_none=False)
 
 
-def to_code(doc, flavor="torch", training=None, trace=False):
+def to_code(doc, flavor="torch", training=None, trace=False, path=None):
     """The document as a script: `flavor="torch"` (PyTorch) or `"engine"` (Wiregrad's engine).
     It prints what a person prints (the loss, the accuracy, a training's curve); with
     `trace=True`, every value and gradient, one `value <node> <json>` / `grad <node> <json>`
-    line each."""
-    from backend.graph.export import to_python
+    line each. Without `path`, one text with every value in it. With `path` ("net.py") the
+    script is written there and a trained graph's many values to "net.safetensors" beside it,
+    which the script loads (docs/code-export.md); the script's text is returned."""
+    from backend.graph.export import export_python
 
-    return to_python(as_document(doc), flavor=flavor, training=training, trace=trace)
+    out = export_python(
+        as_document(doc), flavor=flavor, training=training, trace=trace, inline=path is None
+    )
+    if path is not None:
+        out.write(path)
+    return out.text

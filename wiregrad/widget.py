@@ -36,7 +36,9 @@ def _document_of(obj, example_inputs):
     if isinstance(obj, Path) or (isinstance(obj, str) and len(obj) < 4096 and "\n" not in obj):
         path = Path(obj)
         if path.suffix == ".py" and path.is_file():
-            return from_code(path.read_text(encoding="utf-8"))
+            beside = path.with_suffix(".safetensors")  # (the weights an export wrote there)
+            weights = beside if beside.is_file() else None
+            return from_code(path.read_text(encoding="utf-8"), weights)
         if path.is_file():
             return to_dict(path)
     if isinstance(obj, str):
@@ -172,8 +174,9 @@ class Editor(anywidget.AnyWidget):
             raise RuntimeError(f"training failed: {finished.get('error')}")
         return self._losses.pop(ack["train_id"], [])
 
-    def to_code(self, flavor="torch", trace=False):
-        return to_code(self.document, flavor=flavor, trace=trace)
+    def to_code(self, flavor="torch", trace=False, path=None):
+        """The graph as a script (wg.to_code: with `path`, written there, its weights beside)."""
+        return to_code(self.document, flavor=flavor, trace=trace, path=path)
 
     def save(self, path):
         return save(self.document, path)
