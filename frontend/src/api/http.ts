@@ -116,7 +116,10 @@ export const api = {
   /** The graph as Python; `weights`: which weights its docstring says it starts from (the
    * initial ones: `graph` as it was before its training). */
   // trace: the script prints every value and gradient, one line each (docs/code-export.md)
+  // the answer's `weights`: the .safetensors file the script loads from beside itself (base64),
+  // where the graph stores many values no seed gives (doc/exportFiles.ts)
   exportCode: (graph: GraphDocument, flavor: "engine" | "torch", weights?: "initial" | "trained", trace = false) =>
-    call<{ flavor: string; code: string }>("POST", "/export", { graph, flavor, weights, trace }).then((d) => d.code),
-  importCode: (code: string) => call<GraphDocument>("POST", "/import", { code }),
+    call<{ flavor: string; code: string; weights?: string }>("POST", "/export", { graph, flavor, weights, trace }),
+  /** `weights`: the script's .safetensors file as base64, where it loads one. */
+  importCode: (code: string, weights?: string) => call<GraphDocument>("POST", "/import", { code, weights }),
 };

@@ -8,7 +8,8 @@ import { freshDocument, type NodeParams } from "../../doc/freshWeights";
 import { useEditor } from "../../store/editor";
 import { useTraining } from "../../store/training";
 import Dialog from "./Dialog";
-import { downloadText, openDocument, openTemplate } from "../../doc/files";
+import { openDocument, openTemplate } from "../../doc/files";
+import { bytesBase64, downloadBytes, exportDownload, type ExportedCode } from "../../doc/exportFiles";
 
 export function TemplatesDialog({ onClose }: { onClose: () => void }) {
   const [list, setList] = useState<{ id: string; name: string; description: string }[] | null>(null);
@@ -124,7 +125,8 @@ export function ExportDialog({ onClose }: { onClose: () => void }) {
   const [weights, setWeights] = useState<"trained" | "initial">("trained");
   // the script prints what a person prints; traced, every value and gradient, one line each
   const [trace, setTrace] = useState(false);
-  const [code, setCode] = useState<string>("");
+  const [out, setOut] = useState<ExportedCode>({ code: "" });
+  const code = out.code;
   const [error, setError] = useState<string | null>(null);
   // after a training: the choice of the weights the script starts from
   const initial = useMemo(() => {
@@ -136,8 +138,8 @@ export function ExportDialog({ onClose }: { onClose: () => void }) {
     const ed = useEditor.getState();
     setError(null);
     const graph = initial && weights === "initial" ? initial : ed.document();
-    api.exportCode(graph, flavor, initial ? weights : undefined, trace).then(setCode, (e) => {
-      setCode("");
+    api.exportCode(graph, flavor, initial ? weights : undefined, trace).then(setOut, (e) => {
+      setOut({ code: "" });
       setError(
         [e.message, ...(e.problems ?? []).map((p: { node?: string; message: string }) => `${p.node ? `${p.node}: ` : ""}${p.message}`)].join("\n"),
       );
@@ -166,6 +168,12 @@ export function ExportDialog({ onClose }: { onClose: () => void }) {
         <input type="checkbox" checked={trace} onChange={(e) => setTrace(e.target.checked)} /> print every value and
         gradient
       </label>
+      {out.weights && !error && (
+        <p className="muted" aria-label="weights file">
+          The weights are in <code>{`${name}_${flavor}.safetensors`}</code>, which the script loads from beside
+          itself: the .zip holds both files.
+        </p>
+      )}
       {error ? (
         <pre className="field-error" role="alert">{error}</pre>
       ) : (
@@ -177,8 +185,15 @@ export function ExportDialog({ onClose }: { onClose: () => void }) {
         <button type="button" disabled={!code} onClick={() => navigator.clipboard?.writeText(code).then(() => useEditor.getState().notify("code copied"))}>
           copy
         </button>
-        <button type="button" disabled={!code} onClick={() => downloadText(`${name}_${flavor}.py`, code, "text/x-python")}>
-          download .py
+        <button
+          type="button"
+          disabled={!code}
+          onClick={() => {
+            const file = exportDownload(`${name}_${flavor}`, out);
+            downloadBytes(file.name, file.data, file.type);
+          }}
+        >
+          {out.weights ? "download .zip" : "download .py"}
         </button>
       </div>
     </Dialog>
@@ -187,13 +202,15 @@ export function ExportDialog({ onClose }: { onClose: () => void }) {
 
 export function ImportDialog({ onClose }: { onClose: () => void }) {
   const [code, setCode] = useState("");
+  // the .safetensors file an exported script loads from beside itself, as base64
+  const [weights, setWeights] = useState<string | undefined>(undefined);
   const [problems, setProblems] = useState<string[]>([]);
   // the document of the lines that could be read, offered beside the problems
   const [partial, setPartial] = useState<GraphDocument | null>(null);
   const submit = async () => {
     setPartial(null);
     try {
-      const doc = await api.importCode(code);
+      const doc = await api.importCode(code, weights);
       if (openDocument(doc)) onClose();
     } catch (e) {
       const err = e as { message: string; problems?: { message: string }[]; partial?: GraphDocument | null };
@@ -207,6 +224,18 @@ export function ImportDialog({ onClose }: { onClose: () => void }) {
         Paste a script exported by Wiregrad (engine or PyTorch). It is read, never run.
       </p>
       <textarea aria-label="python code" rows={16} value={code} onChange={(e) => setCode(e.target.value)} spellCheck={false} />
+      <label>
+        its weights file (where it loads one):{" "}
+        <input
+          type="file"
+          accept=".safetensors"
+          aria-label="weights file"
+          onChange={async (e) => {
+            const file = e.target.files?.[0];
+            setWeights(file ? bytesBase64(new Uint8Array(await file.arrayBuffer())) : undefined);
+          }}
+        />
+      </label>
       {problems.length > 0 && (
         <ul className="field-error" role="alert">
           {problems.map((p, i) => (
