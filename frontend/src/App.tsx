@@ -1,7 +1,7 @@
 // The editor's frame: toolbar, palette, canvas, inspector and the analysis panels; loading the
 // op registry and the first graph; the working copy and the unsaved-changes guard.
 import { ReactFlowProvider, useReactFlow } from "@xyflow/react";
-import { lazy, Suspense, useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import { hostChannel } from "./api/host";
 import { api } from "./api/http";
 import Canvas from "./canvas/Canvas";
@@ -159,17 +159,21 @@ function Editor() {
     };
   }, [fitView]);
 
+  const appRef = useRef<HTMLDivElement>(null);
   const layout = async () => {
     const { nodes, edges } = useEditor.getState();
-    const canvas = document.querySelector(".canvas")?.getBoundingClientRect(); // long chains wrap to its shape
+    // long chains wrap to its shape (the app's own canvas: in a notebook it is in a shadow root)
+    const canvas = appRef.current?.querySelector(".canvas")?.getBoundingClientRect();
     useEditor.getState().setPositions(await layoutPositions(nodes, edges, canvas));
     requestAnimationFrame(() => fit({ padding: 0.2 }));
   };
 
-  useShortcuts({ layout, fit: () => fit({ padding: 0.2, duration: 200 }), help: () => setDialog("help") });
+  useShortcuts({ layout, fit: () => fit({ padding: 0.2, duration: 200 }), help: () => setDialog("help") }, appRef);
 
   return (
-    <div className={`app ${ready ? "ready" : "loading"} ${presenter ? "presenter" : ""} ${following ? "following" : ""}`}>
+    <div
+      ref={appRef}
+      className={`app ${ready ? "ready" : "loading"} ${presenter ? "presenter" : ""} ${following ? "following" : ""}`}>
       <Toolbar
         open={setDialog}
         layout={layout}

@@ -1,17 +1,45 @@
 // The keyboard shortcuts (listed for users in panels/dialogs/HelpPanel.tsx).
-import { useEffect } from "react";
+import { type RefObject, useEffect } from "react";
 import { saveToServer } from "./doc/files";
 import { runBackward } from "./panels/toolbar/RunControls";
 import { useEditor } from "./store/editor";
 import { askToMake, unpack } from "./store/modules";
 import { useRun } from "./store/run";
 
-export function useShortcuts(actions: { layout: () => void; fit: () => void; help: () => void }) {
+/** Where the editor's keys are heard: on a page, the whole window; in a notebook widget (the
+ * editor in a shadow root, widget.tsx), only keys typed inside it, so that a key meant for the
+ * notebook (its command mode's `l`, `a`, Ctrl+Enter...) does not also act on the graph. */
+export function keyScope(app: Element | null): { target: EventTarget; root: Document | ShadowRoot } {
+  const root = app?.getRootNode();
+  return root instanceof ShadowRoot ? { target: root, root } : { target: window, root: document };
+}
+
+/** Whether a key was typed into a field. Its first target: seen from outside a shadow root, the
+ * event's target is the shadow's host, not the field inside it. */
+export function typedInField(e: Event): boolean {
+  const first = e.composedPath()[0];
+  return first instanceof Element && first.closest("input, textarea, select, [contenteditable=true]") !== null;
+}
+
+/** In a shadow root, a key that removes the focused element (Delete on the picked node, an
+ * undo) would leave the focus on the notebook's page, out of the editor's hearing: it goes back
+ * to the editor's focusable frame (widget.tsx). */
+function keepFocus(root: ShadowRoot, app: HTMLElement | null) {
+  setTimeout(() => {
+    if (!root.activeElement) app?.closest<HTMLElement>("[tabindex]")?.focus({ preventScroll: true });
+  });
+}
+
+export function useShortcuts(
+  actions: { layout: () => void; fit: () => void; help: () => void },
+  app: RefObject<HTMLElement | null>,
+) {
   useEffect(() => {
+    const { target, root } = keyScope(app.current);
     const onKey = (e: KeyboardEvent) => {
-      const el = e.target as HTMLElement;
-      if (el.closest("input, textarea, select, [contenteditable=true]")) return;
-      if (document.querySelector("[role=dialog][aria-modal=true]")) return;
+      if (typedInField(e)) return;
+      if (root.querySelector("[role=dialog][aria-modal=true]")) return;
+      if (root instanceof ShadowRoot) keepFocus(root, app.current);
       const ed = useEditor.getState();
       const mod = e.ctrlKey || e.metaKey;
       const key = e.key.toLowerCase();
@@ -52,7 +80,7 @@ export function useShortcuts(actions: { layout: () => void; fit: () => void; hel
       else if (!mod && key === "l") actions.layout();
       else if (e.key === "?") actions.help();
     };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [actions]);
+    target.addEventListener("keydown", onKey as EventListener);
+    return () => target.removeEventListener("keydown", onKey as EventListener);
+  }, [actions, app]);
 }

@@ -13,13 +13,21 @@ import { WidgetChannel, type WidgetModel } from "./api/widgetChannel";
 
 function render({ model, el }: { model: WidgetModel; el: HTMLElement }) {
   const height = Number(model.get("height")) || 640;
+  // Keys typed in the editor are the editor's (shortcuts.ts hears those only): JupyterLab's and
+  // Notebook 7's shortcuts (Lumino's) skip an event whose target, here this host, carries this
+  el.setAttribute("data-lm-suppress-shortcuts", "true");
   const shadow = el.attachShadow({ mode: "open" });
   const root = document.createElement("div");
   root.className = "wiregrad-widget";
   root.style.height = `${height}px`;
   root.style.position = "relative";
+  // a click on the canvas keeps the focus in the editor (else it falls to the notebook, whose
+  // command mode then takes the keys meant for the graph)
+  root.tabIndex = -1;
   const sizing = document.createElement("style");
-  sizing.textContent = `.app { height: ${height}px; } .wiregrad-widget { font-family: system-ui, sans-serif; }`;
+  sizing.textContent =
+    `.app { height: ${height}px; } .wiregrad-widget { font-family: system-ui, sans-serif; }` +
+    " .wiregrad-widget:focus { outline: none; }";
   shadow.append(root, sizing);
   const unstyle = styleInto(shadow);
   const channel = new WidgetChannel(model);
