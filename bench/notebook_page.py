@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "e2e"))
 
-from harness import CHROMIUM, CHROMIUM_FLAGS, JupyterLab, notebook_file, run_cell  # noqa: E402
+from harness import CHROMIUM, CHROMIUM_FLAGS, Jupyter, notebook_file, run_cell  # noqa: E402
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 CELL = """\
@@ -64,7 +64,7 @@ def main():
     root = Path(tempfile.mkdtemp())
     cell = CELL.format(bench=str(ROOT / "bench"), blocks=args.blocks)
     notebook_file(root / "bench.ipynb", ["import time"] + [cell] * args.runs)
-    lab = JupyterLab(root)
+    lab = Jupyter(root, "jupyterlab")
     shown, backward = [], []
     try:
         with sync_playwright() as pw:

@@ -85,13 +85,29 @@ def wait_until_up(proc, url, what, log, seconds=90):
         time.sleep(0.3)
 
 
-class JupyterLab:
-    """A real JupyterLab (from PyPI) on a free loopback port with a token, its settings and
-    runtime files in `root`, its kernels this Python with this checkout importable, and
-    Wiregrad's data directory in `root` too. `url(notebook)` opens a notebook in `root`."""
+class Jupyter:
+    """A real Jupyter front end from PyPI, `app` "jupyterlab" (JupyterLab) or "notebook"
+    (Notebook 7, built of JupyterLab's components), on a free loopback port with a token, its
+    settings and runtime files in `root`, its kernels this Python with this checkout
+    importable, and Wiregrad's data directory in `root` too. `url(notebook)` opens a notebook
+    in `root`."""
 
-    def __init__(self, root):
+    # each app's own flags (JupyterLab's news and update check would ask the network) and
+    # where it opens a notebook
+    APPS = {
+        "jupyterlab": (
+            [
+                "--LabApp.news_url=",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            ],
+            "lab/tree",
+        ),
+        "notebook": ([], "notebooks"),
+    }
+
+    def __init__(self, root, app="jupyterlab"):
         root = Path(root)
+        flags, self.tree = self.APPS[app]
         self.port, self.token = free_port(), os.urandom(16).hex()
         self.log = root / "jupyter.log"
         env = {
@@ -107,26 +123,25 @@ class JupyterLab:
             [
                 sys.executable,
                 "-m",
-                "jupyterlab",
+                app,
                 "--no-browser",
                 "--ip=127.0.0.1",
                 f"--port={self.port}",
                 f"--IdentityProvider.token={self.token}",
                 f"--ServerApp.root_dir={root}",
                 "--ServerApp.allow_root=True",  # (CI containers run as root)
-                "--LabApp.news_url=",
-                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                *flags,
             ],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=self.log.open("wb"),  # a file: a pipe nobody reads would fill and stall it
         )
         base = f"http://127.0.0.1:{self.port}"
-        wait_until_up(self.proc, f"{base}/api/status?token={self.token}", "JupyterLab", self.log)
+        wait_until_up(self.proc, f"{base}/api/status?token={self.token}", app, self.log)
         self.base = base
 
     def url(self, notebook):
-        return f"{self.base}/lab/tree/{notebook}?token={self.token}"
+        return f"{self.base}/{self.tree}/{notebook}?token={self.token}"
 
     def stop(self):
         stop_process(self.proc)
