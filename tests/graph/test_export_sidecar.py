@@ -193,7 +193,9 @@ def test_a_trained_lenet_loads_its_weights_from_the_file_beside_it(lenet, tmp_pa
             assert (have == np.asarray(p[param], dtype=np.float32)).all()
     inline = to_python(lenet, flavor, training=False, trace=True)
     assert len(out.text) < len(inline) / 10
-    assert "starts from the weights the graph stores" in out.text.replace("\n", " ")
+    said = out.text.split('\n"""\n', 1)[0].replace("\n", " ")
+    assert "starts from the weights the graph stores" in said
+    assert "graph.safetensors), which must sit beside it" in said
     assert ".safetensors file" in out.text and f"{NAME} = load_" in out.text
     _ruff_clean(out.text)
     _compare(_run(_in_folder(tmp_path, out)), lenet)

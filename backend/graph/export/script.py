@@ -705,7 +705,8 @@ class _Exporter(GraphIndex):
         lang = "engine Python" if self.flavor == "engine" else "PyTorch"
         run = "python graph.py   (from a Wiregrad checkout: it imports `engine`)"
         if self.flavor == "torch":
-            run = "python graph.py   (needs torch and numpy)"
+            needs = "torch, numpy and safetensors" if self.sidecar.on else "torch and numpy"
+            run = f"python graph.py   (needs {needs})"
         what = "runs it forward"
         if self.target:
             what += f" and backward from `{self.var[self.target]}`"
@@ -713,6 +714,11 @@ class _Exporter(GraphIndex):
         if doc.description.strip():
             text += ["", doc.description.strip()]
         said = f"It builds {self.builds}, {what}, and {self.prints}. {self.weights}"
+        if self.sidecar.on:  # (export/sidecar.py)
+            said += (
+                " It reads those values from the .safetensors file of its own name (graph"
+                ".safetensors), which must sit beside it."
+            )
         text += [
             "",
             f"Exported from Wiregrad as {lang}. Run it with:",
