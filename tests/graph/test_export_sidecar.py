@@ -202,6 +202,21 @@ def test_a_trained_lenet_loads_its_weights_from_the_file_beside_it(lenet, tmp_pa
     _same_as_inline(lenet, out, flavor, training=False, trace=True)
 
 
+@pytest.mark.parametrize("template", ["residual-block-digits", "transformer-block"])
+def test_batch_norm_statistics_and_attention_weights_load_from_the_file(template, tmp_path):
+    # batch_norm's running statistics (buffers), MultiheadAttention's in_proj and out_proj
+    doc = _trained(load_template(template), 2)
+    out = export_python(doc, "torch", training=False, trace=True)
+    names = set(out.tensors)
+    if template == "residual-block-digits":
+        assert any(k.endswith(".running_mean") for k in names)
+    else:
+        assert any(k.endswith(".in_proj_weight") for k in names)
+        assert any(k.endswith(".out_proj.weight") for k in names)
+    _compare(_run(_in_folder(tmp_path, out)), doc)
+    _same_as_inline(doc, out, "torch", training=False, trace=True)
+
+
 def test_the_plain_script_with_its_training_loop_reads_back_with_the_file(lenet):
     out = export_python(lenet, "torch")
     assert out.weights is not None and "for step in range" in out.text
