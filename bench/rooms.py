@@ -62,24 +62,6 @@ def server_bench_module():
     return module
 
 
-class _HeadOnlyJSON:
-    """JSON for the followers' packets that reads a run packet's event and run_id only (the
-    server writes `["trace",{"run_id":"...",...`) and anything else (acks) in full."""
-
-    head = re.compile(r'^\["(run_started|trace|run_finished)",\{"run_id":"([^"]*)"')
-
-    @staticmethod
-    def dumps(obj, **kwargs):
-        return fastjson.dumps(obj, **kwargs)
-
-    @classmethod
-    def loads(cls, s, **kwargs):
-        m = cls.head.match(s[:80]) if isinstance(s, str) else None
-        if m:
-            return [m.group(1), {"run_id": m.group(2)}]
-        return fastjson.loads(s, **kwargs)
-
-
 def split_cpus(pin):
     """(the servers' CPUs, the clients' CPUs), or (None, None) when not pinned."""
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
@@ -103,12 +85,72 @@ def cpu_seconds(pids):
     return total / os.sysconf("SC_CLK_TCK")
 
 
+class RawFollower:
+    """A follower as light as a client can be: Engine.IO and Socket.IO over one websocket by
+    hand (as the page's socket.io-client speaks them), a thread that reads each frame and
+    notes the time, event and run_id of a run packet from the frame's head, nothing decoded.
+    On this 2-core machine 300 followers share one or two CPUs; a student's page has its own,
+    so what the bench's followers cost must not stand in for the servers' delay."""
+
+    head = re.compile(r'^4(?:2|51-)\["(run_started|trace|run_finished)",\{"run_id":"([^"]*)"')
+
+    def __init__(self, url, on_packet):
+        import websocket
+
+        self.ws = websocket.create_connection(
+            url.replace("http", "ws", 1) + "/socket.io/?EIO=4&transport=websocket",
+            origin=url,
+            skip_utf8_validation=True,
+            timeout=60,
+        )
+        if not self.ws.recv().startswith("0"):  # Engine.IO's open packet
+            raise RuntimeError("no Engine.IO open packet")
+        self.ws.send('40{"wire":2}')  # the wire it reads (client_version.py)
+        if not self.ws.recv().startswith("40"):
+            raise RuntimeError("no Socket.IO connect")
+        self.on_packet = on_packet
+
+    def join(self, code):
+        self.ws.send("421" + fastjson.dumps(["room_join", {"code": code}]))
+        while True:
+            frame = self.ws.recv()
+            if isinstance(frame, str) and frame.startswith(("431", "461-1")):
+                if '"error"' in frame[:200]:
+                    raise RuntimeError(frame[:200])
+                if frame.startswith("461-1"):
+                    self.ws.recv()  # (a binary ack's attachment)
+                return
+
+    def read(self):
+        """Read until the connection closes (a thread of its own)."""
+        import websocket
+
+        ws, head, on_packet = self.ws, self.head, self.on_packet
+        try:
+            while True:
+                frame = ws.recv()
+                if not isinstance(frame, str):
+                    continue  # a binary attachment: its event was noted with its header
+                if frame == "2":
+                    ws.send("3")  # the server's ping
+                elif m := head.match(frame[:80]):
+                    on_packet(m.group(1), m.group(2))
+        except (websocket.WebSocketException, OSError):
+            pass
+
+    def close(self):
+        self.ws.close()
+
+
 def follower_worker(url, code, n, decode, pipe, cpus=None):
     """Connect `n` followers, join the room, record (time, event, run_id) of every run packet;
-    on ("stop", last_run_id) wait for that run's end everywhere and send the arrivals back."""
+    on ("stop", last_run_id) wait for that run's end everywhere and send the arrivals back.
+    `decode`: python-socketio clients that decode every packet, else RawFollowers."""
     import threading
 
     pin(0, cpus)
+    if not decode:
+        return _raw_followers(url, code, n, pipe)
 
     arrivals = [[] for _ in range(n)]
     done = threading.Condition()
@@ -116,8 +158,6 @@ def follower_worker(url, code, n, decode, pipe, cpus=None):
     try:
         for i in range(n):
             rec = connect(url, record=False)
-            if not decode:
-                rec.client.packet_class.json = _HeadOnlyJSON  # (connect sets it, for all)
 
             def on(data, event, i=i):
                 with done:
@@ -143,6 +183,41 @@ def follower_worker(url, code, n, decode, pipe, cpus=None):
     finally:
         for rec in clients:
             rec.client.disconnect()
+
+
+def _raw_followers(url, code, n, pipe):
+    import threading
+
+    arrivals = [[] for _ in range(n)]
+    done = threading.Condition()
+    followers = []
+    try:
+        for i in range(n):
+
+            def on(event, run_id, i=i):
+                t = time.monotonic()
+                with done:
+                    arrivals[i].append((t, event, run_id))
+                    done.notify_all()
+
+            f = RawFollower(url, on)
+            f.join(code)
+            followers.append(f)
+            threading.Thread(target=f.read, daemon=True).start()
+        pipe.send("ready")
+        _, last = pipe.recv()
+
+        def finished(i):
+            return any(ev == "run_finished" and r == last for _, ev, r in arrivals[i])
+
+        with done:
+            done.wait_for(lambda: all(finished(i) for i in range(n)), timeout=120)
+        pipe.send(arrivals)
+    except Exception as exc:  # tell the parent rather than leave it waiting
+        pipe.send(f"error: {exc!r}")
+    finally:
+        for f in followers:
+            f.close()
 
 
 def packet_keys(arrivals):
@@ -378,7 +453,8 @@ def main(argv=None):
     ap.add_argument(
         "--decode",
         action="store_true",
-        help="followers decode every packet in full (30 decodes share this machine's CPUs)",
+        help="followers are python-socketio clients that decode every packet in full (300 "
+        "decodes share this machine's CPUs); else each is a websocket read by hand",
     )
     ap.add_argument("--quick", action="store_true", help="10 runs")
     ap.add_argument(
@@ -425,7 +501,11 @@ def main(argv=None):
     )
     print(
         f"- {args.followers} followers in {args.procs} client processes + the owner; followers "
-        + ("decode every packet" if args.decode else "read each run packet's event and run_id")
+        + (
+            "python-socketio clients decoding every packet"
+            if args.decode
+            else "websockets read by hand, each run packet's event and run_id from its head"
+        )
     )
     server_cpus, client_cpus = args.cpus
     print(
