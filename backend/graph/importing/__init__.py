@@ -36,4 +36,6 @@ statements): each module reads one kind of line or expression into nodes.
     tensor_index.py  C[ids], x[range(n), target], x[:, idx], x[mask]: the index op
     leaf_values.py   w = <computed>; w.requires_grad_(): a tensor node of its values
     no_grad_lines.py with torch.no_grad(): y = <expr>: its reads detached
+    weights_file.py  state_dict = load_file(...) and state_dict["conv1.weight"]: the exported
+                     script's .safetensors file, given with it (its header checked first)
 """
