@@ -45,6 +45,7 @@ class Settings:
     max_tensor_page: int = 262_144  # elements in one `tensor` answer (the viewer asks a slice)
     flush_seconds: float = 0.05  # trace records go out at least this often while a run goes on
     max_records_per_packet: int = 2000
+    flush_rows: int = 512  # ...and at once when they stand for this many nodes' or edges' records
     frontend_dir: Path | None = None  # the built editor; None: frontend/dist beside the package
     # -- who may do what, and how much (backend/server/auth.py, ratelimit.py; docs/deployment.md)
     # the teacher's secret: None on loopback (everyone may do everything, as one person's

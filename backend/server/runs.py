@@ -17,16 +17,20 @@ from engine.watch import array_of
 
 from ..graph import ForwardCache, GraphInvalid
 from ..graph import run as run_graph
+from ..graph.running.records import count as record_count
 from .events import read_edit, read_graph
 from .tensor_pages import tensor_reply
 
 
 class _Trace:
-    """Records waiting to be sent for one run."""
+    """Records waiting to be sent for one run. They go out every `flush_seconds`, and at once
+    when they stand for `flush_rows` nodes or edges: a big graph's forward values then travel
+    (and the page reads them) while its backward pass computes, not all behind its end."""
 
-    def __init__(self, send, run_id, flush_seconds, max_records):
+    def __init__(self, send, run_id, flush_seconds, max_records, flush_rows):
         self.send, self.run_id = send, run_id
         self.flush_seconds, self.max_records = flush_seconds, max_records
+        self.flush_rows, self.rows = flush_rows, 0
         self.records = []
         self.lock = threading.Lock()  # guards `records`
         self.sending = threading.Lock()  # one packet at a time, so packets keep their order
@@ -37,8 +41,10 @@ class _Trace:
         with self.lock:
             self.records.append(record)
             self.count += 1
+            self.rows += record.get("rows") or record_count(record)
             due = (
                 len(self.records) >= self.max_records
+                or self.rows >= self.flush_rows
                 or time.perf_counter() - self.last >= self.flush_seconds
             )
         if due:
@@ -48,6 +54,7 @@ class _Trace:
         with self.sending:
             with self.lock:
                 records, self.records = self.records, []
+                self.rows = 0
                 self.last = time.perf_counter()
             if records:
                 self.send("trace", {"run_id": self.run_id, "records": records})
@@ -236,8 +243,13 @@ class RunManager:
             if self.mirror is not None:
                 self.mirror(sid, event, data)
 
+        settings = self.settings
         trace = _Trace(
-            send, run_id, self.settings.flush_seconds, self.settings.max_records_per_packet
+            send,
+            run_id,
+            settings.flush_seconds,
+            settings.max_records_per_packet,
+            settings.flush_rows,
         )
         send(
             "run_started",

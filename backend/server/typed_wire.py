@@ -51,6 +51,7 @@ TYPED = frozenset(
 )
 _NAMES = {dt: dt.name for dt in TYPED}
 _PAD = bytes(_ALIGN)
+_CONTAINERS = frozenset((dict, list))  # what decoded JSON holds that may hold a descriptor
 _SCALAR = orjson.OPT_SERIALIZE_NUMPY
 
 
@@ -126,6 +127,8 @@ def decode(obj, blob, materialize=False):
             if "$typed" in x and tag is not None and x.get("tag") == tag:
                 return _read(x, view, materialize)
             items = x.items()
+        elif _CONTAINERS.isdisjoint(map(type, x)):
+            return x  # a list of numbers, strings or flags (most are): looked over in C
         else:
             items = enumerate(x)
         for k, v in items:
