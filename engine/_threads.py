@@ -25,9 +25,14 @@ import threading
 import numpy as np
 
 _MAX_DEFAULT = 8
-# cells (elements read or written) a call must touch before waking helpers is worth it: waking
-# a helper costs some tens of microseconds, a cell a few hundred picoseconds of one core
-MIN_WORK = 1 << 16
+# cells (elements read or written) a call must touch before waking helpers is worth it. A
+# share's numpy calls release the GIL, but the Python between them holds it, and waking a
+# helper then handing the GIL back and forth costs 50-100 us on the VMs we measure on, while a
+# cell costs 0.1 ns (relu) to about 1 ns (a max pool's taps) of one core. Measured at 2
+# threads (bench/engine.py's LeNet-5 and encoder steps, docs/benchmarks.md): at 2**16 cells
+# LeNet's relu went from 23 to 55-109 us and its pool from 253 to 430-695 us; at 2**22 neither
+# model is slower than at one thread, and the encoder keeps its gain.
+MIN_WORK = 1 << 22
 _HELPER_NAME = "engine-intraop"
 
 _lock = threading.Lock()
