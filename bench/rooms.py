@@ -149,48 +149,9 @@ def follower_worker(url, code, n, decode, pipe, cpus=None):
     import threading
 
     pin(0, cpus)
-    if not decode:
-        return _raw_followers(url, code, n, pipe)
-
     arrivals = [[] for _ in range(n)]
     done = threading.Condition()
-    clients = []
-    try:
-        for i in range(n):
-            rec = connect(url, record=False)
-
-            def on(data, event, i=i):
-                with done:
-                    arrivals[i].append((time.monotonic(), event, data.get("run_id")))
-                    done.notify_all()
-
-            for event in EVENTS:
-                rec.client.on(event, lambda data, event=event, on=on: on(data, event))
-            ack = rec.call("room_join", {"code": code}, timeout=30)
-            assert "error" not in ack, ack
-            clients.append(rec)
-        pipe.send("ready")
-        _, last = pipe.recv()
-
-        def finished(i):
-            return any(ev == "run_finished" and r == last for _, ev, r in arrivals[i])
-
-        with done:
-            done.wait_for(lambda: all(finished(i) for i in range(n)), timeout=120)
-        pipe.send(arrivals)
-    except Exception as exc:  # tell the parent rather than leave it waiting
-        pipe.send(f"error: {exc!r}")
-    finally:
-        for rec in clients:
-            rec.client.disconnect()
-
-
-def _raw_followers(url, code, n, pipe):
-    import threading
-
-    arrivals = [[] for _ in range(n)]
-    done = threading.Condition()
-    followers = []
+    closers = []
     try:
         for i in range(n):
 
@@ -200,10 +161,7 @@ def _raw_followers(url, code, n, pipe):
                     arrivals[i].append((t, event, run_id))
                     done.notify_all()
 
-            f = RawFollower(url, on)
-            f.join(code)
-            followers.append(f)
-            threading.Thread(target=f.read, daemon=True).start()
+            closers.append((_socketio_follower if decode else _raw_follower)(url, code, on))
         pipe.send("ready")
         _, last = pipe.recv()
 
@@ -216,8 +174,28 @@ def _raw_followers(url, code, n, pipe):
     except Exception as exc:  # tell the parent rather than leave it waiting
         pipe.send(f"error: {exc!r}")
     finally:
-        for f in followers:
-            f.close()
+        for close in closers:
+            close()
+
+
+def _raw_follower(url, code, on):
+    """A RawFollower in the room, read on a thread of its own: its close."""
+    import threading
+
+    f = RawFollower(url, on)
+    f.join(code)
+    threading.Thread(target=f.read, daemon=True).start()
+    return f.close
+
+
+def _socketio_follower(url, code, on):
+    """A python-socketio client in the room, decoding every packet: its close."""
+    rec = connect(url, record=False)
+    for event in EVENTS:
+        rec.client.on(event, lambda data, event=event: on(event, data.get("run_id")))
+    ack = rec.call("room_join", {"code": code}, timeout=30)
+    assert "error" not in ack, ack
+    return rec.client.disconnect
 
 
 def packet_keys(arrivals):
