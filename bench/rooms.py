@@ -139,7 +139,10 @@ class RawFollower:
             pass
 
     def close(self):
-        self.ws.close()
+        # (not a closing handshake: its reply would go to the reading thread, and close()
+        # would wait for it until the socket's timeout)
+        self.ws.abort()
+        self.ws.shutdown()
 
 
 def follower_worker(url, code, n, decode, pipe, cpus=None):
