@@ -27,6 +27,11 @@ of them and the owner's and followers' client processes to the rest (`--no-pin` 
 them all): the followers' Python clients then cannot take the servers' CPU, and the lag is the
 servers' own. Beside the lag, the servers' CPU time over the measured runs (all processes,
 /proc), per packet delivered to a follower, says what each delivery costs them.
+
+The followers are websockets read by hand (RawFollower; `--decode`: python-socketio clients)
+and note a packet when its frame arrives; the owner is a python-socketio client and notes it
+once decoded, a millisecond or two later for this graph's trace packets. So a lag is short by
+about that much, and a small room's median can read below zero.
 """
 
 from __future__ import annotations
