@@ -83,6 +83,20 @@ def broadcast_checked(run):
     return checked
 
 
+def pair_checked(fn):
+    """run() for an op on its two inputs, fn(input, other), that first checks the size of the
+    broadcast result (check_broadcast) unless both are tensors of one shape."""
+    tensor = eg.Tensor
+
+    def run(ctx, ins, p):
+        a, b = ins
+        if a.__class__ is not tensor or b.__class__ is not tensor or a._data.shape != b._data.shape:
+            check_broadcast(ctx, ins)
+        return fn(a, b)
+
+    return run
+
+
 def shapes_differ(ins):
     """Whether the tensors among `ins` have more than one shape (a loop, not a set: this runs
     before every binary op, and a set of shapes cost a good part of an op on small tensors)."""
