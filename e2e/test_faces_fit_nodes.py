@@ -1,6 +1,7 @@
 """Nodes as tall as their faces (issue 34): at the fit view of a 1440x900 laptop, and zoomed in
 to full detail, every face of `lenet-digits` and `transformer-block` lies inside its node (the
-embedding's long face used to hang below it), and each handle sits on its port's row. After a
+embedding's long face used to hang below it), its names break after an underscore rather than
+mid-word (`binary_cross_` / `entropy`), and each handle sits on its port's row. After a
 backward run, every value and gradient written on a node is whole, measured in the page: its
 text no wider than its box (no ellipsis, which could turn -1.011e-5 into a "-1.01…" or
 0.0001234 into a "0.00…" that reads as zero) and inside its node."""
@@ -28,6 +29,43 @@ INSIDE = """() => [...document.querySelectorAll('.react-flow__node')].map((node)
           textFits: face.scrollHeight <= face.clientHeight + 1, ports};
 })"""
 
+# Line breaks inside a name that could have gone whole to the next line: each face's characters
+# with their line (a Range per character), a break between two characters that are neither a
+# space nor after an underscore counted where the piece it cuts (between break opportunities)
+# is no wider than the face (both on screen, at the canvas's zoom).
+MID_WORD = """() => {
+  const bad = [];
+  for (const face of document.querySelectorAll('.lod-name, .op-node-title')) {
+    const chars = [];
+    const walk = document.createTreeWalker(face, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      for (let i = 0; i < n.data.length; i++) {
+        const range = document.createRange();
+        range.setStart(n, i);
+        range.setEnd(n, i + 1);
+        const r = range.getClientRects()[0];
+        if (r) chars.push({ch: n.data[i], top: r.top, left: r.left, right: r.right, h: r.height});
+      }
+    }
+    const opens = (k) => k === 0 || chars[k].ch === ' '
+      || chars[k - 1].ch === ' ' || chars[k - 1].ch === '_';
+    const style = getComputedStyle(face);
+    const scale = face.getBoundingClientRect().width / face.offsetWidth;  // (the canvas's zoom)
+    const room = (face.clientWidth - parseFloat(style.paddingLeft)
+      - parseFloat(style.paddingRight)) * scale;
+    for (let k = 1; k < chars.length; k++) {
+      if (chars[k].top - chars[k - 1].top < chars[k].h / 2 || opens(k)) continue;
+      let a = k - 1, b = k;
+      while (a > 0 && !opens(a)) a--;
+      while (b < chars.length - 1 && !opens(b + 1)) b++;
+      const piece = chars.slice(a, b + 1);
+      const width = piece.reduce((w, c) => w + (c.right - c.left), 0);
+      if (width <= room) bad.push(piece.map((c) => c.ch).join('') + ' in ' + face.textContent);
+    }
+  }
+  return bad;
+}"""
+
 
 def _check(nodes):
     for n in nodes:
@@ -50,6 +88,7 @@ def test_every_face_lies_inside_its_node_at_every_zoom(page, template):
     expect(page.locator(".canvas.lod-compact")).to_have_count(1)  # the large faces
     at_fit = page.evaluate(INSIDE)
     _check(at_fit)
+    assert page.evaluate(MID_WORD) == []
     assert_numbers_whole(page, at_least=len(at_fit))  # a value on every node, and gradients
     # grown, and still apart: no node on another
     boxes = [(n["left"], n["top"], n["right"] - n["left"], n["bottom"] - n["top"]) for n in at_fit]
@@ -58,5 +97,6 @@ def test_every_face_lies_inside_its_node_at_every_zoom(page, template):
 
     zoom_to_labels(page)  # full detail: the title line in the node's own 12 px monospace
     _check(page.evaluate(INSIDE))
+    assert page.evaluate(MID_WORD) == []
     assert_numbers_whole(page)
     page.screenshot(path=f"e2e/artifacts/faces-fit-nodes-{template}-full.png")

@@ -9,6 +9,7 @@ import { useEditor } from "../store/editor";
 import { allFaces, displayName } from "./faces";
 import { annoFontSize, LINE, NODE_WIDTH, titleHeight } from "./nodeSize";
 import { useRunSlice } from "./runSlice";
+import Breakable from "./Breakable";
 
 const PAD = 10; // around the inner nodes
 const STACKED_GAP = 40; // between the inner nodes of a definition written without positions
@@ -92,8 +93,10 @@ function InsideNode(props: { path: string; name: string; face: string; port: boo
       style={{ left: `${at.x}px`, top: `${at.y}px`, width: `${NODE_WIDTH}px`, minHeight: `${cardHeight(face, name)}px` }}
     >
       <div className="op-node-title inside-face">
-        <b>{name}</b>
-        {face.slice(name.length)}
+        <b>
+          <Breakable text={name} />
+        </b>
+        <Breakable text={face.slice(name.length)} />
       </div>
       {value && (
         <div className="anno value" data-testid={`inside-value-${path}`} style={line(formatSummary(value))}>

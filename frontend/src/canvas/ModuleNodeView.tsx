@@ -21,6 +21,7 @@ import { shapeText } from "./faces";
 import OpNodeView from "./OpNodeView";
 import { focusWithin, useRunSlice } from "./runSlice";
 import { InstanceStaleOffer } from "./StaleOffer";
+import Breakable from "./Breakable";
 
 /** What the canvas draws for a node: an instance of a module, or an op. */
 function NodeSwitch(props: NodeProps<OpNode>) {
@@ -80,7 +81,10 @@ function ModuleNodeView({ id, data, selected }: NodeProps<OpNode>) {
       <div className="op-node-title" data-testid={`face-${id}`}>
         {detailed && (
           <>
-            <span className="face-name">{data.label || id}</span> = <span className="module-name">{name}</span>
+            <span className="face-name">
+              <Breakable text={data.label || id} />
+            </span>{" "}
+            = <span className="module-name">{name}</span>
             {seed ? <span className="muted"> seed {seed}</span> : null}
           </>
         )}
@@ -110,7 +114,7 @@ function ModuleNodeView({ id, data, selected }: NodeProps<OpNode>) {
         // zoomed out or presenting: the name and what its first output gave, in large type
         <div className="lod" title={`${id} = ${name}`}>
           <div className="lod-name">
-            {data.label || id}
+            <Breakable text={data.label || id} />
             <span className="lod-op"> = {name}</span>
           </div>
           {ports.outputs[0] && <PortResult path={`${key}/${ports.outputs[0]}`} port="" many={false} compact />}

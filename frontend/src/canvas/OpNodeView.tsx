@@ -21,6 +21,7 @@ import StaleOffer from "./StaleOffer";
 import { useRunSlice } from "./runSlice";
 import { useRunKey } from "../store/modules";
 import { useOverlay } from "../store/overlay";
+import Breakable from "./Breakable";
 
 /** What the latest run says about node `id`. */
 function useNodeRun(id: string) {
@@ -160,8 +161,10 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
       <div className="op-node-title" title={face} data-testid={`face-${id}`} style={{ minHeight: `${size.title}px` }}>
         {detailed && (
           <>
-            <span className="face-name">{name}</span>
-            {face.slice(name.length)}
+            <span className="face-name">
+              <Breakable text={name} />
+            </span>
+            <Breakable text={face.slice(name.length)} />
           </>
         )}
         {detailed && isTarget && <span className="target-badge" title="backward starts here"> ◎</span>}
@@ -275,8 +278,12 @@ function OpNodeView({ id, data, selected }: NodeProps<OpNode>) {
         // one, the tooltip says it, zoomed in the node writes it out
         <div className="lod" title={[face, ...problems.map((p) => `⚠ ${p.message}`), ...(warning ? [`⚠ ${warning}`] : [])].join("\n")}>
           <div className="lod-name">
-            {name}
-            {face.length > name.length && <span className="lod-op">{face.slice(name.length)}</span>}
+            <Breakable text={name} />
+            {face.length > name.length && (
+              <span className="lod-op">
+                <Breakable text={face.slice(name.length)} />
+              </span>
+            )}
             {isTarget && <span className="target-badge"> ◎</span>}
             {(problems.length > 0 || failed || warning) && (
               <span className={`lod-mark ${problems.length || failed ? "problem" : "hint"}`} data-testid={`mark-${id}`}>

@@ -111,11 +111,12 @@ describe("nodeSize from the face", () => {
     expect(grown.handles[0].y - plain.handles[0].y).toBe(42);
     expect(grown.title).toBe(65);
     // and its large face at the readable floor (22 px type, 13.2 px glyphs: 12 a line)
-    // wraps to 7 lines of 26.4 px ("embed = " and each long word over two), then the value
-    // and gradient lines kept for the widest numbers: "μ -0.0001234" on one line, and
-    // "∇ μ -0.0001234" (185 px) on two: 2 + 2 + 185 + 3 * 22
-    expect(compactHeight(face, em)).toBe(255);
-    expect(grown.height).toBe(255);
+    // wraps to 6 lines of 26.4 px ("embed = " | "embedding(to" | "kens, num_" |
+    // "embeddings=8" | ", embedding_" | "dim=16)": after an underscore where it can), then
+    // the value and gradient lines kept for the widest numbers: "μ -0.0001234" on one line,
+    // and "∇ μ -0.0001234" (158.4 px) on two: 2 + 2 + 158.4 + 3 * 22
+    expect(compactHeight(face, em)).toBe(229);
+    expect(grown.height).toBe(229);
   });
 
   it("counts the target's mark on the title line", () => {

@@ -95,8 +95,8 @@ function faceRuns(f: FaceLine, font: (weight: number) => string) {
   const rest = f.face.startsWith(f.name) ? f.face.slice(f.name.length) : f.face;
   const name = f.face.startsWith(f.name) ? f.name : "";
   return [
-    { text: name, font: font(700) },
-    { text: rest + (f.target ? " ◎" : ""), font: font(400) },
+    { text: name, font: font(700), names: true },
+    { text: rest + (f.target ? " ◎" : ""), font: font(400), names: true },
   ];
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Measure, wrappedLines } from "./textWrap";
+import { type Measure, nameParts, wrappedLines } from "./textWrap";
 
 // every character 10 px wide: a line of 100 px holds 10
 const mono: Measure = (text) => text.length * 10;
@@ -21,6 +21,20 @@ describe("wrapped lines", () => {
 
   it("breaks a word longer than a line anywhere", () => {
     expect(wrappedLines(run("x = " + "a".repeat(25)), 100, mono)).toBe(4); // "x = " | 10 | 10 | 5
+  });
+
+  it("breaks a name after its underscores before it breaks it mid-word", () => {
+    const names = (text: string) => [{ text, font: "12px monospace", names: true }];
+    expect(nameParts("binary_cross_entropy")).toEqual(["binary_", "cross_", "entropy"]);
+    expect(nameParts("__init__")).toEqual(["__", "init__"]);
+    expect(nameParts("relu")).toEqual(["relu"]);
+    // a line of 10: "binary_" | "cross_" | "entropy", each piece whole
+    expect(wrappedLines(names("binary_cross_entropy"), 100, mono)).toBe(3);
+    // a line of 8: "x = ab_" | "cdefgh"; without the names' breaks, "x = " | "ab_cdefg" | "h"
+    expect(wrappedLines(names("x = ab_cdefgh"), 80, mono)).toBe(2);
+    expect(wrappedLines(run("x = ab_cdefgh"), 80, mono)).toBe(3);
+    // a piece longer than a line still breaks anywhere: "abcdefgh" | "ij_k"
+    expect(wrappedLines(names("abcdefghij_k"), 80, mono)).toBe(2);
   });
 
   it("measures each run in its own font", () => {

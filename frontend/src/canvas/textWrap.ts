@@ -1,17 +1,26 @@
 // How many lines a text takes when the browser wraps it in a box of a given width, known
 // before it is drawn: node sizes (nodeSize.ts) are given to React Flow up front, so a face
 // that wraps must be counted, not measured after. The model is CSS's `white-space: normal;
-// overflow-wrap: anywhere`: lines break at spaces, and a word longer than a line breaks
+// overflow-wrap: anywhere`: lines break at spaces (and, in a face's names, after underscores,
+// where the face renders a <wbr>: Breakable.tsx), and a word longer than a line breaks
 // anywhere. Widths come from a canvas's measureText in the page's own fonts; without a
 // canvas (the unit tests) from an average glyph of 0.6 em, a monospace font's advance.
 
 /** Width in px of `text` drawn in `font` (a CSS font shorthand). */
 export type Measure = (text: string, font: string) => number;
 
-/** A piece of text in one font: a face's bold name, then its op in regular weight. */
+/** A piece of text in one font: a face's bold name, then its op in regular weight. `names`:
+ * it may also break after an underscore (`binary_cross_` | `entropy`), not mid-word. */
 export interface Run {
   text: string;
   font: string;
+  names?: boolean;
+}
+
+/** A name's pieces, each ending at a run of underscores: where a face may go to its next line
+ * (`nameParts("binary_cross_entropy")` is `["binary_", "cross_", "entropy"]`). */
+export function nameParts(text: string): string[] {
+  return text.split(/(?<=_)(?=[^_])/);
 }
 
 // a cache of the page's fonts' widths: the context only measures (made once, null without a
@@ -43,9 +52,13 @@ export const measureText: Measure = (text, font) => {
 /** The lines `runs` wrap to in `width` px (at least 1). */
 export function wrappedLines(runs: Run[], width: number, measure: Measure = measureText): number {
   // words with the spaces after them, each in its run's font (a face's name holds no space,
-  // so no word spans two runs)
+  // so no word spans two runs); in names, a word's pieces after its underscores
   const words: { text: string; font: string }[] = [];
-  for (const r of runs) for (const w of r.text.match(/[^ ]+ *| +/g) ?? []) words.push({ text: w, font: r.font });
+  for (const r of runs)
+    for (const w of r.text.match(/[^ ]+ *| +/g) ?? []) {
+      if (!r.names) words.push({ text: w, font: r.font });
+      else for (const piece of nameParts(w)) words.push({ text: piece, font: r.font });
+    }
   let lines = 1;
   let x = 0;
   for (const { text, font } of words) {
