@@ -5,13 +5,16 @@ hand one document what was worked out for another (a review found both, through 
 a -0.0 computed as the 0.0 another client had run, and `dim: 1.0` accepted because `dim: 1`
 had been validated)."""
 
+import marshal
+
 import numpy as np
 import pytest
 from _docs import doc, edge, node, tensor
 from test_revalidate import from_nothing
 
 from backend.graph import ForwardCache, edit_nodes, run_records, validate
-from backend.graph.document.snapshot import Snapshot, params_keys
+from backend.graph.document.snapshot import Snapshot, params_blob, params_keys
+from backend.graph.document.templates import list_templates, load_template
 
 
 def reciprocal_of(x):
@@ -73,3 +76,47 @@ def test_the_forward_cache_tells_the_zeros_apart_too():
     run_records(reciprocal_of(0.0), cache=cache)
     res, _ = run_records(reciprocal_of(-0.0), cache=cache)
     assert res.values["r"].item() == -np.inf
+
+
+@pytest.mark.parametrize("template", [t["id"] for t in list_templates()])
+def test_all_params_at_once_are_what_marshal_writes_for_them(template):
+    # a document with no node edited is recognised by one comparison of all its params; the
+    # snapshot's bytes for them must be marshal's own, before and after an edit
+    d = load_template(template)
+    snap = Snapshot(d)
+    assert snap.params_blob == marshal.dumps([n.params for n in d.nodes], 2)
+    assert snap.edited(d) == []
+    i = next(k for k, n in enumerate(d.nodes) if n.params)
+    edited = d.model_copy(deep=True)
+    edited.nodes[i].params["_probe"] = -0.0
+    after = snap.with_params(edited, [i])
+    assert after.params_blob == marshal.dumps([n.params for n in edited.nodes], 2)
+    assert after.edited(edited) == []
+    assert after.edited(d) == [i]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda p: p["value"][1].__setitem__(0, -0.0),  # deep inside a nested list
+        lambda p: p["value"][0].__setitem__(1, 2),  # 2.0 to 2: equal by ==, another type
+        lambda p: p.__setitem__("requires_grad", 1),
+        lambda p: p.__setitem__("extra", None),
+    ],
+)
+def test_params_edited_in_place_are_found_among_all(change):
+    x = tensor("x", value=[[1.0, 2.0], [0.0, 4.0]], requires_grad=True)
+    nodes = [x, tensor("y", value=[[1.0, 2.0], [0.0, 4.0]]), node("a", "add"), node("s", "sum")]
+    edges = [edge("e1", "x", "a"), edge("e2", "y", "a", "other"), edge("e3", "a", "s")]
+    d = doc(nodes, edges)
+    snap = Snapshot(d)
+    assert snap.params_blob is not None
+    change(d.nodes[0].params)
+    change(d.nodes[1].params)
+    assert snap.edited(d) == [0, 1]
+    assert Snapshot(d).edited(d) == []
+
+
+def test_no_bytes_for_all_when_some_params_have_none():
+    assert params_blob(params_keys([{"a": 1}, {"b": object()}])) is None
+    assert params_blob(params_keys([{"a": 1}, {}])) == marshal.dumps([{"a": 1}, {}], 2)

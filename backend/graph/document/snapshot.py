@@ -34,13 +34,22 @@ class Snapshot:
     every snapshot of one structure (Python's tuple hash: in-memory only); and the node and
     edge objects themselves, which edit_nodes' documents share."""
 
-    __slots__ = ("nodes", "params", "edges", "key", "node_objects", "edge_objects")
+    __slots__ = (
+        "nodes",
+        "params",
+        "params_blob",
+        "edges",
+        "key",
+        "node_objects",
+        "edge_objects",
+    )
 
     def __init__(self, doc):
         self.node_objects, self.edge_objects = tuple(doc.nodes), tuple(doc.edges)
         fields = list(map(_FIELDS_OF, doc.nodes))
         self.nodes = list(map(_ID_OP, fields))
         self.params = params_keys(map(_PARAMS, fields))
+        self.params_blob = params_blob(self.params)
         self.edges = list(map(dict, map(_FIELDS_OF, doc.edges)))
         edge_keys = tuple(map(_EDGE_KEY, self.edges))
         self.key = hash((tuple(self.nodes), edge_keys))
@@ -62,7 +71,15 @@ class Snapshot:
         fields = list(map(_FIELDS_OF, nodes))
         if list(map(_ID_OP, fields)) != self.nodes:
             return None  # another id or op somewhere: another structure
-        keys = params_keys(map(_PARAMS, fields))
+        params = list(map(_PARAMS, fields))
+        if self.params_blob is not None:
+            # all params at once: one marshal and one comparison when none was edited
+            try:
+                if marshal.dumps(params, 2) == self.params_blob:
+                    return []
+            except ValueError:
+                pass  # what marshal cannot write: each node's params compared below
+        keys = params_keys(params)
         return list(compress(range(len(nodes)), map(ne, keys, self.params)))
 
     def _edited_by_identity(self, nodes, edges):
@@ -96,6 +113,7 @@ class Snapshot:
         snap.params = list(self.params)
         for i, key in zip(changed, params_keys(doc.nodes[i].params for i in changed)):
             snap.params[i] = key
+        snap.params_blob = params_blob(snap.params)
         return snap
 
 
@@ -115,11 +133,32 @@ def params_keys(params):
         return [_key_or_unique(p) for p in params]
 
 
+def params_blob(keys):
+    """What marshal writes for the list of the params that `keys` are the params_keys of, made
+    from the keys alone; None where some params have no bytes of their own (see params_keys),
+    or where this Python writes lists otherwise (checked at import: then every document's
+    params are compared one by one). marshal's format is prefix-free, so the list written whole
+    equals this exactly when every params dict equals its key."""
+    if not _LISTS_JOIN or not all(map(bytes.__instancecheck__, keys)):
+        return None
+    return _joined(keys)
+
+
+def _joined(keys):
+    # a list in format 2: its count, then its items as each is written alone (no references
+    # between them)
+    return b"[" + len(keys).to_bytes(4, "little") + b"".join(keys)
+
+
 def _key_or_unique(params):
     try:
         return marshal.dumps(params, 2)
     except ValueError:
         return object()
+
+
+_PROBE = [{}, {"a": [1, 2.0, None, True], "b": "x"}, {"c": {"d": -0.0, "e": [[]]}}]
+_LISTS_JOIN = marshal.dumps(_PROBE, 2) == _joined(params_keys(_PROBE))
 
 
 class EditError(ValueError):
