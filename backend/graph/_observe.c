@@ -403,7 +403,7 @@ static int forward_init(Forward *self, PyObject *args, PyObject *kwargs)
 }
 
 static PyObject *s_node_id, *s_data, *s_size, *s_nbytes, *s_shape, *s_dtype, *s_next_functions,
-    *s_output_nr, *s_register_hook;
+    *s_output_nr, *s_output_nr_slot, *s_register_hook;
 
 /* clock() as a double, or -1 with an exception set */
 static double now(Forward *self)
@@ -560,7 +560,11 @@ static int watch_node(Forward *self, PyObject *row, PyObject *inputs, PyObject *
         }
         int some = PyTuple_GET_SIZE(mine) > 0, failed = 0;
         if (some || own) {
-            PyObject *nr = PyObject_GetAttr(out, s_output_nr), *entry = NULL;
+            /* the engine's own tensors: the slot behind the output_nr property, read without
+               running the property's Python body */
+            PyObject *nr_name =
+                Py_TYPE(out) == (PyTypeObject *)self->tensor ? s_output_nr_slot : s_output_nr;
+            PyObject *nr = PyObject_GetAttr(out, nr_name), *entry = NULL;
             if (nr)
                 entry = watch_entry(mine, own ? nid : Py_None, nr);
             failed = !entry || PyDict_SetItem(self->watch, gf, entry) < 0;
@@ -805,9 +809,10 @@ PyMODINIT_FUNC PyInit__observe(void)
     s_dtype = PyUnicode_InternFromString("dtype");
     s_next_functions = PyUnicode_InternFromString("next_functions");
     s_output_nr = PyUnicode_InternFromString("output_nr");
+    s_output_nr_slot = PyUnicode_InternFromString("_output_nr");
     s_register_hook = PyUnicode_InternFromString("register_hook");
     if (!s_grad_fn || !s_requires_grad || !s_node_id || !s_data || !s_size || !s_nbytes ||
-        !s_shape || !s_dtype || !s_next_functions || !s_output_nr || !s_register_hook)
+        !s_shape || !s_dtype || !s_next_functions || !s_output_nr || !s_output_nr_slot || !s_register_hook)
         return NULL;
     if (PyType_Ready(&ObserverType) < 0 || PyType_Ready(&ForwardType) < 0)
         return NULL;
