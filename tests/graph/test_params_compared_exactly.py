@@ -13,7 +13,8 @@ from _docs import doc, edge, node, tensor
 from test_revalidate import from_nothing
 
 from backend.graph import ForwardCache, edit_nodes, run_records, validate
-from backend.graph.document.snapshot import Snapshot, params_blob, params_keys
+from backend.graph.document.snapshot import _CHUNK as CHUNK
+from backend.graph.document.snapshot import Snapshot, params_blobs, params_keys
 from backend.graph.document.templates import list_templates, load_template
 
 
@@ -78,19 +79,24 @@ def test_the_forward_cache_tells_the_zeros_apart_too():
     assert res.values["r"].item() == -np.inf
 
 
+def chunks_written(d):
+    params = [n.params for n in d.nodes]
+    return [marshal.dumps(params[a : a + CHUNK], 2) for a in range(0, len(params), CHUNK)]
+
+
 @pytest.mark.parametrize("template", [t["id"] for t in list_templates()])
-def test_all_params_at_once_are_what_marshal_writes_for_them(template):
-    # a document with no node edited is recognised by one comparison of all its params; the
+def test_params_a_chunk_at_a_time_are_what_marshal_writes_for_them(template):
+    # a document with no node edited is recognised by one comparison per chunk of params; the
     # snapshot's bytes for them must be marshal's own, before and after an edit
     d = load_template(template)
     snap = Snapshot(d)
-    assert snap.params_blob == marshal.dumps([n.params for n in d.nodes], 2)
+    assert snap.params_blobs == chunks_written(d)
     assert snap.edited(d) == []
     i = next(k for k, n in enumerate(d.nodes) if n.params)
     edited = d.model_copy(deep=True)
     edited.nodes[i].params["_probe"] = -0.0
     after = snap.with_params(edited, [i])
-    assert after.params_blob == marshal.dumps([n.params for n in edited.nodes], 2)
+    assert after.params_blobs == chunks_written(edited)
     assert after.edited(edited) == []
     assert after.edited(d) == [i]
 
@@ -110,13 +116,33 @@ def test_params_edited_in_place_are_found_among_all(change):
     edges = [edge("e1", "x", "a"), edge("e2", "y", "a", "other"), edge("e3", "a", "s")]
     d = doc(nodes, edges)
     snap = Snapshot(d)
-    assert snap.params_blob is not None
+    assert snap.params_blobs[0] is not None
     change(d.nodes[0].params)
     change(d.nodes[1].params)
     assert snap.edited(d) == [0, 1]
     assert Snapshot(d).edited(d) == []
 
 
-def test_no_bytes_for_all_when_some_params_have_none():
-    assert params_blob(params_keys([{"a": 1}, {"b": object()}])) is None
-    assert params_blob(params_keys([{"a": 1}, {}])) == marshal.dumps([{"a": 1}, {}], 2)
+def test_no_bytes_for_a_chunk_when_some_of_its_params_have_none():
+    assert params_blobs(params_keys([{"a": 1}, {"b": object()}])) == [None]
+    assert params_blobs(params_keys([{"a": 1}, {}])) == [marshal.dumps([{"a": 1}, {}], 2)]
+    params = [{"i": i} for i in range(2 * CHUNK + 1)]
+    params[CHUNK + 3]["x"] = object()
+    blobs = params_blobs(params_keys(params))
+    assert blobs[0] == marshal.dumps(params[:CHUNK], 2)
+    assert blobs[1] is None
+    assert blobs[2] == marshal.dumps(params[2 * CHUNK :], 2)
+
+
+def test_edits_in_place_are_found_in_every_chunk():
+    # one node edited in place in each of several chunks, and in a chunk that cannot be
+    # written whole: all of them found, and nothing else
+    nodes = [tensor(f"x{i}", value=[float(i)]) for i in range(3 * CHUNK + 5)]
+    d = doc(nodes)
+    d.nodes[CHUNK + 7].params["odd"] = object()
+    snap = Snapshot(d)
+    assert snap.params_blobs[0] is not None and snap.params_blobs[1] is None
+    edited = [0, CHUNK - 1, 2 * CHUNK, 3 * CHUNK + 4]
+    for i in edited:
+        d.nodes[i].params["value"][0] = -0.0 if i == 0 else float(i) + 0.5
+    assert snap.edited(d) == sorted(edited + [CHUNK + 7])  # no key equals that one's

@@ -25,6 +25,8 @@ _PARAMS = itemgetter("params")
 _EDGE_KEY = itemgetter("id", "source", "sourcePort", "target", "targetPort")
 # more nodes than this that are not a snapshot's own objects are compared all together, in C
 _FEW = 32
+# params compared in chunks of this many nodes (see params_blobs)
+_CHUNK = 64
 
 
 class Snapshot:
@@ -37,7 +39,7 @@ class Snapshot:
     __slots__ = (
         "nodes",
         "params",
-        "params_blob",
+        "params_blobs",
         "edges",
         "key",
         "node_objects",
@@ -49,7 +51,7 @@ class Snapshot:
         fields = list(map(_FIELDS_OF, doc.nodes))
         self.nodes = list(map(_ID_OP, fields))
         self.params = params_keys(map(_PARAMS, fields))
-        self.params_blob = params_blob(self.params)
+        self.params_blobs = params_blobs(self.params)
         self.edges = list(map(dict, map(_FIELDS_OF, doc.edges)))
         edge_keys = tuple(map(_EDGE_KEY, self.edges))
         self.key = hash((tuple(self.nodes), edge_keys))
@@ -72,15 +74,21 @@ class Snapshot:
         if list(map(_ID_OP, fields)) != self.nodes:
             return None  # another id or op somewhere: another structure
         params = list(map(_PARAMS, fields))
-        if self.params_blob is not None:
-            # all params at once: one marshal and one comparison when none was edited
-            try:
-                if marshal.dumps(params, 2) == self.params_blob:
-                    return []
-            except ValueError:
-                pass  # what marshal cannot write: each node's params compared below
-        keys = params_keys(params)
-        return list(compress(range(len(nodes)), map(ne, keys, self.params)))
+        # a chunk of params at a time, each in one marshal call and one comparison; each node's
+        # only in a chunk that differs (one node edited, say)
+        differ, dumps = [], marshal.dumps
+        for a, blob in zip(range(0, len(params), _CHUNK), self.params_blobs):
+            chunk = params[a : a + _CHUNK]
+            if blob is not None:
+                try:
+                    if dumps(chunk, 2) == blob:
+                        continue
+                except ValueError:
+                    pass  # what marshal cannot write: each node's params compared below
+            keys = params_keys(chunk)
+            old = self.params[a : a + _CHUNK]
+            differ += [a + k for k in compress(range(len(keys)), map(ne, keys, old))]
+        return differ
 
     def _edited_by_identity(self, nodes, edges):
         """For a document made by edit_nodes, whose edges are the snapshot's own: its nodes
@@ -113,7 +121,7 @@ class Snapshot:
         snap.params = list(self.params)
         for i, key in zip(changed, params_keys(doc.nodes[i].params for i in changed)):
             snap.params[i] = key
-        snap.params_blob = params_blob(snap.params)
+        snap.params_blobs = params_blobs(snap.params)
         return snap
 
 
@@ -133,15 +141,19 @@ def params_keys(params):
         return [_key_or_unique(p) for p in params]
 
 
-def params_blob(keys):
-    """What marshal writes for the list of the params that `keys` are the params_keys of, made
-    from the keys alone; None where some params have no bytes of their own (see params_keys),
-    or where this Python writes lists otherwise (checked at import: then every document's
-    params are compared one by one). marshal's format is prefix-free, so the list written whole
-    equals this exactly when every params dict equals its key."""
-    if not _LISTS_JOIN or not all(map(bytes.__instancecheck__, keys)):
-        return None
-    return _joined(keys)
+def params_blobs(keys):
+    """Per chunk of _CHUNK params (in document order), what marshal writes for the list of them,
+    made from their params_keys `keys` alone; None for a chunk where some params have no bytes
+    of their own (see params_keys), and for all where this Python writes lists otherwise
+    (checked at import: then every node's params are compared one by one). marshal's format is
+    prefix-free, so a chunk written whole equals its blob exactly when each of its params
+    dicts equals its key."""
+    blobs = []
+    for a in range(0, len(keys), _CHUNK):
+        chunk = keys[a : a + _CHUNK]
+        ok = _LISTS_JOIN and all(map(bytes.__instancecheck__, chunk))
+        blobs.append(_joined(chunk) if ok else None)
+    return blobs
 
 
 def _joined(keys):
