@@ -20,7 +20,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "e2e"))
 
-from harness import CHROMIUM, CHROMIUM_FLAGS, Jupyter, notebook_file, run_cell  # noqa: E402
+from harness import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_FLAGS,
+    Jupyter,
+    notebook_file,
+    run_cell,
+    run_first_cell,
+)
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 CELL = """\
@@ -38,8 +45,7 @@ def _time(page, lab, runs, shown, backward):
     page.goto(lab.url("bench.ipynb"))
     idle = page.get_by_text(re.compile(r"Python 3 \(ipykernel\) \| Idle"))
     expect(idle).to_be_visible(timeout=90_000)
-    first = run_cell(page, 0)
-    expect(first.locator(".jp-InputPrompt")).to_have_text("[1]:", timeout=60_000)
+    run_first_cell(page)
     for i in range(1, runs + 1):
         t = time.perf_counter()
         out = run_cell(page, i).locator(".jp-OutputArea-output")

@@ -4,6 +4,7 @@ a conftest of its own, and a plain `import conftest` would find either.)"""
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -208,3 +209,27 @@ def run_cell(page, index):
     cell.locator(".jp-InputArea-editor").click()
     page.keyboard.press("Shift+Enter")
     return cell
+
+
+def run_first_cell(page, tries=6):
+    """Run cell 0 until the kernel has run it, as a person presses Shift+Enter again when
+    nothing happens: a run sent before the page's connection to the kernel is up is dropped,
+    and then the prompt stays empty ("[ ]:", not "[*]:"), even after the kernel reads idle
+    (seen in a fresh clone's Notebook 7). Cell 0 must be safe to run twice."""
+    from playwright.sync_api import expect
+
+    cell = page.locator(".jp-Notebook .jp-Cell").nth(0)
+    prompt = cell.locator(".jp-InputPrompt")
+    counted = re.compile(r"\[\d+\]:")
+    for _ in range(tries):
+        run_cell(page, 0)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            text = prompt.inner_text()
+            if counted.search(text):
+                return cell
+            if "*" in text:  # sent and running: it will count
+                expect(prompt).to_have_text(counted, timeout=60_000)
+                return cell
+            time.sleep(0.2)
+    raise AssertionError(f"the kernel never ran the first cell in {tries} tries")

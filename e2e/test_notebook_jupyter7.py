@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from harness import Jupyter, notebook_file, run_cell
+from harness import Jupyter, notebook_file, run_cell, run_first_cell
 from playwright.sync_api import expect
 
 import wiregrad as wg
@@ -99,8 +99,7 @@ def test_the_editor_in_notebook7(notebook7, reference, browser):
         expect(page.locator(".jp-Notebook-ExecutionIndicator[data-status=idle]")).to_have_count(
             1, timeout=60_000
         )
-        first = run_cell(page, 0)
-        expect(first.locator(".jp-InputPrompt")).to_have_text("[1]:", timeout=60_000)
+        run_first_cell(page)
         cell = run_cell(page, 1)
         widget = cell.locator(".jp-OutputArea-output")
         expect(widget.locator(".app.ready")).to_be_visible(timeout=60_000)

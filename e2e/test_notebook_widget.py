@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from harness import Jupyter, notebook_file, run_cell
+from harness import Jupyter, notebook_file, run_cell, run_first_cell
 from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,8 +55,7 @@ def test_the_editor_in_jupyterlab(lab, browser):
             timeout=60_000
         )
         # the kernel is up when the first cell has run
-        first = run_cell(page, 0)
-        expect(first.locator(".jp-InputPrompt")).to_have_text("[1]:", timeout=60_000)
+        run_first_cell(page)
         cell = run_cell(page, 1)
         widget = cell.locator(".jp-OutputArea-output")
         # the editor, in the cell's output: its canvas and the traced graph's nodes
