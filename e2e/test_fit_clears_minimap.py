@@ -8,6 +8,7 @@ right would cover a node; under both, the graph fitted beside or above it)."""
 import pytest
 import requests
 from editor import open_editor
+from playwright.sync_api import expect
 
 MEASURED = """() => {
   const box = (el) => { const r = el.getBoundingClientRect();
@@ -59,3 +60,18 @@ def test_the_fit_view_leaves_the_minimaps_corner_free(page, size):
         if template == "lenet-digits":  # its loss lay under the minimap
             page.screenshot(path=f"e2e/artifacts/fit-clears-minimap-lenet-{size[0]}.png")
     assert fitted_whole >= 20, fitted_whole
+
+
+def test_a_small_canvas_has_no_minimap(page):
+    """A canvas smaller than 600 x 400 px (a narrow window, a notebook's widget) has no room for
+    the minimap's 200 x 150 over its nodes: it is not drawn, and comes back when the window
+    grows."""
+    page.set_viewport_size({"width": 980, "height": 560})
+    open_editor(page, "mlp-xor")
+    pane = page.locator(".react-flow").bounding_box()
+    assert pane["width"] < 600 or pane["height"] < 400, pane
+    expect(page.get_by_label("minimap")).to_have_count(0)
+    page.set_viewport_size({"width": 1400, "height": 900})
+    expect(page.get_by_label("minimap")).to_have_count(1)
+    pane = page.locator(".react-flow").bounding_box()
+    assert pane["width"] >= 600 and pane["height"] >= 400, pane

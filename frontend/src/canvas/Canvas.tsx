@@ -31,6 +31,8 @@ import WireEdgeView from "./WireEdgeView";
 const nodeTypes = { op: NodeSwitch }; // an op, or a module instance (ModuleNodeView.tsx)
 const edgeTypes = { wire: WireEdgeView };
 const NO_NODES: OpNode[] = [];
+// the least canvas (px) the minimap is drawn on: it covers an eighth of this one
+export const MINIMAP_ROOM = { width: 600, height: 400 };
 const NO_EDGES: WireEdge[] = [];
 
 export default function Canvas({ presenter = false }: { presenter?: boolean }) {
@@ -42,6 +44,9 @@ export default function Canvas({ presenter = false }: { presenter?: boolean }) {
   const readOnly = useEditor((s) => s.readOnly);
   // one string, so that the canvas re-renders only when the level or the font changes
   const minimapCorner = useMinimapCorner((s) => s.corner); // canvas/fit.ts keeps it off the graph
+  // a small canvas (a notebook's widget, a narrow window) has no room for the minimap's 200 x
+  // 150 px over its nodes: it goes, and the canvas keeps its own pan and zoom
+  const roomForMinimap = useStore((s) => s.width >= MINIMAP_ROOM.width && s.height >= MINIMAP_ROOM.height);
   // presenting, no face larger than the nodes are sized for (store/faceType.ts)
   const cap = useFaceType((s) => (presenter ? s.type.font : undefined));
   const lod = useStore((s) => {
@@ -179,7 +184,9 @@ export default function Canvas({ presenter = false }: { presenter?: boolean }) {
           proOptions={{ hideAttribution: true }}
         >
           <Background gap={24} />
-          {!presenter && <MiniMap pannable zoomable ariaLabel="minimap" position={minimapCorner} />}
+          {!presenter && roomForMinimap && (
+            <MiniMap pannable zoomable ariaLabel="minimap" position={minimapCorner} />
+          )}
           <Controls showInteractive={false} />
         </ReactFlow>
         <OverlayPanel />
