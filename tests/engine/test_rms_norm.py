@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 from _module_pairs import assert_close, backward_both, copy_weights, leaves, same_error
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import engine as eg
@@ -26,6 +26,8 @@ TOL = {
     dtype=st.sampled_from(["float32", "float64"]),
     seed=st.integers(0, 2**16),
 )
+# one element a row, inputs of 1e-4: the input's gradient is all cancellation (a CI failure)
+@example(lead=[3], ns=[1], eps=None, affine=False, dtype="float64", seed=53)
 def test_layer_matches_torch(lead, ns, eps, affine, dtype, seed):
     rng = np.random.default_rng(seed)
     t_mod = torch.nn.RMSNorm(ns, eps=eps, elementwise_affine=affine, dtype=getattr(torch, dtype))
@@ -41,7 +43,10 @@ def test_layer_matches_torch(lead, ns, eps, affine, dtype, seed):
     tol = TOL[dtype]
     assert_close(e_out, t_out, tol, "output")
     backward_both(t_out, e_out, seed)
-    assert_close(ex.grad, tx.grad, tol, "input grad")
+    # the input's gradient is g / r less x * sum(g * x) / (n * r**3), terms of 1 / scale times
+    # the upstream gradient that cancel to what eps leaves (one element a row: eps / r**3):
+    # both libraries' rounding grows with those terms, so the absolute tolerance does too
+    assert_close(ex.grad, tx.grad, {**tol, "atol": tol["atol"] / scale}, "input grad")
     if affine:
         assert_close(e_mod.weight.grad, t_mod.weight.grad, tol, "weight grad")
     assert repr(e_mod) == repr(t_mod)
