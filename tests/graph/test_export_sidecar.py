@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from _docs import edge, node
+from _printout import printed
+from test_export_style import _ruff as ruff
 
 from backend import cli
 from backend.graph import parse
@@ -25,7 +27,6 @@ from backend.graph.running.executor import run_records
 from backend.graph.running.trainer import Trainer
 
 ROOT = Path(__file__).parents[2]
-RUFF = str(ROOT / ".venv" / "bin" / "ruff")
 
 
 def _trained(doc, steps):
@@ -133,24 +134,12 @@ def _run(script):
         env=env,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    out = {}
-    for line in proc.stdout.splitlines():
-        kind, key, data = line.split(" ", 2)
-        out[(kind, key)] = json.loads(data)
-    return out
+    return printed(proc.stdout)
 
 
 def _ruff_clean(text):
-    where = str(ROOT / "exported_graph.py")  # (stdin: checked as a file at the checkout's root)
     for args in (["check", "--output-format=concise"], ["format", "--check"]):
-        proc = subprocess.run(
-            [RUFF, *args, f"--stdin-filename={where}", "-"],
-            input=text,
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            timeout=60,
-        )
+        proc = ruff(*args, source=text)
         assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
